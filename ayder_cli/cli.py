@@ -1,0 +1,180 @@
+"""The `ayder` command: flags -> Config -> services -> one mode. Thin on purpose.
+
+Only click is imported at module level, so `--version` and `--help` stay fast;
+the HTTP stack and prompt_toolkit load once a mode needs them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from ayder_cli import __version__
+
+PIPED_STDIN_WAIT_S = 1.0
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.argument("prompt", nargs=-1)
+@click.option("-f", "--file", "prompt_file", metavar="FILE", help="Read the prompt from FILE.")
+@click.option("--stdin", "read_stdin", is_flag=True, help="Read the whole of stdin as one prompt.")
+@click.option("-p", "--provider", type=click.Choice(["ollama", "openai"]), help="Server type.")
+@click.option("-m", "--model", metavar="NAME", help="Model name.")
+@click.option("--base-url", metavar="URL", help="Server URL (Ollama: http://host:11434; OpenAI: .../v1).")
+@click.option("-c", "--config", "config_file", metavar="FILE", help="Extra config file (JSON), over the others.")
+@click.option("--prompts", metavar="LIST", help="Comma-separated prompt names from prompts/, joined in order.")
+@click.option("-I", "--iterations", type=click.IntRange(min=1), metavar="N", help="Tool iterations per message.")
+@click.option("--no-stream", is_flag=True, help="Wait for the whole reply instead of streaming it.")
+@click.option("--show-thinking/--hide-thinking", default=None, help="Show the model's thinking (dimmed, on stderr).")
+@click.option("-v", "--verbose", is_flag=True, help="Request metadata on stderr (never the API key).")
+@click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
+@click.version_option(__version__, "--version", prog_name="ayder", message="%(prog)s %(version)s")
+def cli(**options) -> int:
+    """Chat with a local Ollama or any OpenAI-compatible server.
+
+    \b
+    Modes:
+      ayder "PROMPT"             one-shot; piped stdin is attached as context
+      ayder                      interactive REPL (stdin is a terminal)
+      cat script.txt | ayder     piped script: each line as if typed at the REPL
+
+    \b
+    Exit codes: 0 ok, 1 runtime failure, 2 usage or config error, 130 interrupted.
+    """
+    return run(options)
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        code = cli.main(args=argv, prog_name="ayder", standalone_mode=False)
+    except click.ClickException as exc:
+        exc.show()
+        code = exc.exit_code
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        code = 130
+    sys.exit(code or 0)
+
+
+def run(options: dict) -> int:
+    """Resolve config, build services once, run the mode. Every error becomes one or two lines."""
+    from pathlib import Path
+
+    from ayder_cli.console import Console, Terminal
+    from ayder_cli.errors import AyderError, ExitStatus, UsageError
+
+    env = dict(os.environ)
+    terminal = Terminal.from_process(env)
+    console = Console(terminal, verbose=options["verbose"])
+    try:
+        from ayder_cli.config import load_config
+
+        root = Path.cwd()
+        flags = {
+            "provider": options["provider"],
+            "model": options["model"],
+            "base_url": options["base_url"],
+            "prompts": options["prompts"],
+            "iterations": options["iterations"],
+            "stream": False if options["no_stream"] else None,
+            "show_thinking": options["show_thinking"],
+        }
+        config_file = Path(options["config_file"]).expanduser() if options["config_file"] else None
+        config = load_config(env=env, root=root, config_file=config_file, flags=flags, warn=console.notice)
+        console.show_thinking = config.show_thinking
+        one_shot = _one_shot_prompt(options, terminal, console)
+
+        from ayder_cli.services import build_services
+
+        services = build_services(config, env=env, root=root, console=console, config_file=config_file, flags=flags)
+        _log_config(console, config, env)
+        if one_shot is not None:
+            result = services.loop.run(one_shot)
+            return ExitStatus.INTERRUPTED if result.interrupted else ExitStatus.OK
+        if terminal.stdin_is_tty:
+            from ayder_cli.repl import run_repl
+
+            return run_repl(services, env)
+        if terminal.stdin is None:
+            raise UsageError("no prompt and no stdin", hint='give a prompt: ayder "..." (or see ayder --help)')
+        from ayder_cli.repl import run_script
+
+        return run_script(services, terminal.stdin)
+    except AyderError as exc:
+        if options["debug"]:
+            import traceback
+
+            traceback.print_exc()
+        console.error(exc.message, exc.hint)
+        return exc.exit_status
+    except KeyboardInterrupt:
+        console.notice("interrupted")
+        return ExitStatus.INTERRUPTED
+    except BrokenPipeError:
+        # The reader of stdout went away (`ayder ... | head`); stop quietly.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return ExitStatus.ERROR
+    except Exception as exc:  # a bug: say so in one line unless asked for details
+        if options["debug"]:
+            raise
+        console.error(f"internal error: {type(exc).__name__}: {exc}", "run again with --debug for the traceback")
+        return ExitStatus.ERROR
+
+
+def _one_shot_prompt(options: dict, terminal, console) -> str | None:
+    """The one-shot prompt from words, -f and --stdin; None means REPL or script mode."""
+    from ayder_cli.errors import UsageError
+    from ayder_cli.repl import read_piped_stdin
+
+    words = " ".join(options["prompt"]).strip()
+    if options["prompt_file"] and options["read_stdin"]:
+        raise UsageError("use either -f FILE or --stdin, not both")
+    if options["prompt_file"]:
+        try:
+            with open(os.path.expanduser(options["prompt_file"]), encoding="utf-8") as handle:
+                body = handle.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read prompt file {options['prompt_file']}: {getattr(exc, 'strerror', None) or exc}") from None
+    elif options["read_stdin"]:
+        if terminal.stdin is None:
+            raise UsageError("--stdin given but there is no stdin")
+        body = terminal.stdin.read()
+    elif words and not terminal.stdin_is_tty:
+        piped = read_piped_stdin(terminal.stdin, PIPED_STDIN_WAIT_S)
+        if piped is None and terminal.stdin is not None:
+            console.notice(f"stdin sent nothing within {PIPED_STDIN_WAIT_S:g} s; not attached (use --stdin to wait for it)")
+        return attach_context(words, piped or "")
+    elif words:
+        return words
+    else:
+        return None
+    prompt = "\n\n".join(part for part in (words, body.strip("\n")) if part.strip())
+    if not prompt.strip():
+        raise UsageError("the prompt is empty")
+    return prompt
+
+
+def attach_context(prompt: str, context: str) -> str:
+    """The prompt, then the piped input in a fence longer than any fence inside it."""
+    if not context.strip():
+        return prompt
+    ticks = 3
+    while "`" * ticks in context:
+        ticks += 1
+    fence = "`" * ticks
+    return f"{prompt}\n\n{fence}\n{context.rstrip()}\n{fence}"
+
+
+def _log_config(console, config, env) -> None:
+    if not console.verbose:
+        return
+    from ayder_cli.config import resolve_api_key
+
+    sources = config.sources
+    has_key = config.provider == "openai" and bool(resolve_api_key(config, env))
+    console.log(
+        f"{config.provider} at {config.resolved_base_url} ({sources.get('base_url')}), "
+        f"model {config.resolved_model} ({sources.get('model')}), "
+        f"API key {'set' if has_key else 'not set'}"
+    )

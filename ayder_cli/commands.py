@@ -1,0 +1,166 @@
+"""Slash commands: one registry, filled by the @command decorator.
+
+A handler gets the Services and the text after the command name, prints
+through services.console (stderr: stdout is for the model's answer only)
+and returns a CommandResult.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from enum import Enum
+from typing import Callable
+
+from ayder_cli.errors import AyderError
+
+
+class CommandResult(Enum):
+    OK = "ok"
+    FAILED = "failed"
+    EXIT = "exit"
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    aliases: tuple[str, ...]
+    usage: str
+    help: str
+    handler: Callable[..., CommandResult | None]
+
+
+COMMANDS: dict[str, Command] = {}  # every name and alias -> its command
+
+
+def command(name: str, *aliases: str, usage: str = "", help: str) -> Callable:
+    def register(handler: Callable[..., CommandResult | None]) -> Callable:
+        entry = Command(name, aliases, usage, help, handler)
+        for key in (name, *aliases):
+            COMMANDS[key] = entry
+        return handler
+
+    return register
+
+
+def command_names() -> list[str]:
+    return sorted(f"/{name}" for name in COMMANDS)
+
+
+def run_command(line: str, services) -> CommandResult:
+    """Run one slash-command line."""
+    name, _, args = line[1:].strip().partition(" ")
+    entry = COMMANDS.get(name)
+    if entry is None:
+        close = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.5)
+        suggestion = f"; did you mean /{close[0]}?" if close else "; /help lists the commands"
+        services.console.error(f"unknown command /{name}{suggestion}")
+        return CommandResult.FAILED
+    try:
+        return entry.handler(services, args.strip()) or CommandResult.OK
+    except AyderError as exc:
+        services.console.error(exc.message, exc.hint)
+        return CommandResult.FAILED
+
+
+# --- the commands
+
+
+@command("help", "?", help="list the commands")
+def _help(services, args: str) -> None:
+    seen = []
+    for entry in COMMANDS.values():
+        if entry not in seen:
+            seen.append(entry)
+    width = max(len(f"/{e.name} {e.usage}".strip()) for e in seen)
+    for entry in sorted(seen, key=lambda e: e.name):
+        names = f"/{entry.name} {entry.usage}".strip()
+        aliases = f" (also {', '.join('/' + a for a in entry.aliases)})" if entry.aliases else ""
+        services.console.info(f"  {names:<{width}}  {entry.help}{aliases}")
+    services.console.info('  """  starts a multi-line message; a line with """ ends it.')
+
+
+@command("exit", "quit", help="leave ayder (Ctrl-D too)")
+def _exit(services, args: str) -> CommandResult:
+    return CommandResult.EXIT
+
+
+@command("reset", help="start a new conversation with the same system prompt")
+def _reset(services, args: str) -> None:
+    services.conversation.reset()
+    services.console.info("new conversation")
+
+
+@command("model", usage="[NAME]", help="switch model, or list the server's models")
+def _model(services, args: str) -> None:
+    if args:
+        services.set_values(model=args)
+        services.console.info(f"model: {services.config.resolved_model}")
+        return
+    current = services.config.resolved_model
+    models = services.loop.client.list_models()
+    if not models:
+        services.console.info(f"the server lists no models (current: {current})")
+    for name in models:
+        services.console.info(f"{'*' if name == current else ' '} {name}")
+
+
+@command("provider", usage="[ollama|openai]", help="show or switch the provider")
+def _provider(services, args: str) -> None:
+    if args:
+        services.switch_provider(args)
+    config = services.config
+    services.console.info(f"{config.provider} at {config.resolved_base_url}, model {config.resolved_model}")
+
+
+@command("system", usage="[TEXT]", help="show the system prompt, or replace it for this session")
+def _system(services, args: str) -> None:
+    if args:
+        services.conversation.system_prompt = args
+        services.console.info("system prompt replaced for this session")
+    else:
+        services.console.info(services.conversation.system_prompt or "(empty system prompt)")
+
+
+@command("reload", help="re-read the selected prompt files")
+def _reload(services, args: str) -> None:
+    prompt = services.reload_prompt()
+    services.console.info(f"reloaded {','.join(services.config.prompts)} ({len(prompt)} characters)")
+
+
+@command("prompts", usage="[NAME,...]", help="list the prompt files, or select some")
+def _prompts(services, args: str) -> None:
+    from ayder_cli.prompts import available_prompts
+
+    if args:
+        services.set_values(prompts=args)
+        services.reload_prompt()
+    selected = services.config.prompts
+    for name, path in available_prompts(services.root).items():
+        mark = f"{selected.index(name) + 1}" if name in selected else " "
+        services.console.info(f"{mark} {name:<12} {path}")
+
+
+@command("verbose", help="toggle request details on stderr")
+def _verbose(services, args: str) -> None:
+    services.console.verbose = not services.console.verbose
+    services.console.info(f"verbose {'on' if services.console.verbose else 'off'}")
+
+
+@command("thinking", help="toggle showing the model's thinking")
+def _thinking(services, args: str) -> None:
+    services.console.show_thinking = not services.console.show_thinking
+    services.console.info(f"thinking {'shown' if services.console.show_thinking else 'hidden'}")
+
+
+@command("usage", help="tokens used in this session")
+def _usage(services, args: str) -> None:
+    usage = services.loop.usage
+    services.console.info(
+        f"{usage.requests} requests · prompt {usage.prompt_tokens} · completion {usage.completion_tokens}"
+        f" · total {usage.prompt_tokens + usage.completion_tokens}"
+    )
+    services.console.info(
+        f"conversation: {len(services.conversation.messages)} messages, "
+        f"about {services.conversation.estimated_tokens()} tokens"
+    )

@@ -1,0 +1,307 @@
+"""Configuration: defaults, the layers that override them, and validation.
+
+Load order, later wins: built-in defaults < $XDG_CONFIG_HOME/ayder/config.json
+< project .ayder/config.json < --config FILE < environment < command-line flags.
+Every value is checked; a bad one is a ConfigError naming its source and key.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import stat
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from ayder_cli.errors import ConfigError
+
+PROVIDERS = ("ollama", "openai")
+DEFAULT_BASE_URLS = {"ollama": "http://localhost:11434", "openai": "https://api.openai.com/v1"}
+DEFAULT_MODELS = {"ollama": "qwen2.5-coder:7b", "openai": "gpt-4.1-mini"}
+
+
+@dataclass(frozen=True)
+class Config:
+    provider: str = "ollama"
+    base_url: str | None = None  # None: the provider's default
+    model: str | None = None  # None: the provider's default
+    api_key_env: str = "OPENAI_API_KEY"
+    api_key_file: str | None = None
+    api_key: str | None = None
+    timeout_s: float = 300.0
+    connect_timeout_s: float = 10.0
+    max_retries: int = 3
+    stream: bool = True
+    temperature: float | None = None
+    top_p: float | None = None
+    max_tokens: int | None = 4096
+    num_ctx: int | None = 8192
+    iterations: int = 50
+    prompts: tuple[str, ...] = ("system",)
+    show_thinking: bool = False
+    # Where each value came from ("default", a file path, "environment", "flag").
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def resolved_base_url(self) -> str:
+        return (self.base_url or DEFAULT_BASE_URLS[self.provider]).rstrip("/")
+
+    @property
+    def resolved_model(self) -> str:
+        return self.model or DEFAULT_MODELS[self.provider]
+
+    def with_values(self, **values: Any) -> "Config":
+        """A copy with some values replaced (used by slash commands)."""
+        return replace(self, **values)
+
+
+KEYS = tuple(f.name for f in fields(Config) if f.name != "sources")
+
+
+# --- value checks: each returns the normalised value or raises ValueError(description)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _describe(value: Any) -> str:
+    kind = {bool: "boolean", str: "string", list: "list", dict: "object", type(None): "null"}
+    return f"{kind.get(type(value), 'number')} {json.dumps(value)[:40]}"
+
+
+def _number(minimum: float, nullable: bool = False, integer: bool = False):
+    noun = "an integer" if integer else "a number"
+
+    def check(value: Any) -> Any:
+        if value is None and nullable:
+            return None
+        ok = _is_number(value) and (not integer or float(value).is_integer())
+        if not ok or value < minimum:
+            bound = f" >= {minimum:g}" if minimum > float("-inf") else ""
+            raise ValueError(f"must be {noun}{bound}{' or null' if nullable else ''}")
+        return int(value) if integer else float(value)
+
+    return check
+
+
+def _text(nullable: bool = False, choices: tuple[str, ...] = ()):
+    def check(value: Any) -> Any:
+        if value is None and nullable:
+            return None
+        if not isinstance(value, str) or not value.strip():
+            raise ValueError("must be a non-empty string" + (" or null" if nullable else ""))
+        if choices and value not in choices:
+            raise ValueError(f"must be one of {', '.join(choices)}")
+        return value
+
+    return check
+
+
+def _url(value: Any) -> Any:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.startswith(("http://", "https://")):
+        raise ValueError("must be a URL starting with http:// or https://")
+    return value.rstrip("/")
+
+
+def _boolean(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("must be true or false")
+    return value
+
+
+def _prompt_names(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = value.split(",")
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise ValueError('must be a list of prompt names, e.g. ["system"]')
+    names = tuple(v.strip() for v in value if v.strip())
+    if not names:
+        raise ValueError("must name at least one prompt")
+    return names
+
+
+CHECKS: dict[str, Callable[[Any], Any]] = {
+    "provider": _text(choices=PROVIDERS),
+    "base_url": _url,
+    "model": _text(nullable=True),
+    "api_key_env": _text(),
+    "api_key_file": _text(nullable=True),
+    "api_key": _text(nullable=True),
+    "timeout_s": _number(0.001),
+    "connect_timeout_s": _number(0.001),
+    "max_retries": _number(0, integer=True),
+    "stream": _boolean,
+    "temperature": _number(0, nullable=True),
+    "top_p": _number(0, nullable=True),
+    "max_tokens": _number(1, nullable=True, integer=True),
+    "num_ctx": _number(1, nullable=True, integer=True),
+    "iterations": _number(1, integer=True),
+    "prompts": _prompt_names,
+    "show_thinking": _boolean,
+}
+assert set(CHECKS) == set(KEYS)
+
+
+def check_value(source: str, key: str, value: Any) -> Any:
+    """Validate one value; the error names where it came from."""
+    try:
+        return CHECKS[key](value)
+    except ValueError as exc:
+        raise ConfigError(f"{source}: \"{key}\" {exc}, got {_describe(value)}") from None
+
+
+def _unknown_key(source: str, key: str) -> ConfigError:
+    close = difflib.get_close_matches(key, KEYS, n=1, cutoff=0.6)
+    suggestion = f' (did you mean "{close[0]}"?)' if close else ""
+    return ConfigError(
+        f'{source}: unknown key "{key}"{suggestion}',
+        hint="config.example.json lists every key.",
+    )
+
+
+# --- layers
+
+
+def xdg_config_path(env: Mapping[str, str]) -> Path:
+    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".config")
+    return Path(base) / "ayder" / "config.json"
+
+
+def project_config_path(root: Path) -> Path:
+    return root / ".ayder" / "config.json"
+
+
+def read_config_file(path: Path, warn: Callable[[str], None]) -> dict[str, Any]:
+    """Parse and validate one JSON config file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read config file: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: must hold a JSON object, got {_describe(data)}")
+    values = {}
+    for key, value in data.items():
+        if key not in CHECKS:
+            raise _unknown_key(str(path), key)
+        values[key] = check_value(str(path), key, value)
+    if values.get("api_key"):
+        warn_if_shared(path, "holds an API key", warn)
+    return values
+
+
+def warn_if_shared(path: Path, what: str, warn: Callable[[str], None]) -> None:
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return
+    if mode & (stat.S_IRGRP | stat.S_IROTH):
+        warn(f"{path} {what} and is readable by others; run: chmod 600 {path}")
+
+
+def normalize_ollama_host(value: str) -> str:
+    """OLLAMA_HOST may be 'host', 'host:port' or a full URL."""
+    if not value.startswith(("http://", "https://")):
+        value = "http://" + value
+    scheme, _, rest = value.partition("://")
+    host = rest.split("/", 1)[0]
+    if ":" not in host.rsplit("]", 1)[-1]:
+        value = f"{scheme}://{host}:11434" + rest[len(host) :]
+    return value.rstrip("/")
+
+
+def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for var, key in (
+        ("AYDER_PROVIDER", "provider"),
+        ("AYDER_MODEL", "model"),
+        ("AYDER_BASE_URL", "base_url"),
+    ):
+        if env.get(var):
+            values[key] = check_value(f"environment {var}", key, env[var])
+    return values
+
+
+def _provider_env_base_url(provider: str, env: Mapping[str, str]) -> str | None:
+    if provider == "ollama" and env.get("OLLAMA_HOST"):
+        return check_value("environment OLLAMA_HOST", "base_url", normalize_ollama_host(env["OLLAMA_HOST"]))
+    if provider == "openai" and env.get("OPENAI_BASE_URL"):
+        return check_value("environment OPENAI_BASE_URL", "base_url", env["OPENAI_BASE_URL"])
+    return None
+
+
+def load_config(
+    *,
+    env: Mapping[str, str],
+    root: Path,
+    config_file: Path | None = None,
+    flags: Mapping[str, Any] | None = None,
+    warn: Callable[[str], None] = lambda message: None,
+) -> Config:
+    """Merge every layer into one validated Config."""
+    layers: list[tuple[str, dict[str, Any]]] = []
+    for path in (xdg_config_path(env), project_config_path(root)):
+        if path.is_file():
+            layers.append((str(path), read_config_file(path, warn)))
+    if config_file is not None:
+        layers.append((str(config_file), read_config_file(config_file, warn)))
+    layers.append(("environment", _env_layer(env)))
+    flag_values = {k: v for k, v in (flags or {}).items() if v is not None}
+    layers.append(("flag", {k: check_value(f"--{k.replace('_', '-')}", k, v) for k, v in flag_values.items()}))
+
+    merged: dict[str, Any] = {}
+    sources: dict[str, str] = {key: "default" for key in KEYS}
+    rank: dict[str, int] = {}
+    for position, (source, values) in enumerate(layers):
+        for key, value in values.items():
+            merged[key] = value
+            sources[key] = source
+            rank[key] = position
+
+    provider = merged.get("provider", Config.provider)
+    # A base URL set on an earlier layer than the provider belongs to the old provider.
+    if "base_url" in merged and rank["base_url"] < rank.get("provider", -1):
+        del merged["base_url"]
+        sources["base_url"] = "default"
+    env_url = _provider_env_base_url(provider, env)
+    env_position = len(layers) - 2
+    if env_url and rank.get("base_url", -1) < env_position:
+        merged["base_url"] = env_url
+        sources["base_url"] = "environment"
+
+    config = Config(**merged, sources=sources)
+    if config.api_key_file:
+        warn_if_shared(Path(config.api_key_file).expanduser(), "holds an API key", warn)
+    return config
+
+
+def resolve_api_key(config: Config, env: Mapping[str, str]) -> str | None:
+    """The key to send: the env var named by api_key_env, else api_key_file, else api_key."""
+    if env.get(config.api_key_env):
+        return env[config.api_key_env].strip()
+    if config.api_key_file:
+        path = Path(config.api_key_file).expanduser()
+        try:
+            return path.read_text(encoding="utf-8").strip() or None
+        except OSError as exc:
+            raise ConfigError(f'api_key_file: cannot read {path}: {exc.strerror}') from None
+    return config.api_key
+
+
+def ollama_api_key(config: Config) -> str | None:
+    """Ollama needs no key; send one only if the user configured one explicitly."""
+    if config.api_key_file or config.api_key:
+        return resolve_api_key(config, {})
+    return None

@@ -1,0 +1,183 @@
+"""Everything printed. stdout carries the answer only; the rest goes to stderr."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from dataclasses import dataclass
+from typing import IO, Mapping
+
+from ayder_cli.llm.base import AssistantTurn, Usage
+
+DIM, RED, YELLOW, RESET = "\033[2m", "\033[31m", "\033[33m", "\033[0m"
+SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+@dataclass
+class Terminal:
+    """The process's streams and what they are connected to; tests pass their own."""
+
+    stdin: IO[str] | None
+    stdout: IO[str]
+    stderr: IO[str]
+    stdin_is_tty: bool
+    stdout_is_tty: bool
+    stderr_is_tty: bool
+    no_color: bool
+
+    @classmethod
+    def from_process(cls, env: Mapping[str, str] = os.environ) -> "Terminal":
+        def is_tty(stream: IO[str] | None) -> bool:
+            try:
+                return bool(stream) and stream.isatty()
+            except (ValueError, OSError):
+                return False
+
+        return cls(
+            stdin=sys.stdin,
+            stdout=sys.stdout,
+            stderr=sys.stderr,
+            stdin_is_tty=is_tty(sys.stdin),
+            stdout_is_tty=is_tty(sys.stdout),
+            stderr_is_tty=is_tty(sys.stderr),
+            no_color=bool(env.get("NO_COLOR")),
+        )
+
+
+class Spinner:
+    """A spinner on stderr, from a request going out until the first token."""
+
+    def __init__(self, stream: IO[str], label: str = "waiting for the model") -> None:
+        self.stream = stream
+        self.label = label
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._spin, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        if not self._thread:
+            return
+        self._stop.set()
+        self._thread.join()
+        self._thread = None
+        self.stream.write("\r\033[K")
+        self.stream.flush()
+
+    def _spin(self) -> None:
+        frame = 0
+        while not self._stop.wait(0.1 if frame else 0.3):  # no flicker on a fast first token
+            self.stream.write(f"\r{DIM}{SPINNER_FRAMES[frame % len(SPINNER_FRAMES)]} {self.label}…{RESET}")
+            self.stream.flush()
+            frame += 1
+
+
+class Console:
+    """The terminal side of the loop's callbacks, plus notices and errors."""
+
+    def __init__(self, terminal: Terminal, *, show_thinking: bool = False, verbose: bool = False) -> None:
+        self.terminal = terminal
+        self.out = terminal.stdout
+        self.err = terminal.stderr
+        self.color = terminal.stderr_is_tty and not terminal.no_color
+        self.show_thinking = show_thinking
+        self.verbose = verbose
+        self._spinner = Spinner(self.err) if self.color else None
+        self._out_line_open = False  # stdout has text not yet ended by a newline
+        self._err_line_open = False  # stderr has thinking not yet ended by a newline
+
+    # --- the loop's callbacks
+
+    def on_waiting(self) -> None:
+        if self._spinner:
+            self._spinner.start()
+
+    def on_text(self, text: str) -> None:
+        self._stop_spinner()
+        self._end_err_line()
+        self.out.write(text)
+        self.out.flush()  # a delta is on the screen at once, even through a pipe
+        self._out_line_open = not text.endswith("\n")
+
+    def on_thinking(self, text: str) -> None:
+        self._stop_spinner()
+        if not self.show_thinking:
+            return
+        if self._out_line_open:
+            self.out.write("\n")
+            self.out.flush()
+            self._out_line_open = False
+        self.err.write(self._paint(text, DIM))
+        self.err.flush()
+        self._err_line_open = not text.endswith("\n")
+
+    def on_reply_end(self, turn: AssistantTurn) -> None:
+        self._stop_spinner()
+        self._end_err_line()
+        if self._out_line_open:
+            self.out.write("\n")
+            self.out.flush()
+            self._out_line_open = False
+        if turn.interrupted:
+            self.notice("interrupted; the partial reply is kept")
+
+    def on_notice(self, message: str) -> None:
+        self.notice(message)
+
+    def on_usage(self, usage: Usage) -> None:
+        if usage.prompt_tokens is None and usage.completion_tokens is None:
+            return
+        self.dim_line(
+            f"tokens: prompt {usage.prompt_tokens or 0} · completion {usage.completion_tokens or 0}"
+            f" · total {usage.total_tokens}"
+        )
+
+    # --- stderr lines
+
+    def notice(self, message: str) -> None:
+        self._line(self._paint(message, YELLOW))
+
+    def dim_line(self, message: str) -> None:
+        self._line(self._paint(message, DIM))
+
+    def info(self, message: str) -> None:
+        self._line(message)
+
+    def error(self, message: str, hint: str | None = None) -> None:
+        self._line(self._paint("error: ", RED) + message)
+        if hint:
+            self._line(self._paint(f"  {hint}", DIM))
+
+    def log(self, message: str) -> None:
+        """Request metadata, shown with --verbose / /verbose."""
+        if self.verbose:
+            self.dim_line(f"· {message}")
+
+    def answer(self, text: str) -> None:
+        """Command output that is the result the user asked for (e.g. /system) goes to stdout."""
+        self.out.write(text if text.endswith("\n") else text + "\n")
+        self.out.flush()
+
+    def _line(self, text: str) -> None:
+        self._stop_spinner()
+        self._end_err_line()
+        self.err.write(text + "\n")
+        self.err.flush()
+
+    def _paint(self, text: str, colour: str) -> str:
+        return f"{colour}{text}{RESET}" if self.color else text
+
+    def _stop_spinner(self) -> None:
+        if self._spinner:
+            self._spinner.stop()
+
+    def _end_err_line(self) -> None:
+        if self._err_line_open:
+            self.err.write("\n")
+            self._err_line_open = False

@@ -1,0 +1,31 @@
+"""Exit codes and the error type every user-facing failure is raised as."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class ExitStatus(IntEnum):
+    OK = 0
+    ERROR = 1  # runtime failure: server, network, tool
+    USAGE = 2  # bad flags or bad configuration
+    INTERRUPTED = 130  # Ctrl-C, as a shell reports SIGINT
+
+
+class AyderError(Exception):
+    """A failure the user can act on: one line of what happened, one of what to do."""
+
+    exit_status = ExitStatus.ERROR
+
+    def __init__(self, message: str, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+class ConfigError(AyderError):
+    exit_status = ExitStatus.USAGE
+
+
+class UsageError(AyderError):
+    exit_status = ExitStatus.USAGE

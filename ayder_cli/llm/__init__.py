@@ -1,0 +1,59 @@
+"""Talking to servers. Knows nothing of tools or the terminal."""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping
+
+from ayder_cli.config import Config, ollama_api_key, resolve_api_key
+from ayder_cli.llm.base import ChatClient, LLMError
+
+
+def make_client(config: Config, env: Mapping[str, str], log: Callable[[str], None] | None = None) -> ChatClient:
+    """The client for the configured provider, with its key, timeouts and retries."""
+    from ayder_cli.llm.http import Transport
+
+    base_url = config.resolved_base_url
+    key = resolve_api_key(config, env) if config.provider == "openai" else ollama_api_key(config)
+    headers = {"User-Agent": "ayder"}
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+
+    def redact(text: str) -> str:
+        return text.replace(key, "***") if key else text
+
+    def unreachable(url: str, exc: Exception) -> LLMError:
+        reason = redact(_reason(exc))
+        if config.provider == "ollama":
+            return LLMError(
+                f"cannot reach Ollama at {base_url} ({reason})",
+                "start it with `ollama serve`, or point base_url / OLLAMA_HOST at it",
+            )
+        return LLMError(
+            f"cannot reach the server at {base_url} ({reason})",
+            "is it running? check base_url / OPENAI_BASE_URL",
+        )
+
+    transport = Transport(
+        headers=headers,
+        connect_timeout_s=config.connect_timeout_s,
+        read_timeout_s=config.timeout_s,
+        max_retries=config.max_retries,
+        unreachable=unreachable,
+        log=log,
+    )
+    if config.provider == "ollama":
+        from ayder_cli.llm.ollama import OllamaClient
+
+        return OllamaClient(base_url, transport, redact=redact)
+    from ayder_cli.llm.openai_compat import OpenAIClient
+
+    return OpenAIClient(base_url, transport, has_key=bool(key), api_key_env=config.api_key_env, redact=redact)
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc)
+    for known in ("Connection refused", "Name or service not known", "timed out", "No route to host",
+                  "Temporary failure in name resolution", "certificate verify failed"):
+        if known in text:
+            return known.lower()
+    return type(exc).__name__

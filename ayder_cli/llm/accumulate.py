@@ -1,0 +1,97 @@
+"""Deltas -> one AssistantTurn: text, thinking, native tool calls, finish reason, usage."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ayder_cli.llm.base import AssistantTurn, Delta, ToolCall, Usage
+
+
+class _PendingCall:
+    __slots__ = ("id", "name", "parts", "value")
+
+    def __init__(self) -> None:
+        self.id: str | None = None
+        self.name = ""
+        self.parts: list[str] = []
+        self.value: dict | None = None  # arguments that arrived already decoded (Ollama)
+
+
+class Accumulator:
+    def __init__(self) -> None:
+        self._text: list[str] = []
+        self._thinking: list[str] = []
+        self._calls: dict[int, _PendingCall] = {}
+        self.finish_reason: str | None = None
+        self.usage: Usage | None = None
+
+    def add(self, delta: Delta) -> None:
+        if delta.content:
+            self._text.append(delta.content)
+        if delta.thinking:
+            self._thinking.append(delta.thinking)
+        if delta.tool_calls:
+            for fragment in delta.tool_calls:
+                call = self._calls.get(fragment.index)
+                if call is None:
+                    call = self._calls[fragment.index] = _PendingCall()
+                if fragment.id:
+                    call.id = fragment.id
+                if fragment.name and fragment.name != call.name:
+                    # Most servers send the name once; some repeat it in every fragment.
+                    call.name += fragment.name
+                if isinstance(fragment.arguments, dict):
+                    call.value = fragment.arguments
+                elif fragment.arguments:
+                    call.parts.append(fragment.arguments)
+        if delta.finish_reason:
+            self.finish_reason = delta.finish_reason
+        if delta.usage:
+            self.usage = delta.usage
+
+    @property
+    def text(self) -> str:
+        return "".join(self._text)
+
+    def turn(self, *, interrupted: bool = False, cut_off: bool = False) -> AssistantTurn:
+        calls = [
+            _finish_call(self._calls[index], position)
+            for position, index in enumerate(sorted(self._calls))
+        ]
+        return AssistantTurn(
+            text=self.text,
+            thinking="".join(self._thinking),
+            tool_calls=calls,
+            finish_reason=self.finish_reason,
+            usage=self.usage,
+            interrupted=interrupted,
+            cut_off=cut_off,
+        )
+
+
+def _finish_call(call: _PendingCall, position: int) -> ToolCall:
+    call_id = call.id or f"call_{position}"
+    if call.value is not None:
+        return ToolCall(call_id, call.name, call.value)
+    arguments, error = decode_arguments("".join(call.parts))
+    return ToolCall(call_id, call.name, arguments, error)
+
+
+def decode_arguments(raw: str | dict | None) -> tuple[dict[str, Any], str | None]:
+    """Tool-call arguments as a dict; JSON that was encoded twice is unwrapped."""
+    if isinstance(raw, dict):
+        return raw, None
+    if raw is None or not raw.strip():
+        return {}, None
+    value: Any = raw
+    for _ in range(3):  # a string holding JSON holding JSON ... at most this deep
+        if not isinstance(value, str):
+            break
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            return {}, f"arguments are not valid JSON ({exc.msg} at column {exc.colno}): {raw[:200]}"
+    if not isinstance(value, dict):
+        return {}, f"arguments must be a JSON object, got: {raw[:200]}"
+    return value, None

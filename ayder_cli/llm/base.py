@@ -1,0 +1,93 @@
+"""Types shared by both clients: the request, the streamed deltas, the finished turn."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Protocol
+
+from ayder_cli.errors import AyderError
+
+
+@dataclass
+class ChatRequest:
+    model: str
+    messages: list[dict[str, Any]]
+    stream: bool = True
+    tools: list[dict[str, Any]] | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    max_tokens: int | None = None
+    num_ctx: int | None = None
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+    @property
+    def total_tokens(self) -> int:
+        return (self.prompt_tokens or 0) + (self.completion_tokens or 0)
+
+
+@dataclass(slots=True)
+class ToolCallFragment:
+    """A piece of a native tool call as streamed; `index` says which call it extends."""
+
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments: str | dict | None = None
+
+
+@dataclass(slots=True)
+class Delta:
+    """One decoded piece of a streamed reply; any field may be empty."""
+
+    content: str | None = None
+    thinking: str | None = None
+    tool_calls: list[ToolCallFragment] | None = None
+    finish_reason: str | None = None
+    usage: Usage | None = None
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    error: str | None = None  # set when the arguments could not be decoded
+
+
+@dataclass
+class AssistantTurn:
+    text: str = ""
+    thinking: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    finish_reason: str | None = None
+    usage: Usage | None = None
+    interrupted: bool = False  # stopped by Ctrl-C
+    cut_off: bool = False  # the stream ended before the server said it was done
+
+
+class LLMError(AyderError):
+    """A failure talking to the server, with a next step for the user."""
+
+    def __init__(self, message: str, hint: str | None = None, status: int | None = None):
+        super().__init__(message, hint)
+        self.status = status
+
+
+class StreamCutError(LLMError):
+    """The stream broke after it had started; what arrived is kept by the caller."""
+
+
+class ChatClient(Protocol):
+    provider: str
+    base_url: str
+
+    def stream(self, request: ChatRequest) -> Iterator[Delta]:
+        """Send the request and yield deltas as they arrive (one delta when not streaming)."""
+
+    def list_models(self) -> list[str]:
+        """Model names the server offers."""

@@ -1,0 +1,139 @@
+"""HTTP for both clients: retries before the stream starts, low-latency body reads, errors."""
+
+from __future__ import annotations
+
+import email.utils
+import time
+from typing import Any, Callable, Iterator
+
+import requests
+import urllib3
+
+from ayder_cli.llm.base import LLMError, StreamCutError
+
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+MAX_BACKOFF_S = 8.0
+MAX_RETRY_AFTER_S = 60.0
+READ_SIZE = 65536
+
+
+class Transport:
+    """POSTs with retry and backoff; never retries once a body has started to arrive."""
+
+    def __init__(
+        self,
+        *,
+        headers: dict[str, str],
+        connect_timeout_s: float,
+        read_timeout_s: float,
+        max_retries: int,
+        unreachable: Callable[[str, Exception], LLMError],
+        sleep: Callable[[float], None] = time.sleep,
+        log: Callable[[str], None] | None = None,
+    ) -> None:
+        self.session = requests.Session()
+        self.session.headers.update(headers)
+        self.timeout = (connect_timeout_s, read_timeout_s)
+        self.max_retries = max_retries
+        self.unreachable = unreachable
+        self.sleep = sleep
+        self.log = log
+
+    def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        body: dict[str, Any] | None = None,
+        stream: bool = False,
+        error_for: Callable[[requests.Response], LLMError],
+    ) -> requests.Response:
+        """The response once its status is OK; an LLMError otherwise."""
+        for attempt in range(self.max_retries + 1):
+            last = attempt == self.max_retries
+            started = time.monotonic()
+            if self.log:
+                self.log(f"{method} {url}" + (f" (retry {attempt})" if attempt else ""))
+            try:
+                response = self.session.request(method, url, json=body, stream=stream, timeout=self.timeout)
+            except requests.exceptions.ConnectionError as exc:
+                if last or isinstance(exc, requests.exceptions.SSLError):
+                    raise self.unreachable(url, exc) from exc
+                self.sleep(backoff_s(attempt))
+                continue
+            except requests.exceptions.Timeout as exc:
+                raise LLMError(
+                    f"no answer from {url} within {self.timeout[1]:g} s",
+                    hint="the model may still be loading; raise timeout_s in the config",
+                ) from exc
+            if self.log:
+                self.log(f"HTTP {response.status_code} in {time.monotonic() - started:.2f} s")
+            if response.status_code in RETRY_STATUSES and not last:
+                wait = retry_after_s(response.headers.get("Retry-After")) or backoff_s(attempt)
+                response.close()
+                self.sleep(wait)
+                continue
+            if response.status_code >= 400:
+                try:
+                    raise error_for(response)
+                finally:
+                    response.close()
+            return response
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def close(self) -> None:
+        self.session.close()
+
+
+def backoff_s(attempt: int) -> float:
+    return min(MAX_BACKOFF_S, 0.25 * 2**attempt)
+
+
+def retry_after_s(value: str | None) -> float | None:
+    """Retry-After as seconds or an HTTP date; capped so a server cannot stall us for long."""
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        seconds = when.timestamp() - time.time()
+    return max(0.0, min(seconds, MAX_RETRY_AFTER_S))
+
+
+def iter_body(response: requests.Response, url: str) -> Iterator[bytes]:
+    """The body as it arrives: each read returns what the socket has, never waits to fill."""
+    raw = response.raw
+    try:
+        while True:
+            chunk = raw.read1(READ_SIZE, decode_content=True)
+            if not chunk:
+                return
+            yield chunk
+    except urllib3.exceptions.ReadTimeoutError as exc:
+        raise StreamCutError(f"the stream from {url} stalled: no data for a long time") from exc
+    except (urllib3.exceptions.HTTPError, requests.exceptions.RequestException, OSError) as exc:
+        raise StreamCutError(f"the stream from {url} was cut off ({type(exc).__name__})") from exc
+    finally:
+        response.close()
+
+
+def server_message(response: requests.Response) -> str:
+    """The error text a server put in its body, in any of the usual shapes."""
+    try:
+        data = response.json()
+    except ValueError:
+        return response.text.strip()[:300] or response.reason or ""
+    return error_text(data)[:300]
+
+
+def error_text(data: Any) -> str:
+    if isinstance(data, dict):
+        error = data.get("error", data.get("message", data.get("detail", data)))
+        if isinstance(error, dict):
+            error = error.get("message") or error
+        return str(error)
+    return str(data)

@@ -1,0 +1,130 @@
+"""Ollama: POST {base_url}/api/chat, newline-delimited JSON streaming."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator
+
+import requests
+
+from ayder_cli.llm.accumulate import decode_arguments
+from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
+from ayder_cli.llm.http import Transport, iter_body, server_message
+from ayder_cli.llm.sse import decode_ndjson_lines
+
+
+class OllamaClient:
+    provider = "ollama"
+
+    def __init__(self, base_url: str, transport: Transport, *, redact) -> None:
+        self.base_url = base_url
+        self.transport = transport
+        self.redact = redact
+
+    def stream(self, request: ChatRequest) -> Iterator[Delta]:
+        url = f"{self.base_url}/api/chat"
+        response = self.transport.request(
+            "POST",
+            url,
+            body=self._body(request),
+            stream=request.stream,
+            error_for=lambda failed: self._error_for(failed, request.model),
+        )
+        calls_seen = 0
+        done = False
+        for line in decode_ndjson_lines(iter_body(response, url)):
+            try:
+                payload = json.loads(line)
+            except json.JSONDecodeError:
+                raise StreamCutError(f"Ollama sent a malformed line: {line[:120]!r}") from None
+            if payload.get("error"):
+                raise StreamCutError(f"Ollama reported an error mid-stream: {self.redact(str(payload['error']))}")
+            delta = line_delta(payload, calls_seen)
+            if delta.tool_calls:
+                calls_seen += len(delta.tool_calls)
+            done = done or bool(delta.finish_reason)
+            yield delta
+        if not done:
+            raise StreamCutError(f"the stream from {url} ended before the reply was complete")
+
+    def _body(self, request: ChatRequest) -> dict[str, Any]:
+        options = {
+            key: value
+            for key, value in (
+                ("num_ctx", request.num_ctx),
+                ("temperature", request.temperature),
+                ("top_p", request.top_p),
+                ("num_predict", request.max_tokens),
+            )
+            if value is not None
+        }
+        body: dict[str, Any] = {
+            "model": request.model,
+            "messages": [ollama_message(m) for m in request.messages],
+            "stream": request.stream,
+        }
+        if options:
+            body["options"] = options
+        if request.tools:
+            body["tools"] = request.tools
+        return body
+
+    def list_models(self) -> list[str]:
+        url = f"{self.base_url}/api/tags"
+        response = self.transport.request("GET", url, error_for=self._error_for)
+        try:
+            return sorted(item["name"] for item in response.json().get("models", []))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise LLMError(f"{url} did not answer with a model list") from exc
+
+    def _error_for(self, response: requests.Response, model: str = "MODEL") -> LLMError:
+        status = response.status_code
+        message = self.redact(server_message(response))
+        if status == 404 and "not found" in message.lower():
+            return LLMError(f"Ollama has no model {model!r}: {message}", f"run: ollama pull {model}", status)
+        if status in (401, 403):
+            return LLMError(f"Ollama rejected the request (HTTP {status}): {message}", "check api_key_file / api_key in the config", status)
+        if status in (400, 413, 422):
+            return LLMError(f"Ollama rejected the request (HTTP {status}): {message}", None, status)
+        return LLMError(f"Ollama error (HTTP {status}): {message}", "check the output of `ollama serve`", status)
+
+
+def line_delta(payload: dict[str, Any], calls_seen: int) -> Delta:
+    """One NDJSON object of /api/chat -> Delta. Ollama sends each tool call whole."""
+    message = payload.get("message") or {}
+    fragments = None
+    if message.get("tool_calls"):
+        fragments = [
+            ToolCallFragment(
+                index=calls_seen + position,
+                id=call.get("id"),
+                name=(call.get("function") or {}).get("name"),
+                arguments=(call.get("function") or {}).get("arguments"),
+            )
+            for position, call in enumerate(message["tool_calls"])
+        ]
+    finish = None
+    usage = None
+    if payload.get("done"):
+        finish = payload.get("done_reason") or "stop"
+        usage = Usage(payload.get("prompt_eval_count"), payload.get("eval_count"))
+    return Delta(
+        content=message.get("content") or None,
+        thinking=message.get("thinking") or None,
+        tool_calls=fragments,
+        finish_reason=finish,
+        usage=usage,
+    )
+
+
+def ollama_message(message: dict[str, Any]) -> dict[str, Any]:
+    """Our messages are in OpenAI shape; Ollama wants tool-call arguments as objects."""
+    calls = message.get("tool_calls")
+    if not calls:
+        return message
+    converted = []
+    for call in calls:
+        function = dict(call.get("function") or {})
+        function["arguments"], _ = decode_arguments(function.get("arguments"))
+        converted.append({**call, "function": function})
+    return {**message, "tool_calls": converted}

@@ -1,0 +1,180 @@
+"""OpenAI-compatible servers: POST {base_url}/chat/completions, SSE streaming."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator
+
+import requests
+
+from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
+from ayder_cli.llm.http import Transport, error_text, iter_body, server_message
+from ayder_cli.llm.sse import SSEDecoder
+
+
+class OpenAIClient:
+    provider = "openai"
+
+    def __init__(self, base_url: str, transport: Transport, *, has_key: bool, api_key_env: str, redact) -> None:
+        self.base_url = base_url
+        self.transport = transport
+        self.has_key = has_key
+        self.api_key_env = api_key_env
+        self.redact = redact
+        # Ask for usage in the stream until a server refuses the option.
+        self.include_usage = True
+
+    def stream(self, request: ChatRequest) -> Iterator[Delta]:
+        url = f"{self.base_url}/chat/completions"
+        response = self._post(url, request)
+        if not request.stream:
+            try:
+                yield whole_response_delta(response.json())
+            except ValueError as exc:
+                raise LLMError(f"{url} answered with something that is not JSON") from exc
+            finally:
+                response.close()
+            return
+        yield from self._decode_stream(response, url)
+
+    def _post(self, url: str, request: ChatRequest) -> requests.Response:
+        body = self._body(request)
+        try:
+            return self.transport.request("POST", url, body=body, stream=request.stream, error_for=self._error_for)
+        except LLMError as exc:
+            # Some servers reject stream_options; ask once more without it and remember.
+            if "stream_options" not in body or exc.status not in (400, 422):
+                raise
+            self.include_usage = False
+            return self.transport.request(
+                "POST", url, body=self._body(request), stream=True, error_for=self._error_for
+            )
+
+    def _body(self, request: ChatRequest) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": request.model, "messages": request.messages, "stream": request.stream}
+        if request.stream and self.include_usage:
+            body["stream_options"] = {"include_usage": True}
+        for key in ("temperature", "top_p", "max_tokens"):
+            value = getattr(request, key)
+            if value is not None:
+                body[key] = value
+        if request.tools:
+            body["tools"] = request.tools
+        return body
+
+    def _decode_stream(self, response: requests.Response, url: str) -> Iterator[Delta]:
+        decoder = SSEDecoder()
+        finished = False
+        chunks = iter_body(response, url)
+        for chunk in chunks:
+            for event, data in decoder.feed(chunk):
+                if data == "[DONE]":
+                    return
+                delta = self._event_delta(event, data, url)
+                if delta.finish_reason:
+                    finished = True
+                yield delta
+        for event, data in decoder.finish():
+            if data == "[DONE]":
+                return
+            delta = self._event_delta(event, data, url)
+            finished = finished or bool(delta.finish_reason)
+            yield delta
+        if not finished:
+            raise StreamCutError(f"the stream from {url} ended before the reply was complete")
+
+    def _event_delta(self, event: str, data: str, url: str) -> Delta:
+        try:
+            payload = json.loads(data)
+        except json.JSONDecodeError:
+            raise StreamCutError(f"the server sent a malformed event: {data[:120]!r}") from None
+        if event == "error" or (isinstance(payload, dict) and payload.get("error")):
+            raise StreamCutError(f"the server reported an error mid-stream: {self.redact(error_text(payload))}")
+        return chunk_delta(payload)
+
+    def list_models(self) -> list[str]:
+        url = f"{self.base_url}/models"
+        response = self.transport.request("GET", url, error_for=self._error_for)
+        try:
+            return sorted(item["id"] for item in response.json().get("data", []))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise LLMError(f"{url} did not answer with a model list") from exc
+
+    def _error_for(self, response: requests.Response) -> LLMError:
+        status = response.status_code
+        message = self.redact(server_message(response))
+        url = response.url
+        if status in (401, 403):
+            hint = (
+                f"set {self.api_key_env} to a valid key (or api_key_env / api_key_file in the config)"
+                if self.has_key
+                else f"no API key is set: export {self.api_key_env}=... or set api_key_file in the config"
+            )
+            return LLMError(f"the server rejected the API key (HTTP {status})", hint, status)
+        if status == 404:
+            if "model" in message.lower():
+                return LLMError(f"model not found: {message}", "list the server's models with /model, then pick one with -m NAME", status)
+            return LLMError(f"{url} not found (HTTP 404)", "check base_url: OpenAI-compatible servers usually end in /v1", status)
+        if status == 429:
+            return LLMError(f"the server is rate limiting requests (HTTP 429): {message}", "wait a little and try again", status)
+        if status in (400, 413, 422):
+            return LLMError(f"the server rejected the request (HTTP {status}): {message}", None, status)
+        return LLMError(f"server error (HTTP {status}): {message}", "try again; check the server's log if it persists", status)
+
+
+def chunk_delta(payload: dict[str, Any]) -> Delta:
+    """One `chat.completion.chunk` -> Delta."""
+    usage = payload.get("usage")
+    choices = payload.get("choices")
+    if not choices:
+        return Delta(usage=_usage(usage) if usage else None)
+    choice = choices[0]
+    delta = choice.get("delta") or {}
+    return Delta(
+        content=delta.get("content"),
+        thinking=delta.get("reasoning_content") or delta.get("reasoning"),
+        tool_calls=_fragments(delta),
+        finish_reason=choice.get("finish_reason"),
+        usage=_usage(usage) if usage else None,
+    )
+
+
+def whole_response_delta(payload: dict[str, Any]) -> Delta:
+    """A non-streamed `chat.completion` -> one Delta holding all of it."""
+    if payload.get("error"):
+        raise LLMError(f"the server reported an error: {error_text(payload)}")
+    choice = (payload.get("choices") or [{}])[0]
+    message = choice.get("message") or {}
+    usage = payload.get("usage")
+    return Delta(
+        content=message.get("content"),
+        thinking=message.get("reasoning_content") or message.get("reasoning"),
+        tool_calls=_fragments(message),
+        finish_reason=choice.get("finish_reason") or "stop",
+        usage=_usage(usage) if usage else None,
+    )
+
+
+def _fragments(delta: dict[str, Any]) -> list[ToolCallFragment] | None:
+    calls = delta.get("tool_calls")
+    if calls:
+        fragments = []
+        for position, call in enumerate(calls):
+            function = call.get("function") or {}
+            fragments.append(
+                ToolCallFragment(
+                    index=call.get("index", position),
+                    id=call.get("id"),
+                    name=function.get("name"),
+                    arguments=function.get("arguments"),
+                )
+            )
+        return fragments
+    legacy = delta.get("function_call")  # the pre-tools API: one call, no id
+    if legacy:
+        return [ToolCallFragment(index=0, name=legacy.get("name"), arguments=legacy.get("arguments"))]
+    return None
+
+
+def _usage(usage: dict[str, Any]) -> Usage:
+    return Usage(usage.get("prompt_tokens"), usage.get("completion_tokens"))

@@ -1,0 +1,95 @@
+"""Incremental decoders: bytes in any chunking -> SSE events or NDJSON lines.
+
+Both split on bytes, so a chunk boundary inside a UTF-8 character or inside a
+line never matters: text is decoded only once a whole line has arrived.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+
+class LineSplitter:
+    """Bytes in arbitrary chunks -> complete lines (without their line ending)."""
+
+    def __init__(self) -> None:
+        self._tail = b""
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        data = self._tail + chunk if self._tail else chunk
+        if b"\r" in data:
+            # CRLF and lone CR end lines too; a CR at the very end may be half of a CRLF.
+            held = b"\r" if data.endswith(b"\r") else b""
+            if held:
+                data = data[:-1]
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            lines = data.split(b"\n")
+            self._tail = lines.pop() + held
+            return lines
+        lines = data.split(b"\n")
+        self._tail = lines.pop()
+        return lines
+
+    def finish(self) -> list[bytes]:
+        """What is left at end of stream, as a final line if non-empty."""
+        tail, self._tail = self._tail.rstrip(b"\r"), b""
+        return [tail] if tail else []
+
+
+class SSEDecoder:
+    """Server-sent events: `data:` lines joined by newlines, dispatched on a blank line.
+
+    Comment lines (starting with ':') are keep-alives and ignored. Yields
+    (event_name, data) pairs; event_name is "message" unless an `event:` field set it.
+    """
+
+    def __init__(self) -> None:
+        self._lines = LineSplitter()
+        self._data: list[bytes] = []
+        self._event = "message"
+
+    def feed(self, chunk: bytes) -> list[tuple[str, str]]:
+        return self._process(self._lines.feed(chunk))
+
+    def finish(self) -> list[tuple[str, str]]:
+        # Lenient: an event not followed by a blank line at EOF still counts.
+        return self._process(self._lines.finish() + [b""])
+
+    def _process(self, lines: Iterable[bytes]) -> list[tuple[str, str]]:
+        events = []
+        data = self._data
+        for line in lines:
+            if line.startswith(b"data:"):
+                value = line[5:]
+                data.append(value[1:] if value.startswith(b" ") else value)
+            elif not line:
+                if data:
+                    text = (data[0] if len(data) == 1 else b"\n".join(data)).decode("utf-8", "replace")
+                    events.append((self._event, text))
+                    data.clear()
+                self._event = "message"
+            elif line.startswith(b":"):
+                continue  # keep-alive comment
+            elif line.startswith(b"event:"):
+                self._event = line[6:].strip().decode("utf-8", "replace") or "message"
+            # id:, retry: and unknown fields do not matter to a chat stream.
+        return events
+
+
+def decode_sse(chunks: Iterable[bytes]) -> Iterator[tuple[str, str]]:
+    decoder = SSEDecoder()
+    for chunk in chunks:
+        yield from decoder.feed(chunk)
+    yield from decoder.finish()
+
+
+def decode_ndjson_lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """Non-empty lines of a newline-delimited JSON stream, as bytes."""
+    splitter = LineSplitter()
+    for chunk in chunks:
+        for line in splitter.feed(chunk):
+            if line.strip():
+                yield line
+    for line in splitter.finish():
+        if line.strip():
+            yield line

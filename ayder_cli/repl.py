@@ -1,0 +1,175 @@
+"""The interactive REPL and the piped-script reader: one way to handle each entry.
+
+An entry is one line, or a block between two lines that hold only three
+double quotes. A line starting with '/' is a slash command, anything else is a
+prompt for the model. A script line is handled exactly as a typed one.
+"""
+
+from __future__ import annotations
+
+import os
+from enum import Enum
+from pathlib import Path
+from typing import IO, Callable, Iterator, Mapping
+
+from ayder_cli.commands import CommandResult, command_names, run_command
+from ayder_cli.errors import AyderError, ExitStatus
+
+BLOCK_FENCE = '"""'
+
+
+class Outcome(Enum):
+    OK = "ok"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"
+    EXIT = "exit"
+
+
+def read_entries(
+    read_line: Callable[[bool], str],
+    on_unclosed: Callable[[], None],
+    on_cancelled: Callable[[], None] | None = None,
+) -> Iterator[str]:
+    """Entries from lines; read_line(in_block) returns a line or raises EOFError at the end.
+
+    With on_cancelled, Ctrl-C inside a block discards the block (the REPL);
+    without it, Ctrl-C propagates (a piped script stops).
+    """
+    while True:
+        try:
+            line = read_line(False)
+        except EOFError:
+            return
+        if line.strip() != BLOCK_FENCE:
+            if line.strip():
+                yield line.strip()
+            continue
+        block: list[str] = []
+        try:
+            while (line := read_line(True)).strip() != BLOCK_FENCE:
+                block.append(line)
+        except EOFError:
+            on_unclosed()
+            if any(part.strip() for part in block):
+                yield "\n".join(block)
+            return
+        except KeyboardInterrupt:
+            if on_cancelled is None:
+                raise
+            on_cancelled()
+            continue
+        if any(part.strip() for part in block):
+            yield "\n".join(block)
+
+
+def handle_entry(services, text: str) -> Outcome:
+    """Run one entry: a slash command or a prompt. Errors are reported, not raised."""
+    if text.startswith("/"):
+        result = run_command(text, services)
+        return {CommandResult.OK: Outcome.OK, CommandResult.FAILED: Outcome.FAILED}.get(result, Outcome.EXIT)
+    try:
+        result = services.loop.run(text)
+    except AyderError as exc:
+        services.console.error(exc.message, exc.hint)
+        return Outcome.FAILED
+    return Outcome.INTERRUPTED if result.interrupted else Outcome.OK
+
+
+def run_script(services, stdin: IO[str]) -> int:
+    """Piped script: every entry in order; go on after a failure, exit 1 if any failed."""
+
+    def read_line(in_block: bool) -> str:
+        line = stdin.readline()
+        if not line:
+            raise EOFError
+        return line.rstrip("\n").rstrip("\r")
+
+    def unclosed() -> None:
+        services.console.notice('end of input inside a """ block; sending what it holds')
+
+    failed = False
+    for entry in read_entries(read_line, unclosed):
+        outcome = handle_entry(services, entry)
+        if outcome is Outcome.INTERRUPTED:
+            return ExitStatus.INTERRUPTED
+        if outcome is Outcome.EXIT:
+            break
+        failed = failed or outcome is Outcome.FAILED
+    return ExitStatus.ERROR if failed else ExitStatus.OK
+
+
+def history_path(env: Mapping[str, str]) -> Path:
+    base = env.get("XDG_STATE_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".local" / "state")
+    return Path(base) / "ayder" / "history"
+
+
+def run_repl(services, env: Mapping[str, str]) -> int:
+    """Interactive: prompt_toolkit line editing, history, completion of slash commands."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.completion import WordCompleter
+    from prompt_toolkit.history import FileHistory, InMemoryHistory
+    from prompt_toolkit.output import create_output
+
+    terminal = services.console.terminal
+    history_file = history_path(env)
+    try:
+        history_file.parent.mkdir(parents=True, exist_ok=True)
+        history = FileHistory(str(history_file))
+    except OSError:
+        history = InMemoryHistory()
+    # The prompt is drawn on stderr when stdout is redirected, so `ayder > log` stays clean.
+    output = None if terminal.stdout_is_tty else create_output(stdout=terminal.stderr)
+    session = PromptSession(
+        history=history,
+        completer=WordCompleter(command_names(), sentence=True, pattern=None),
+        complete_while_typing=True,
+        output=output,
+    )
+
+    def read_line(in_block: bool) -> str:
+        while True:
+            try:
+                return session.prompt("... " if in_block else "> ")
+            except KeyboardInterrupt:
+                if in_block:
+                    raise
+                continue  # Ctrl-C at the prompt clears the line
+
+    config = services.config
+    services.console.dim_line(
+        f"ayder · {config.provider} {config.resolved_model} at {config.resolved_base_url} · "
+        "/help for commands, Ctrl-D to leave"
+    )
+    for entry in read_entries(read_line, lambda: None, lambda: services.console.dim_line("block discarded")):
+        try:
+            if handle_entry(services, entry) is Outcome.EXIT:
+                break
+        except KeyboardInterrupt:  # Ctrl-C in a slash command: back to the prompt
+            services.console.notice("interrupted")
+    return ExitStatus.OK  # /exit or Ctrl-D
+
+
+def read_piped_stdin(stdin: IO[str] | None, wait_s: float = 1.0) -> str | None:
+    """Context piped in beside a prompt; never hangs on an open pipe that nobody writes to.
+
+    A file or /dev/null is read at once. For a pipe, wait up to `wait_s` for the
+    first byte (or EOF); if nothing comes, return None and leave stdin alone.
+    """
+    import select
+    import stat
+
+    if stdin is None:
+        return None
+    try:
+        fd = stdin.fileno()
+        mode = os.fstat(fd).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode) or (stat.S_ISCHR(mode) and not os.isatty(fd)):
+        return stdin.read()
+    if os.isatty(fd):
+        return None
+    ready, _, _ = select.select([fd], [], [], wait_s)
+    if not ready:
+        return None
+    return stdin.read()

@@ -1,0 +1,80 @@
+"""build_services(): the one place where the objects of a run are wired together."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from ayder_cli.config import Config, check_value, load_config
+from ayder_cli.console import Console
+from ayder_cli.conversation import Conversation
+from ayder_cli.llm import make_client
+from ayder_cli.loop import ChatLoop
+from ayder_cli.prompts import load_system_prompt
+
+
+@dataclass
+class Services:
+    config: Config
+    env: Mapping[str, str]
+    root: Path
+    console: Console
+    conversation: Conversation
+    loop: ChatLoop
+    # What the command line said, so /provider can re-resolve the layers.
+    config_file: Path | None = None
+    flags: dict[str, Any] = field(default_factory=dict)
+
+    def set_values(self, **values: Any) -> None:
+        """Change config values for this session (slash commands); validated like the files."""
+        checked = {key: check_value(f"/{key}", key, value) for key, value in values.items()}
+        self._install(self.config.with_values(**checked))
+
+    def switch_provider(self, provider: str) -> None:
+        """Re-resolve every layer as if -p PROVIDER had been given (base URL, key, defaults)."""
+        flags = {**self.flags, "provider": provider, "base_url": None}
+        config = load_config(env=self.env, root=self.root, config_file=self.config_file, flags=flags)
+        self.flags = flags
+        self._install(config)
+
+    def reload_prompt(self) -> str:
+        self.conversation.system_prompt = load_system_prompt(self.config.prompts, self.root)
+        return self.conversation.system_prompt
+
+    def _install(self, config: Config) -> None:
+        old = self.config
+        self.config = config
+        self.loop.config = config
+        if (old.provider, old.resolved_base_url, old.api_key_env, old.api_key_file, old.api_key) != (
+            config.provider,
+            config.resolved_base_url,
+            config.api_key_env,
+            config.api_key_file,
+            config.api_key,
+        ):
+            self.loop.client = make_client(config, self.env, log=self.console.log)
+
+
+def build_services(
+    config: Config,
+    *,
+    env: Mapping[str, str],
+    root: Path,
+    console: Console,
+    config_file: Path | None = None,
+    flags: dict[str, Any] | None = None,
+) -> Services:
+    conversation = Conversation(load_system_prompt(config.prompts, root))
+    client = make_client(config, env, log=console.log)
+    loop = ChatLoop(client, conversation, config, console, log=console.log)
+    return Services(
+        config=config,
+        env=env,
+        root=root,
+        console=console,
+        conversation=conversation,
+        loop=loop,
+        config_file=config_file,
+        flags=dict(flags or {}),
+    )
