@@ -30,6 +30,17 @@ class OllamaClient:
             stream=request.stream,
             error_for=lambda failed: self._error_for(failed, request.model),
         )
+        if not request.stream:
+            try:
+                payload = response.json()
+            except ValueError as exc:
+                raise LLMError(f"{url} answered with something that is not JSON") from exc
+            finally:
+                response.close()
+            if payload.get("error"):
+                raise LLMError(f"Ollama reported an error: {self.redact(str(payload['error']))}")
+            yield line_delta({**payload, "done": True}, 0)
+            return
         calls_seen = 0
         done = False
         for line in decode_ndjson_lines(iter_body(response, url)):

@@ -1,0 +1,313 @@
+"""A scripted fake LLM server on 127.0.0.1 speaking Ollama NDJSON and OpenAI SSE.
+
+Tests queue Reply objects; each request takes the next one (or a default
+"ok"), and every request is recorded so a test can assert on what ayder sent.
+
+    POST /api/chat                 Ollama, NDJSON when streaming
+    POST /v1/chat/completions      OpenAI-compatible, SSE when streaming
+    GET  /api/tags, /v1/models     model lists
+
+Run it by hand too:  python tests/fakellm.py --port 8000 --reply "hello"
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    text: str = "ok"
+    chunks: list[str] | None = None  # content deltas; default: text in pieces of 4 characters
+    thinking: str = ""
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)  # {"name", "arguments", "id"?}
+    finish_reason: str = "stop"
+    usage: tuple[int, int] | None = (12, 7)
+    status: int = 200
+    error: str | None = None  # error message for a status >= 400
+    headers: dict[str, str] = field(default_factory=dict)
+    chunked: bool = True  # False: no Transfer-Encoding, the body ends when the connection closes
+    first_delay_s: float = 0.0  # before the first delta
+    hold_after: int | None = None  # after this many deltas, wait for `release` (or hold_s)
+    hold_s: float = 30.0
+    release: threading.Event | None = None
+    cut_after: int | None = None  # close the connection after this many deltas, unfinished
+    error_mid_stream: str | None = None  # send an error object after the deltas
+    keepalive_comments: bool = False  # SSE `:` comment lines between events
+    multiline_data: bool = False  # SSE: split each event's JSON over two data: lines
+    reject_stream_options: bool = False  # 400 when the request has stream_options
+    reject_tools: bool = False  # 400 when the request has tools
+
+
+class FakeLLM:
+    def __init__(self, models: tuple[str, ...] = ("qwen2.5-coder:7b", "llama3.2:3b")) -> None:
+        self.script: deque[Reply] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self.models = models
+        self.default = Reply()
+        self._lock = threading.Lock()
+        handler = type("Handler", (_Handler,), {"fake": self})
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.server.daemon_threads = True
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    @property
+    def openai_url(self) -> str:
+        return self.url + "/v1"
+
+    def queue(self, *replies: Reply) -> "FakeLLM":
+        self.script.extend(replies)
+        return self
+
+    def next_reply(self) -> Reply:
+        with self._lock:
+            return self.script.popleft() if self.script else self.default
+
+    def chat_requests(self) -> list[dict[str, Any]]:
+        return [r for r in self.requests if r["path"].endswith(("/chat", "/chat/completions"))]
+
+    def start(self) -> "FakeLLM":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def __enter__(self) -> "FakeLLM":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeLLM
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args) -> None:  # quiet
+        pass
+
+    # --- routing
+
+    def do_GET(self) -> None:
+        self._record(None)
+        if self.path == "/api/tags":
+            self._json(200, {"models": [{"name": m} for m in self.fake.models]})
+        elif self.path.endswith("/models"):
+            self._json(200, {"object": "list", "data": [{"id": m, "object": "model"} for m in self.fake.models]})
+        else:
+            self._json(404, {"error": "not found"})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        self._record(body)
+        if self.path == "/api/chat":
+            self._chat(body, ollama=True)
+        elif self.path.endswith("/chat/completions"):
+            self._chat(body, ollama=False)
+        else:
+            self._json(404, {"error": f"no route {self.path}"})
+
+    def _record(self, body: Any) -> None:
+        self.fake.requests.append({"method": self.command, "path": self.path, "headers": dict(self.headers), "body": body})
+
+    # --- chat
+
+    def _chat(self, body: dict, ollama: bool) -> None:
+        reply = self.fake.next_reply()
+        if reply.reject_stream_options and "stream_options" in body:
+            return self._json(400, {"error": {"message": "Unrecognized request argument: stream_options"}})
+        if reply.reject_tools and body.get("tools"):
+            return self._json(400, {"error": {"message": "tools are not supported by this model"}})
+        if reply.status >= 400:
+            message = reply.error or "error"
+            payload = {"error": message} if ollama else {"error": {"message": message, "type": "error"}}
+            return self._json(reply.status, payload, reply.headers)
+        model = body.get("model", "")
+        if not body.get("stream", True):
+            return self._json(200, _whole(reply, model, ollama), reply.headers)
+        events = _ollama_events(reply, model) if ollama else _openai_events(reply, model)
+        self._stream(reply, events, "application/x-ndjson" if ollama else "text/event-stream", ollama)
+
+    def _stream(self, reply: Reply, events: list[bytes], content_type: str, ollama: bool) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        for key, value in reply.headers.items():
+            self.send_header(key, value)
+        if reply.chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        self.wfile.flush()
+        if reply.first_delay_s:
+            time.sleep(reply.first_delay_s)
+        deltas = len(events) - (1 if ollama else 2)  # the closing events are not deltas
+        try:
+            for index, event in enumerate(events):
+                if reply.cut_after is not None and index == reply.cut_after:
+                    return self._cut()
+                if reply.error_mid_stream and index == deltas:
+                    error = {"error": reply.error_mid_stream} if ollama else {"error": {"message": reply.error_mid_stream}}
+                    data = (json.dumps(error) + "\n").encode() if ollama else f"data: {json.dumps(error)}\n\n".encode()
+                    self._write(reply, data)
+                    break
+                if reply.keepalive_comments and not ollama:
+                    self._write(reply, b": keep-alive\n\n")
+                self._write(reply, event)
+                if reply.hold_after is not None and index + 1 == reply.hold_after:
+                    if reply.release is not None:
+                        reply.release.wait(reply.hold_s)
+                    else:
+                        time.sleep(reply.hold_s)
+            if reply.chunked:
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def _write(self, reply: Reply, data: bytes) -> None:
+        if reply.chunked:
+            data = b"%x\r\n%s\r\n" % (len(data), data)
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def _cut(self) -> None:
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def _json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+
+def _pieces(reply: Reply) -> list[str]:
+    if reply.chunks is not None:
+        return list(reply.chunks)
+    return [reply.text[i : i + 4] for i in range(0, len(reply.text), 4)]
+
+
+def _arguments_text(call: dict[str, Any]) -> str:
+    arguments = call.get("arguments", {})
+    return arguments if isinstance(arguments, str) else json.dumps(arguments)
+
+
+def _openai_events(reply: Reply, model: str) -> list[bytes]:
+    def event(delta: dict[str, Any], finish: str | None = None, usage: dict | None = None, choices: bool = True) -> bytes:
+        chunk: dict[str, Any] = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": model}
+        chunk["choices"] = [{"index": 0, "delta": delta, "finish_reason": finish}] if choices else []
+        if usage:
+            chunk["usage"] = usage
+        data = json.dumps(chunk)
+        if reply.multiline_data:
+            half = len(data) // 2
+            return f"data: {data[:half]}\ndata: {data[half:]}\n\n".encode()
+        return f"data: {data}\n\n".encode()
+
+    events = []
+    if reply.thinking:
+        events += [event({"reasoning_content": reply.thinking[i : i + 8]}) for i in range(0, len(reply.thinking), 8)]
+    events += [event({"content": piece}) for piece in _pieces(reply)]
+    for index, call in enumerate(reply.tool_calls):
+        arguments = _arguments_text(call)
+        half = len(arguments) // 2
+        head = {"index": index, "id": call.get("id", f"call_{index}"), "type": "function",
+                "function": {"name": call["name"], "arguments": arguments[:half]}}
+        events.append(event({"tool_calls": [head]}))
+        events.append(event({"tool_calls": [{"index": index, "function": {"arguments": arguments[half:]}}]}))
+    finish = "tool_calls" if reply.tool_calls and reply.finish_reason == "stop" else reply.finish_reason
+    events.append(event({}, finish))
+    usage = {"prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1],
+             "total_tokens": sum(reply.usage)} if reply.usage else None
+    events.append(event({}, None, usage, choices=False) + b"data: [DONE]\n\n")
+    return events
+
+
+def _ollama_events(reply: Reply, model: str) -> list[bytes]:
+    def line(message: dict[str, Any], done: bool = False, **extra: Any) -> bytes:
+        payload = {"model": model, "created_at": "2026-01-01T00:00:00Z",
+                   "message": {"role": "assistant", "content": "", **message}, "done": done, **extra}
+        return (json.dumps(payload) + "\n").encode()
+
+    events = []
+    if reply.thinking:
+        events += [line({"thinking": reply.thinking[i : i + 8]}) for i in range(0, len(reply.thinking), 8)]
+    events += [line({"content": piece}) for piece in _pieces(reply)]
+    if reply.tool_calls:
+        events.append(line({"tool_calls": [
+            {"function": {"name": c["name"], "arguments": c.get("arguments", {})}} for c in reply.tool_calls]}))
+    extra: dict[str, Any] = {"done_reason": reply.finish_reason}
+    if reply.usage:
+        extra.update(prompt_eval_count=reply.usage[0], eval_count=reply.usage[1])
+    events.append(line({}, True, **extra))
+    return events
+
+
+def _whole(reply: Reply, model: str, ollama: bool) -> dict[str, Any]:
+    text = "".join(_pieces(reply))
+    if ollama:
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        if reply.thinking:
+            message["thinking"] = reply.thinking
+        if reply.tool_calls:
+            message["tool_calls"] = [{"function": {"name": c["name"], "arguments": c.get("arguments", {})}}
+                                     for c in reply.tool_calls]
+        payload = {"model": model, "message": message, "done": True, "done_reason": reply.finish_reason}
+        if reply.usage:
+            payload.update(prompt_eval_count=reply.usage[0], eval_count=reply.usage[1])
+        return payload
+    message = {"role": "assistant", "content": text}
+    if reply.thinking:
+        message["reasoning_content"] = reply.thinking
+    if reply.tool_calls:
+        message["tool_calls"] = [{"id": c.get("id", f"call_{i}"), "type": "function",
+                                  "function": {"name": c["name"], "arguments": _arguments_text(c)}}
+                                 for i, c in enumerate(reply.tool_calls)]
+    payload = {"id": "chatcmpl-1", "object": "chat.completion", "model": model,
+               "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}]}
+    if reply.usage:
+        payload["usage"] = {"prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1],
+                            "total_tokens": sum(reply.usage)}
+    return payload
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--reply", default="Hello from the fake LLM.")
+    args = parser.parse_args()
+    fake = FakeLLM()
+    fake.default = Reply(text=args.reply)
+    fake.server.server_close()
+    fake.server = ThreadingHTTPServer(("127.0.0.1", args.port), type("Handler", (_Handler,), {"fake": fake}))
+    print(f"fake LLM on http://127.0.0.1:{args.port} (Ollama) and http://127.0.0.1:{args.port}/v1 (OpenAI)")
+    fake.server.serve_forever()
