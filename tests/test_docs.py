@@ -1,0 +1,45 @@
+"""The README, config.example.json and .ci/run tell the same story as the code."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+from conftest import ayder_command
+
+from ayder_cli.commands import COMMANDS
+from ayder_cli.config import KEYS, Config, read_config_file
+
+REPO = Path(__file__).resolve().parent.parent
+README = (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def test_readme_help_block_is_the_real_help_output():
+    help_text = subprocess.run(
+        [*ayder_command(), "--help"], capture_output=True, text=True, env={**os.environ, "COLUMNS": "80"}, check=True
+    ).stdout
+    block = README.split("## Command line\n\n```\n", 1)[1].split("```", 1)[0]
+    assert block == help_text
+
+
+def test_config_example_lists_every_key_with_its_default():
+    example = REPO / "config.example.json"
+    assert list(json.loads(example.read_text())) == list(KEYS)
+    assert Config(**read_config_file(example, warn=lambda message: None)) == Config()
+
+
+def test_readme_documents_every_config_key_and_slash_command():
+    table_keys = re.findall(r"^\| `(\w+)` \|", README, re.MULTILINE)
+    assert sorted(table_keys) == sorted(KEYS)
+    for name in COMMANDS:
+        assert f"`/{name}" in README or f"/{name}`" in README, name
+
+
+def test_ci_runs_the_readme_install_and_test_command():
+    commands = re.findall(r"^```sh\n(python3 -m venv .*)\n```", README, re.MULTILINE)
+    assert len(commands) == 2, "the README opens with an install+run and an install+test command"
+    ci_script = (REPO / ".ci" / "run").read_text()
+    assert commands[1] in ci_script.splitlines()
