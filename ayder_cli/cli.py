@@ -128,6 +128,8 @@ def _one_shot_prompt(options: dict, terminal, console) -> str | None:
     from ayder_cli.repl import read_piped_stdin
 
     words = " ".join(options["prompt"]).strip()
+    if options["prompt"] and not words:
+        raise UsageError("the prompt is empty")
     if options["prompt_file"] and options["read_stdin"]:
         raise UsageError("use either -f FILE or --stdin, not both")
     if options["prompt_file"]:

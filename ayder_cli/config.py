@@ -152,7 +152,9 @@ def check_value(source: str, key: str, value: Any) -> Any:
     try:
         return CHECKS[key](value)
     except ValueError as exc:
-        raise ConfigError(f"{source}: \"{key}\" {exc}, got {_describe(value)}") from None
+        # The key itself is never echoed, whatever shape it was written in.
+        got = _describe(value).split(" ", 1)[0] if key == "api_key" else _describe(value)
+        raise ConfigError(f"{source}: \"{key}\" {exc}, got {got}") from None
 
 
 def _unknown_key(source: str, key: str) -> ConfigError:
@@ -212,14 +214,18 @@ def warn_if_shared(path: Path, what: str, warn: Callable[[str], None]) -> None:
 
 
 def normalize_ollama_host(value: str) -> str:
-    """OLLAMA_HOST may be 'host', 'host:port' or a full URL."""
-    if not value.startswith(("http://", "https://")):
-        value = "http://" + value
-    scheme, _, rest = value.partition("://")
-    host = rest.split("/", 1)[0]
+    """OLLAMA_HOST may be 'host', 'host:port' or a full URL.
+
+    As in the ollama CLI, port 11434 is added only when no scheme is given:
+    'https://host' means port 443.
+    """
+    value = value.strip().strip("\"'").strip()
+    if value.startswith(("http://", "https://")):
+        return value.rstrip("/")
+    host = value.split("/", 1)[0]
     if ":" not in host.rsplit("]", 1)[-1]:
-        value = f"{scheme}://{host}:11434" + rest[len(host) :]
-    return value.rstrip("/")
+        value = f"{host}:11434" + value[len(host) :]
+    return ("http://" + value).rstrip("/")
 
 
 def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
@@ -264,15 +270,18 @@ def load_config(
     merged: dict[str, Any] = {}
     sources: dict[str, str] = {key: "default" for key in KEYS}
     rank: dict[str, int] = {}
+    base_url_provider = None  # the provider in effect on the layer that set base_url
     for position, (source, values) in enumerate(layers):
         for key, value in values.items():
             merged[key] = value
             sources[key] = source
             rank[key] = position
+        if "base_url" in values:
+            base_url_provider = merged.get("provider", Config.provider)
 
     provider = merged.get("provider", Config.provider)
-    # A base URL set on an earlier layer than the provider belongs to the old provider.
-    if "base_url" in merged and rank["base_url"] < rank.get("provider", -1):
+    # A base URL set on an earlier layer than a provider change belongs to the old provider.
+    if "base_url" in merged and base_url_provider != provider:
         del merged["base_url"]
         sources["base_url"] = "default"
     env_url = _provider_env_base_url(provider, env)
@@ -296,7 +305,9 @@ def resolve_api_key(config: Config, env: Mapping[str, str]) -> str | None:
         try:
             return path.read_text(encoding="utf-8").strip() or None
         except OSError as exc:
-            raise ConfigError(f'api_key_file: cannot read {path}: {exc.strerror}') from None
+            raise ConfigError(f"api_key_file: cannot read {path}: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"api_key_file: {path} is not a text file") from None
     return config.api_key
 
 

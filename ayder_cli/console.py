@@ -101,15 +101,18 @@ class Console:
     def on_text(self, text: str) -> None:
         self._stop_spinner()
         self._end_err_line()
+        # Before the write: a Ctrl-C landing just after it must still see the line as open.
+        self._out_line_open = not text.endswith("\n")
         self.out.write(text)
         self.out.flush()  # a delta is on the screen at once, even through a pipe
-        self._out_line_open = not text.endswith("\n")
 
     def on_thinking(self, text: str) -> None:
         self._stop_spinner()
         if not self.show_thinking:
             return
-        if self._out_line_open:
+        # Start thinking on its own line only where both streams share a screen;
+        # a redirected stdout keeps exactly the answer's text.
+        if self._out_line_open and self.terminal.stdout_is_tty and self.terminal.stderr_is_tty:
             self.out.write("\n")
             self.out.flush()
             self._out_line_open = False
@@ -158,11 +161,6 @@ class Console:
         """Request metadata, shown with --verbose / /verbose."""
         if self.verbose:
             self.dim_line(f"· {message}")
-
-    def answer(self, text: str) -> None:
-        """Command output that is the result the user asked for (e.g. /system) goes to stdout."""
-        self.out.write(text if text.endswith("\n") else text + "\n")
-        self.out.flush()
 
     def _line(self, text: str) -> None:
         self._stop_spinner()

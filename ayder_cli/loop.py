@@ -91,7 +91,8 @@ class ChatLoop:
         iterations.next_turn()
         try:
             turn = self._ask()
-        except StreamCutError:
+        except StreamCutError as exc:
+            exc.hint = exc.hint or "what arrived is kept in the conversation; ask again to retry"
             raise  # the partial reply is kept, so the prompt stays too
         except LLMError:
             self.conversation.drop_last_user()  # nothing arrived: as if never sent

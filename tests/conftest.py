@@ -67,3 +67,90 @@ def run_ayder(project):
         )
 
     return run
+
+
+# --- helpers for the end-to-end tests
+
+PROTOCOLS = ("ollama", "openai")
+
+
+def server_args(fake: FakeLLM, protocol: str) -> list[str]:
+    """The flags that point ayder at the fake server in one protocol."""
+    if protocol == "ollama":
+        return ["--base-url", fake.url]
+    return ["-p", "openai", "--base-url", fake.openai_url]
+
+
+@pytest.fixture(params=PROTOCOLS)
+def protocol(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def closed_url() -> str:
+    """A loopback URL where nothing listens (the port was free a moment ago)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture
+def spawn_ayder(project):
+    """Start the real ayder process with pipes (Popen); every one still running is killed at the end."""
+    started: list[subprocess.Popen] = []
+
+    def spawn(*args: str, env: dict | None = None, stdin=subprocess.DEVNULL, cwd: Path | None = None,
+              **popen) -> subprocess.Popen:
+        process = subprocess.Popen(
+            [*ayder_command(), *args],
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, **(env or {})},
+            cwd=cwd or project,
+            **popen,
+        )
+        started.append(process)
+        return process
+
+    yield spawn
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        for stream in (process.stdin, process.stdout, process.stderr):
+            if stream:
+                stream.close()
+
+
+def read_until(stream, needle: bytes, timeout_s: float = 20.0) -> bytes:
+    """Read a pipe as bytes arrive until `needle` shows up; AssertionError after timeout_s."""
+    import select
+    import time
+
+    fd = stream.fileno()
+    seen = b""
+    deadline = time.monotonic() + timeout_s
+    while needle not in seen:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise AssertionError(f"{needle!r} did not arrive within {timeout_s:g} s; got {seen!r}")
+        ready, _, _ = select.select([fd], [], [], left)
+        if ready:
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                raise AssertionError(f"the stream ended before {needle!r} arrived; got {seen!r}")
+            seen += chunk
+    return seen
+
+
+def write_json(path: Path, data) -> Path:
+    """Write a config (or any JSON) file, making its directory."""
+    import json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path

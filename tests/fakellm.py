@@ -33,16 +33,17 @@ class Reply:
     usage: tuple[int, int] | None = (12, 7)
     status: int = 200
     error: str | None = None  # error message for a status >= 400
+    echo_auth: bool = False  # append the Authorization header received to the error message
     headers: dict[str, str] = field(default_factory=dict)
     chunked: bool = True  # False: no Transfer-Encoding, the body ends when the connection closes
     first_delay_s: float = 0.0  # before the first delta
-    hold_after: int | None = None  # after this many deltas, wait for `release` (or hold_s)
+    hold_after: int | None = None  # after this many deltas (0: before the first), wait for `release` (or hold_s)
     hold_s: float = 30.0
     release: threading.Event | None = None
     cut_after: int | None = None  # close the connection after this many deltas, unfinished
     error_mid_stream: str | None = None  # send an error object after the deltas
     keepalive_comments: bool = False  # SSE `:` comment lines between events
-    multiline_data: bool = False  # SSE: split each event's JSON over two data: lines
+    multiline_data: bool = False  # SSE: each event's JSON over two data: lines
     reject_stream_options: bool = False  # 400 when the request has stream_options
     reject_tools: bool = False  # 400 when the request has tools
 
@@ -53,11 +54,12 @@ class FakeLLM:
         self.requests: list[dict[str, Any]] = []
         self.models = models
         self.default = Reply()
+        self._served: list[Reply] = []
         self._lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"fake": self})
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.server.daemon_threads = True
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
 
     @property
     def url(self) -> str:
@@ -73,16 +75,34 @@ class FakeLLM:
 
     def next_reply(self) -> Reply:
         with self._lock:
-            return self.script.popleft() if self.script else self.default
+            reply = self.script.popleft() if self.script else self.default
+            self._served.append(reply)
+            return reply
 
     def chat_requests(self) -> list[dict[str, Any]]:
         return [r for r in self.requests if r["path"].endswith(("/chat", "/chat/completions"))]
+
+    def wait_for_chat(self, count: int, timeout_s: float = 20.0) -> list[dict[str, Any]]:
+        """The chat requests once there are at least `count` of them; AssertionError after timeout_s."""
+        deadline = time.monotonic() + timeout_s
+        while len(self.chat_requests()) < count:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"expected {count} chat requests, got {len(self.chat_requests())}")
+            time.sleep(0.01)
+        return self.chat_requests()
+
+    def release_all(self) -> None:
+        """Let every held reply finish (tests call it on the way out)."""
+        for reply in [self.default, *self.script, *self._served]:
+            if reply.release is not None:
+                reply.release.set()
 
     def start(self) -> "FakeLLM":
         self._thread.start()
         return self
 
     def stop(self) -> None:
+        self.release_all()
         self.server.shutdown()
         self.server.server_close()
 
@@ -139,6 +159,8 @@ class _Handler(BaseHTTPRequestHandler):
             return self._json(400, {"error": {"message": "tools are not supported by this model"}})
         if reply.status >= 400:
             message = reply.error or "error"
+            if reply.echo_auth:
+                message += f" (received {self.headers.get('Authorization', 'no Authorization header')})"
             payload = {"error": message} if ollama else {"error": {"message": message, "type": "error"}}
             return self._json(reply.status, payload, reply.headers)
         model = body.get("model", "")
@@ -161,6 +183,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         if reply.first_delay_s:
             time.sleep(reply.first_delay_s)
+        if reply.hold_after == 0:
+            self._hold(reply)
         deltas = len(events) - (1 if ollama else 2)  # the closing events are not deltas
         try:
             for index, event in enumerate(events):
@@ -175,15 +199,18 @@ class _Handler(BaseHTTPRequestHandler):
                     self._write(reply, b": keep-alive\n\n")
                 self._write(reply, event)
                 if reply.hold_after is not None and index + 1 == reply.hold_after:
-                    if reply.release is not None:
-                        reply.release.wait(reply.hold_s)
-                    else:
-                        time.sleep(reply.hold_s)
+                    self._hold(reply)
             if reply.chunked:
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             pass
+
+    def _hold(self, reply: Reply) -> None:
+        if reply.release is not None:
+            reply.release.wait(reply.hold_s)
+        else:
+            time.sleep(reply.hold_s)
 
     def _write(self, reply: Reply, data: bytes) -> None:
         if reply.chunked:
@@ -229,8 +256,9 @@ def _openai_events(reply: Reply, model: str) -> list[bytes]:
             chunk["usage"] = usage
         data = json.dumps(chunk)
         if reply.multiline_data:
-            half = len(data) // 2
-            return f"data: {data[:half]}\ndata: {data[half:]}\n\n".encode()
+            # Split where JSON allows whitespace: the client joins data: lines with a newline.
+            head, tail = data.split(', "choices": ', 1)
+            return f'data: {head},\ndata: "choices": {tail}\n\n'.encode()
         return f"data: {data}\n\n".encode()
 
     events = []

@@ -69,7 +69,9 @@ class Transport:
             if self.log:
                 self.log(f"HTTP {response.status_code} in {time.monotonic() - started:.2f} s")
             if response.status_code in RETRY_STATUSES and not last:
-                wait = retry_after_s(response.headers.get("Retry-After")) or backoff_s(attempt)
+                wait = retry_after_s(response.headers.get("Retry-After"))
+                if wait is None:
+                    wait = backoff_s(attempt)
                 response.close()
                 self.sleep(wait)
                 continue

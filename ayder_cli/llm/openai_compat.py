@@ -29,11 +29,14 @@ class OpenAIClient:
         response = self._post(url, request)
         if not request.stream:
             try:
-                yield whole_response_delta(response.json())
+                payload = response.json()
             except ValueError as exc:
                 raise LLMError(f"{url} answered with something that is not JSON") from exc
             finally:
                 response.close()
+            if isinstance(payload, dict) and payload.get("error"):
+                raise LLMError(f"the server reported an error: {self.redact(error_text(payload))}")
+            yield whole_response_delta(payload)
             return
         yield from self._decode_stream(response, url)
 
@@ -46,9 +49,13 @@ class OpenAIClient:
             if "stream_options" not in body or exc.status not in (400, 422):
                 raise
             self.include_usage = False
-            return self.transport.request(
-                "POST", url, body=self._body(request), stream=True, error_for=self._error_for
-            )
+            try:
+                return self.transport.request(
+                    "POST", url, body=self._body(request), stream=True, error_for=self._error_for
+                )
+            except LLMError:
+                self.include_usage = True  # refused without it too: the option was not the problem
+                raise
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
         body: dict[str, Any] = {"model": request.model, "messages": request.messages, "stream": request.stream}
@@ -85,10 +92,12 @@ class OpenAIClient:
 
     def _event_delta(self, event: str, data: str, url: str) -> Delta:
         try:
-            payload = json.loads(data)
+            payload = _decode_json(data)  # json.loads without its per-call checks; data is already str
         except json.JSONDecodeError:
-            raise StreamCutError(f"the server sent a malformed event: {data[:120]!r}") from None
-        if event == "error" or (isinstance(payload, dict) and payload.get("error")):
+            payload = None
+        if not isinstance(payload, dict):
+            raise StreamCutError(f"the server sent a malformed event: {data[:120]!r}")
+        if event == "error" or payload.get("error"):
             raise StreamCutError(f"the server reported an error mid-stream: {self.redact(error_text(payload))}")
         return chunk_delta(payload)
 
@@ -122,6 +131,9 @@ class OpenAIClient:
         return LLMError(f"server error (HTTP {status}): {message}", "try again; check the server's log if it persists", status)
 
 
+_decode_json = json.JSONDecoder().decode
+
+
 def chunk_delta(payload: dict[str, Any]) -> Delta:
     """One `chat.completion.chunk` -> Delta."""
     usage = payload.get("usage")
@@ -133,7 +145,7 @@ def chunk_delta(payload: dict[str, Any]) -> Delta:
     return Delta(
         content=delta.get("content"),
         thinking=delta.get("reasoning_content") or delta.get("reasoning"),
-        tool_calls=_fragments(delta),
+        tool_calls=_fragments(delta) if "tool_calls" in delta or "function_call" in delta else None,
         finish_reason=choice.get("finish_reason"),
         usage=_usage(usage) if usage else None,
     )

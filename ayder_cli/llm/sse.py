@@ -58,21 +58,22 @@ class SSEDecoder:
     def _process(self, lines: Iterable[bytes]) -> list[tuple[str, str]]:
         events = []
         data = self._data
-        for line in lines:
-            if line.startswith(b"data:"):
-                value = line[5:]
-                data.append(value[1:] if value.startswith(b" ") else value)
-            elif not line:
+        event = self._event
+        for line in lines:  # hot loop: a blank line and a data line per event, so those first
+            if not line:
                 if data:
                     text = (data[0] if len(data) == 1 else b"\n".join(data)).decode("utf-8", "replace")
-                    events.append((self._event, text))
+                    events.append((event, text))
                     data.clear()
-                self._event = "message"
+                event = "message"
+            elif line.startswith(b"data:"):
+                data.append(line[6:] if line[5:6] == b" " else line[5:])
             elif line.startswith(b":"):
                 continue  # keep-alive comment
             elif line.startswith(b"event:"):
-                self._event = line[6:].strip().decode("utf-8", "replace") or "message"
+                event = line[6:].strip().decode("utf-8", "replace") or "message"
             # id:, retry: and unknown fields do not matter to a chat stream.
+        self._event = event
         return events
 
 

@@ -1,0 +1,338 @@
+"""The interactive REPL in a real pseudo-terminal (pexpect), and Ctrl-C in one-shot mode."""
+
+from __future__ import annotations
+
+import io
+import os
+import shlex
+import signal
+import termios
+import threading
+import time
+
+import pytest
+from conftest import ayder_command, read_until, server_args
+from fakellm import Reply
+
+pexpect = pytest.importorskip("pexpect")
+
+PROMPT = "> "
+DEFAULT_REPLY = "Default fake reply."
+INTERRUPTED_NOTE = "[reply interrupted by the user]"
+
+
+@pytest.fixture
+def repl(project, isolated_env, fake):
+    """Start `ayder` on a pty with a dumb terminal; each child is closed at the end."""
+    fake.default = Reply(text=DEFAULT_REPLY)  # easier to wait for than "ok"
+    children = []
+
+    def start(*args: str, term: str = "dumb") -> "pexpect.spawn":
+        command = ayder_command()
+        env = {**os.environ, "PROMPT_TOOLKIT_NO_CPR": "1", "TERM": term}
+        child = pexpect.spawn(command[0], [*command[1:], *args], env=env, cwd=str(project),
+                              encoding="utf-8", timeout=20, dimensions=(24, 200))
+        children.append(child)
+        return child
+
+    yield start
+    for child in children:
+        child.close(force=True)
+
+
+def wait_for_raw_mode(child, timeout_s: float = 20.0) -> None:
+    """Wait until prompt_toolkit has the terminal in raw mode, so keys reach it as keys.
+
+    Before that the pty is still in cooked mode, where Ctrl-D or Ctrl-C would be taken
+    by the line discipline instead (a race a person typing never wins, but a test would).
+    """
+    deadline = time.monotonic() + timeout_s
+    while termios.tcgetattr(child.child_fd)[3] & termios.ICANON:
+        if time.monotonic() > deadline:
+            raise AssertionError("the terminal never left cooked mode: no prompt is reading keys")
+        time.sleep(0.01)
+
+
+def expect_prompt(child, prompt: str = PROMPT) -> None:
+    child.expect_exact(prompt)
+    wait_for_raw_mode(child)
+
+
+def finish(child) -> int:
+    child.expect(pexpect.EOF)
+    child.close()
+    return child.exitstatus
+
+
+def test_typed_prompt_streams_the_reply(fake, repl, protocol):
+    fake.queue(Reply(text="Streamed reply text."))
+    child = repl(*server_args(fake, protocol))
+    expect_prompt(child)
+    child.sendline("hello there")
+    child.expect_exact("Streamed reply text.")
+    child.expect_exact("tokens: prompt 12")
+    expect_prompt(child)
+    assert fake.chat_requests()[0]["body"]["messages"][-1] == {"role": "user", "content": "hello there"}
+    child.sendline("/exit")
+    assert finish(child) == 0
+
+
+def test_xterm_prompt_streams_the_reply(fake, repl):
+    """The full-screen-capable renderer (TERM=xterm), not only the dumb-terminal one."""
+    fake.queue(Reply(text="Rendered on xterm."))
+    child = repl("--base-url", fake.url, term="xterm")
+    child.expect_exact("/help for commands")
+    wait_for_raw_mode(child)
+    child.send("question\r")
+    child.expect_exact("Rendered on xterm.")
+    child.expect_exact("tokens: prompt")
+    wait_for_raw_mode(child)  # the next prompt is up
+    child.sendcontrol("d")
+    assert finish(child) == 0
+    assert fake.chat_requests()[0]["body"]["messages"][-1]["content"] == "question"
+
+
+def test_repl_with_stdout_redirected_keeps_the_file_clean(fake, project, isolated_env):
+    """`ayder > answers.txt` at a terminal: prompt and notes on the screen, only answers in the file."""
+    fake.queue(Reply(text="Only this goes to the file."))
+    command = shlex.join([*ayder_command(), "--base-url", fake.url])
+    env = {**os.environ, "PROMPT_TOOLKIT_NO_CPR": "1", "TERM": "dumb"}
+    child = pexpect.spawn("/bin/sh", ["-c", f"{command} > answers.txt"], env=env, cwd=str(project),
+                          encoding="utf-8", timeout=20, dimensions=(24, 200))
+    try:
+        child.expect_exact("/help for commands")
+        wait_for_raw_mode(child)
+        child.send("question\r")
+        child.expect_exact("tokens: prompt 12")
+        wait_for_raw_mode(child)
+        child.sendcontrol("d")
+        assert finish(child) == 0
+    finally:
+        child.close(force=True)
+    assert (project / "answers.txt").read_text() == "Only this goes to the file.\n"
+
+
+def test_ctrl_c_mid_reply_keeps_the_partial_reply_marked_interrupted(fake, repl, protocol):
+    release = threading.Event()
+    fake.queue(Reply(chunks=["Partial ", "reply ", "so far", " and never this"], hold_after=3, release=release),
+               Reply(text="Second answer."))
+    child = repl(*server_args(fake, protocol))
+    expect_prompt(child)
+    child.sendline("first question")
+    child.expect_exact("Partial reply so far")
+    child.sendintr()
+    child.expect_exact("interrupted")
+    expect_prompt(child)
+    release.set()
+    child.sendline("second question")
+    child.expect_exact("Second answer.")
+    expect_prompt(child)
+    messages = fake.chat_requests()[1]["body"]["messages"]
+    assert messages[-3:] == [
+        {"role": "user", "content": "first question"},
+        {"role": "assistant", "content": f"Partial reply so far\n\n{INTERRUPTED_NOTE}"},
+        {"role": "user", "content": "second question"},
+    ]
+    child.sendline("/exit")
+    assert finish(child) == 0
+
+
+def test_ctrl_c_while_waiting_for_the_first_token_returns_to_the_prompt(fake, repl):
+    fake.queue(Reply(text="never shown", hold_after=0, release=threading.Event()))
+    child = repl("--base-url", fake.url)
+    expect_prompt(child)
+    child.sendline("slow question")
+    fake.wait_for_chat(1)  # the request is out; no token has come back
+    child.sendintr()
+    child.expect_exact("interrupted")
+    expect_prompt(child)
+    child.sendline("next question")
+    child.expect_exact(DEFAULT_REPLY)
+    assert fake.chat_requests()[1]["body"]["messages"][-3:] == [
+        {"role": "user", "content": "slow question"},
+        {"role": "assistant", "content": INTERRUPTED_NOTE},
+        {"role": "user", "content": "next question"},
+    ]
+    expect_prompt(child)
+    child.sendline("/exit")
+    assert finish(child) == 0
+
+
+def test_ctrl_c_at_the_prompt_clears_the_line(fake, repl):
+    child = repl("--base-url", fake.url)
+    expect_prompt(child)
+    child.send("half typed")
+    child.expect_exact("half typed")
+    child.sendcontrol("c")
+    expect_prompt(child)
+    child.sendline("fresh line")
+    child.expect_exact(DEFAULT_REPLY)
+    expect_prompt(child)
+    assert fake.chat_requests()[0]["body"]["messages"][-1]["content"] == "fresh line"
+    assert child.isalive()
+    child.sendline("/exit")
+    assert finish(child) == 0
+
+
+def test_triple_quote_block_typed_at_the_prompt(fake, repl):
+    child = repl("--base-url", fake.url)
+    expect_prompt(child)
+    child.sendline('"""')
+    expect_prompt(child, "... ")
+    child.sendline("def f():")
+    expect_prompt(child, "... ")
+    child.sendline("    return 1")
+    expect_prompt(child, "... ")
+    child.sendline('"""')
+    child.expect_exact(DEFAULT_REPLY)
+    expect_prompt(child)
+    assert fake.chat_requests()[0]["body"]["messages"][-1]["content"] == "def f():\n    return 1"
+    child.sendline("/exit")
+    assert finish(child) == 0
+
+
+def test_ctrl_c_inside_a_block_discards_it(fake, repl):
+    child = repl("--base-url", fake.url)
+    expect_prompt(child)
+    child.sendline('"""')
+    expect_prompt(child, "... ")
+    child.sendline("never sent")
+    expect_prompt(child, "... ")
+    child.sendcontrol("c")
+    child.expect_exact("block discarded")
+    expect_prompt(child)
+    child.sendline("sent")
+    child.expect_exact(DEFAULT_REPLY)
+    assert [r["body"]["messages"][-1]["content"] for r in fake.chat_requests()] == ["sent"]
+    expect_prompt(child)
+    child.sendcontrol("d")
+    assert finish(child) == 0
+
+
+def test_exit_command_exits_0(fake, repl):
+    child = repl("--base-url", fake.url)
+    expect_prompt(child)
+    child.sendline("/exit")
+    assert finish(child) == 0
+    assert fake.chat_requests() == []
+
+
+def test_ctrl_d_exits_0(fake, repl):
+    child = repl("--base-url", fake.url)
+    expect_prompt(child)
+    child.sendeof()
+    assert finish(child) == 0
+
+
+def test_failed_prompt_reports_and_the_repl_goes_on(repl, fake):
+    rejected = Reply(status=400, error="that was a bad request")
+    fake.queue(rejected, Reply(text="fine now"))
+    child = repl("--base-url", fake.url)
+    expect_prompt(child)
+    child.sendline("bad")
+    child.expect_exact("that was a bad request")
+    expect_prompt(child)
+    child.sendline("good")
+    child.expect_exact("fine now")
+    expect_prompt(child)
+    child.sendline("/exit")
+    assert finish(child) == 0  # leaving the REPL is not a failure
+
+
+def test_history_file_is_written_under_xdg_state_home(fake, repl, isolated_env):
+    child = repl("--base-url", fake.url)
+    expect_prompt(child)
+    child.sendline("remember this line")
+    child.expect_exact(DEFAULT_REPLY)
+    expect_prompt(child)
+    child.sendline("/exit")
+    assert finish(child) == 0
+    history = isolated_env / ".local" / "state" / "ayder" / "history"
+    assert "remember this line" in history.read_text()
+
+
+def test_history_is_recalled_with_the_up_arrow(fake, repl):
+    child = repl("--base-url", fake.url)
+    expect_prompt(child)
+    child.sendline("from an earlier session")
+    child.expect_exact(DEFAULT_REPLY)
+    expect_prompt(child)
+    child.sendeof()  # not /exit: that would be the newest history entry
+    finish(child)
+    child = repl("--base-url", fake.url)
+    expect_prompt(child)
+    child.send("\x1b[A")  # up arrow
+    child.send("\r")
+    child.expect_exact(DEFAULT_REPLY)
+    expect_prompt(child)
+    assert fake.chat_requests()[1]["body"]["messages"][-1]["content"] == "from an earlier session"
+    child.sendline("/exit")
+    assert finish(child) == 0
+
+
+def test_one_shot_ctrl_c_mid_reply_exits_130_keeping_the_partial_text(fake, spawn_ayder, protocol):
+    release = threading.Event()
+    fake.queue(Reply(chunks=["kept part ", "lost part"], hold_after=1, release=release))
+    process = spawn_ayder(*server_args(fake, protocol), "q")
+    try:
+        seen = read_until(process.stdout, b"kept part")
+        process.send_signal(signal.SIGINT)
+        rest, err = process.communicate(timeout=30)
+    finally:
+        release.set()
+    assert process.returncode == 130, err
+    assert (seen + rest).decode() == "kept part \n", err
+    assert "interrupted" in err.decode()
+    assert "Traceback" not in err.decode()
+
+
+def test_one_shot_ctrl_c_before_the_first_token_exits_130(fake, spawn_ayder):
+    fake.queue(Reply(text="never shown", hold_after=0, release=threading.Event()))
+    process = spawn_ayder("--base-url", fake.url, "q")
+    fake.wait_for_chat(1)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    assert out == b""
+    assert "interrupted" in err.decode() and "Traceback" not in err.decode()
+
+
+# --- one-shot on a terminal: colours and the spinner are for people, NO_COLOR turns them off
+
+
+def spawn_one_shot_on_pty(project, *args: str, env: dict | None = None) -> "pexpect.spawn":
+    command = ayder_command()
+    return pexpect.spawn(command[0], [*command[1:], *args], env={**os.environ, "TERM": "xterm", **(env or {})},
+                         cwd=str(project), encoding="utf-8", timeout=20, dimensions=(24, 200))
+
+
+def test_one_shot_on_a_terminal_shows_a_spinner_until_the_first_token(fake, project):
+    release = threading.Event()
+    fake.queue(Reply(text="after the wait", hold_after=0, release=release))
+    child = spawn_one_shot_on_pty(project, "--base-url", fake.url, "q")
+    try:
+        child.expect_exact("waiting for the model")
+        release.set()
+        child.expect_exact("after the wait")
+        child.expect_exact("\x1b[2mtokens: prompt 12")  # dimmed
+        assert finish(child) == 0
+    finally:
+        release.set()
+        child.close(force=True)
+
+
+@pytest.mark.parametrize("no_color", [False, True], ids=["colour", "NO_COLOR"])
+def test_error_is_red_on_a_terminal_unless_no_color(fake, project, no_color):
+    fake.queue(Reply(status=400, error="plain failure"))
+    child = spawn_one_shot_on_pty(project, "--base-url", fake.url, "q", env={"NO_COLOR": "1"} if no_color else {})
+    child.logfile_read = seen = io.StringIO()
+    try:
+        child.expect_exact("plain failure")
+        assert finish(child) == 1
+    finally:
+        child.close(force=True)
+    if no_color:
+        assert seen.getvalue().startswith("error: ")
+        assert "\x1b[" not in seen.getvalue()
+    else:
+        assert "\x1b[31merror: " in seen.getvalue()

@@ -1,0 +1,85 @@
+"""The streaming think-block filter: the live view never depends on how deltas were cut."""
+
+from __future__ import annotations
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from ayder_cli.intents import ThinkFilter
+
+
+def run(pieces) -> tuple[str, str]:
+    """(visible, thinking) after feeding `pieces` and finishing."""
+    flt = ThinkFilter()
+    out = [pair for piece in pieces for pair in flt.feed(piece)] + flt.finish()
+    visible = "".join(text for thinking, text in out if not thinking)
+    thought = "".join(text for thinking, text in out if thinking)
+    return visible, thought
+
+
+def test_think_block_is_split_out():
+    assert run(["Sure. <think>plan it</think>Here it is."]) == ("Sure. Here it is.", "plan it")
+
+
+def test_tags_cut_across_deltas():
+    assert run(["<th", "ink>a", "b</thi", "nk>", "c"]) == ("c", "ab")
+
+
+def test_text_is_released_as_soon_as_it_cannot_be_a_tag():
+    flt = ThinkFilter()
+    assert flt.feed("x <") == [(False, "x ")]
+    assert flt.feed("b") == [(False, "<b")]
+    assert flt.feed("<think>hm") == [(True, "hm")]
+    assert flt.in_think
+
+
+def test_unclosed_think_at_the_end_is_thinking():
+    assert run(["Answer soon.<think>still going"]) == ("Answer soon.", "still going")
+    assert run(["<think>held </thi"]) == ("", "held </thi")
+
+
+def test_partial_tag_at_the_end_is_plain_text():
+    assert run(["a < b and x <thi"]) == ("a < b and x <thi", "")
+
+
+def test_stray_closing_tag_is_dropped():
+    # The opening tag was in the prompt template; the model only writes the end of it.
+    assert run(["reasoning</think>The answer is 4."]) == ("reasoningThe answer is 4.", "")
+
+
+def test_several_blocks_and_text_between():
+    assert run(["<think>1</think>a<think>2</think>b"]) == ("ab", "12")
+
+
+alphabet = st.sampled_from(["<think>", "</think>", "<", "</", "<th", "think>", ">", "t", "a", " ", "é", "\n"])
+texts = st.lists(alphabet, max_size=25).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts, st.lists(st.integers(min_value=0, max_value=200), max_size=12))
+@example("x<think>y</think>z", [1, 3, 5, 9, 12, 14])
+def test_any_split_gives_the_unsplit_result(text, points):
+    cuts = sorted({p for p in points if 0 < p < len(text)})
+    pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])]
+    assert run(pieces) == run([text])
+    assert run(list(text)) == run([text])
+
+
+def reference(text: str) -> tuple[str, str]:
+    """What the filter should show, read one character at a time with the whole text at hand."""
+    visible, thought, thinking, at = [], [], False, 0
+    while at < len(text):
+        if not thinking and text.startswith("<think>", at):
+            thinking, at = True, at + len("<think>")
+        elif text.startswith("</think>", at):
+            thinking, at = False, at + len("</think>")
+        else:
+            (thought if thinking else visible).append(text[at])
+            at += 1
+    return "".join(visible), "".join(thought)
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts)
+def test_whole_text_matches_a_plain_reading(text):
+    assert run([text]) == reference(text)
