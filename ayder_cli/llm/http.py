@@ -123,6 +123,21 @@ def iter_body(response: requests.Response, url: str) -> Iterator[bytes]:
         response.close()
 
 
+def whole_json(response: requests.Response, url: str, redact: Callable[[str], str]) -> dict[str, Any]:
+    """A non-streamed reply body as a JSON object; an error object in it becomes an LLMError."""
+    try:
+        payload = response.json()
+    except ValueError as exc:
+        raise LLMError(f"{url} answered with something that is not JSON") from exc
+    finally:
+        response.close()
+    if not isinstance(payload, dict):
+        raise LLMError(f"{url} answered with JSON that is not an object")
+    if payload.get("error"):
+        raise LLMError(f"the server reported an error: {redact(error_text(payload))}")
+    return payload
+
+
 def server_message(response: requests.Response) -> str:
     """The error text a server put in its body, in any of the usual shapes."""
     try:

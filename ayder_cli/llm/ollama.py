@@ -9,7 +9,7 @@ import requests
 
 from ayder_cli.llm.accumulate import decode_arguments
 from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
-from ayder_cli.llm.http import Transport, iter_body, server_message
+from ayder_cli.llm.http import Transport, iter_body, server_message, whole_json
 from ayder_cli.llm.sse import decode_ndjson_lines
 
 
@@ -31,15 +31,7 @@ class OllamaClient:
             error_for=lambda failed: self._error_for(failed, request.model),
         )
         if not request.stream:
-            try:
-                payload = response.json()
-            except ValueError as exc:
-                raise LLMError(f"{url} answered with something that is not JSON") from exc
-            finally:
-                response.close()
-            if payload.get("error"):
-                raise LLMError(f"Ollama reported an error: {self.redact(str(payload['error']))}")
-            yield line_delta({**payload, "done": True}, 0)
+            yield line_delta({**whole_json(response, url, self.redact), "done": True}, 0)
             return
         calls_seen = 0
         done = False

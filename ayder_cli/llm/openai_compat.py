@@ -8,7 +8,7 @@ from typing import Any, Iterator
 import requests
 
 from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
-from ayder_cli.llm.http import Transport, error_text, iter_body, server_message
+from ayder_cli.llm.http import Transport, error_text, iter_body, server_message, whole_json
 from ayder_cli.llm.sse import SSEDecoder
 
 
@@ -28,15 +28,7 @@ class OpenAIClient:
         url = f"{self.base_url}/chat/completions"
         response = self._post(url, request)
         if not request.stream:
-            try:
-                payload = response.json()
-            except ValueError as exc:
-                raise LLMError(f"{url} answered with something that is not JSON") from exc
-            finally:
-                response.close()
-            if isinstance(payload, dict) and payload.get("error"):
-                raise LLMError(f"the server reported an error: {self.redact(error_text(payload))}")
-            yield whole_response_delta(payload)
+            yield whole_response_delta(whole_json(response, url, self.redact))
             return
         yield from self._decode_stream(response, url)
 
@@ -153,8 +145,6 @@ def chunk_delta(payload: dict[str, Any]) -> Delta:
 
 def whole_response_delta(payload: dict[str, Any]) -> Delta:
     """A non-streamed `chat.completion` -> one Delta holding all of it."""
-    if payload.get("error"):
-        raise LLMError(f"the server reported an error: {error_text(payload)}")
     choice = (payload.get("choices") or [{}])[0]
     message = choice.get("message") or {}
     usage = payload.get("usage")
