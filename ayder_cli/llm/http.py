@@ -110,11 +110,14 @@ def iter_body(response: requests.Response, url: str) -> Iterator[bytes]:
     """The body as it arrives: each read returns what the socket has, never waits to fill."""
     raw = response.raw
     try:
-        while True:
-            chunk = raw.read1(READ_SIZE, decode_content=True)
-            if not chunk:
-                return
-            yield chunk
+        if raw.chunked and raw.supports_chunked_reads():
+            # Servers flush one HTTP chunk per token; each is handed over as soon as it is whole.
+            pieces = raw.read_chunked(decode_content=True)
+        else:
+            pieces = iter(lambda: raw.read1(READ_SIZE, decode_content=True), b"")
+        for chunk in pieces:
+            if chunk:
+                yield chunk
     except urllib3.exceptions.ReadTimeoutError as exc:
         raise StreamCutError(f"the stream from {url} stalled: no data for a long time") from exc
     except (urllib3.exceptions.HTTPError, requests.exceptions.RequestException, OSError) as exc:
