@@ -164,3 +164,11 @@ def _usage(services, args: str) -> None:
         f"conversation: {len(services.conversation.messages)} messages, "
         f"about {services.conversation.estimated_tokens()} tokens"
     )
+
+
+@command("tools", help="list the tools the model may call")
+def _tools(services, args: str) -> None:
+    specs = services.tools.specs()
+    width = max((len(spec.signature()) for spec in specs), default=0)
+    for spec in specs:
+        services.console.info(f"  {spec.permission}  {spec.signature():<{width}}  {spec.description}")

@@ -41,6 +41,7 @@ class Config:
     iterations: int = 50
     prompts: tuple[str, ...] = ("system",)
     show_thinking: bool = False
+    native_tools: str = "auto"  # auto: native tool calling, text format if the server refuses it
     # Where each value came from ("default", a file path, "environment", "flag").
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
@@ -143,6 +144,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "iterations": _number(1, integer=True),
     "prompts": _prompt_names,
     "show_thinking": _boolean,
+    "native_tools": _text(choices=("auto", "on", "off")),
 }
 assert set(CHECKS) == set(KEYS)
 

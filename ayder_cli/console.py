@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import threading
@@ -10,7 +11,7 @@ from typing import IO, Mapping
 
 from ayder_cli.llm.base import AssistantTurn, Usage
 
-DIM, RED, YELLOW, RESET = "\033[2m", "\033[31m", "\033[33m", "\033[0m"
+DIM, RED, GREEN, YELLOW, RESET = "\033[2m", "\033[31m", "\033[32m", "\033[33m", "\033[0m"
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
@@ -123,12 +124,32 @@ class Console:
     def on_reply_end(self, turn: AssistantTurn) -> None:
         self._stop_spinner()
         self._end_err_line()
+        if turn.finish_reason == "length" and not turn.interrupted:
+            return  # the loop asks for the rest, which goes on from here
         if self._out_line_open:
             self.out.write("\n")
             self.out.flush()
             self._out_line_open = False
         if turn.interrupted:
             self.notice("interrupted; the partial reply is kept")
+
+    def on_tool_start(self, call) -> None:
+        self._stop_spinner()
+        self._end_err_line()
+        if self._out_line_open and self.terminal.stdout_is_tty and self.terminal.stderr_is_tty:
+            self.out.write("\n")  # the activity line starts on a line of its own on a shared screen
+            self.out.flush()
+            self._out_line_open = False
+        self.err.write(self._paint(f"→ {describe_call(call)}", DIM))
+        self.err.flush()
+        self._err_line_open = True
+
+    def on_tool_done(self, call, result) -> None:
+        mark = self._paint("✓", GREEN) if result.ok else self._paint("✗", RED)
+        summary = result.summary or ("ok" if result.ok else (result.error or "failed"))
+        self.err.write(f"  {mark} {summary}\n")
+        self.err.flush()
+        self._err_line_open = False
 
     def on_notice(self, message: str) -> None:
         self.notice(message)
@@ -165,6 +186,10 @@ class Console:
     def _line(self, text: str) -> None:
         self._stop_spinner()
         self._end_err_line()
+        if self._out_line_open and self.terminal.stdout_is_tty and self.terminal.stderr_is_tty:
+            self.out.write("\n")  # a notice does not start mid-answer on a shared screen
+            self.out.flush()
+            self._out_line_open = False
         self.err.write(text + "\n")
         self.err.flush()
 
@@ -179,3 +204,13 @@ class Console:
         if self._err_line_open:
             self.err.write("\n")
             self._err_line_open = False
+
+
+def describe_call(call, width: int = 60) -> str:
+    """read_file(file_path="src/app.py", start_line=5) -- values shortened to one line."""
+    parts = []
+    for key, value in call.arguments.items():
+        text = json.dumps(value, ensure_ascii=False)
+        text = text if len(text) <= width else text[: width - 1] + "…"
+        parts.append(f"{key}={text}")
+    return f"{call.name}({', '.join(parts)})"

@@ -1,13 +1,27 @@
-"""The messages of one conversation, in the OpenAI shape both clients accept."""
+"""The messages of one conversation, in the OpenAI shape both clients accept.
+
+How tool calls and their results are written into the conversation is decided
+here and nowhere else: native calls get one `role=tool` message each, matched by
+`tool_call_id`; calls the model wrote as text get one `role=user` message that
+names each call and its result.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Any, Protocol
 
-from ayder_cli.llm.base import AssistantTurn
+from ayder_cli.llm.base import AssistantTurn, ToolCall
 
 INTERRUPTED_NOTE = "[reply interrupted by the user]"
 CUT_OFF_NOTE = "[reply cut off: the connection to the server broke]"
+NO_RESULT = "no result: the call was interrupted before it ran"
+
+
+class ResultLike(Protocol):
+    ok: bool
+    output: str
+    error: str | None
 
 
 class Conversation:
@@ -25,20 +39,66 @@ class Conversation:
             text = f"{text}\n\n{INTERRUPTED_NOTE}" if text else INTERRUPTED_NOTE
         elif turn.cut_off:
             text = f"{text}\n\n{CUT_OFF_NOTE}" if text else CUT_OFF_NOTE
-        self.messages.append({"role": "assistant", "content": text})
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        if turn.tool_calls and not turn.interrupted and not turn.cut_off:
+            message["tool_calls"] = [
+                {"id": call.id, "type": "function",
+                 "function": {"name": call.name, "arguments": json.dumps(call.arguments, ensure_ascii=False)}}
+                for call in turn.tool_calls
+            ]
+        self.messages.append(message)
+
+    def add_results(self, calls: list[ToolCall], results: list[ResultLike], native: bool, notes: list[str] = ()) -> None:
+        """Every call gets exactly one result; `notes` (what was wrong with other calls) go along."""
+        if native:
+            for call, result in zip(calls, results):
+                self.messages.append({"role": "tool", "tool_call_id": call.id, "content": render_result(result)})
+            if notes:
+                self.messages.append({"role": "user", "content": "\n".join(notes)})
+            return
+        parts = [f"[{call.name} {json.dumps(call.arguments, ensure_ascii=False)}] {render_result(result)}"
+                 for call, result in zip(calls, results)]
+        header = "Tool results:\n\n" if parts else ""
+        self.messages.append({"role": "user", "content": header + "\n\n".join(parts + list(notes))})
 
     def drop_last_user(self) -> None:
         """Undo add_user when the request failed before anything arrived."""
         if self.messages and self.messages[-1]["role"] == "user":
             self.messages.pop()
 
-    def for_request(self) -> list[dict[str, Any]]:
-        system = [{"role": "system", "content": self.system_prompt}] if self.system_prompt else []
-        return system + self.messages
+    def for_request(self, system_prompt: str | None = None) -> list[dict[str, Any]]:
+        """The messages to send, always valid: every native call answered, no orphan results."""
+        system = system_prompt if system_prompt is not None else self.system_prompt
+        messages = [{"role": "system", "content": system}] if system else []
+        pending: dict[str, None] = {}  # call ids still waiting for their result
+        for message in self.messages:
+            if message["role"] == "tool":
+                if message.get("tool_call_id") not in pending:
+                    continue  # an orphan result: its call is not in the history
+                del pending[message["tool_call_id"]]
+            else:
+                messages += _answer(pending)
+            messages.append(message)
+            if message["role"] == "assistant":
+                pending = {call["id"]: None for call in message.get("tool_calls", ())}
+        return messages + _answer(pending)
 
     def reset(self) -> None:
         self.messages.clear()
 
     def estimated_tokens(self) -> int:
         """A rough size: about four characters a token."""
-        return sum(len(str(m.get("content") or "")) for m in self.for_request()) // 4
+        return sum(len(str(m.get("content") or "")) + len(str(m.get("tool_calls") or "")) for m in self.for_request()) // 4
+
+
+def _answer(pending: dict[str, None]) -> list[dict[str, Any]]:
+    """Stand-in results for calls that never got one, so the server accepts the history."""
+    answers = [{"role": "tool", "tool_call_id": call_id, "content": NO_RESULT} for call_id in pending]
+    pending.clear()
+    return answers
+
+
+def render_result(result: ResultLike) -> str:
+    if result.ok:
+        return f"ok:\n{result.output}" if result.output else "ok"
+    return f"error: {result.error}"

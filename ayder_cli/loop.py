@@ -1,4 +1,4 @@
-"""ChatLoop: one user message -> model turns until the reply is done.
+"""ChatLoop: one user message -> model turns and tool round trips until the reply is done.
 
 The loop never prints. It reports through a small callbacks protocol that the
 console implements for the terminal and tests implement with a recorder.
@@ -11,9 +11,14 @@ from typing import Callable, Protocol
 
 from ayder_cli.config import Config
 from ayder_cli.conversation import Conversation
-from ayder_cli.intents import ThinkFilter
+from ayder_cli.intents import StreamFilter, call_format_instructions, parse
 from ayder_cli.llm.accumulate import Accumulator
-from ayder_cli.llm.base import AssistantTurn, ChatClient, ChatRequest, LLMError, StreamCutError, Usage
+from ayder_cli.llm.base import AssistantTurn, ChatClient, ChatRequest, LLMError, StreamCutError, ToolCall, Usage
+from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolResult
+
+MAX_MALFORMED_RETRIES = 2  # corrective messages in a row before the loop gives up
+MAX_CONTINUATIONS = 3  # automatic "continue" after a reply cut at max_tokens
+CONTINUE_PROMPT = "Your reply was cut off by the length limit. Continue exactly where it stopped."
 
 
 class Callbacks(Protocol):
@@ -26,13 +31,17 @@ class Callbacks(Protocol):
 
     def on_reply_end(self, turn: AssistantTurn) -> None: ...
 
+    def on_tool_start(self, call: ToolCall) -> None: ...
+
+    def on_tool_done(self, call: ToolCall, result: ToolResult) -> None: ...
+
     def on_notice(self, message: str) -> None: ...
 
     def on_usage(self, usage: Usage) -> None: ...
 
 
 class IterationController:
-    """Counts model turns for one user message against the budget (-I)."""
+    """Counts tool round trips for one user message against the budget (-I)."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -53,6 +62,7 @@ class IterationController:
 class RunResult:
     turn: AssistantTurn | None
     interrupted: bool = False
+    stopped: str | None = None  # why the loop gave up before the model finished
 
 
 @dataclass
@@ -75,43 +85,93 @@ class ChatLoop:
         conversation: Conversation,
         config: Config,
         callbacks: Callbacks,
+        tools: ToolRegistry | None = None,
+        context: ToolContext | None = None,
         log: Callable[[str], None] = lambda message: None,
     ) -> None:
         self.client = client
         self.conversation = conversation
         self.config = config
         self.callbacks = callbacks
+        self.tools = tools
+        self.context = context
         self.log = log
         self.usage = SessionUsage()
+        # None: try native tool calling and fall back to text if the server refuses it.
+        self.native_tools: bool | None = {"on": True, "off": False}.get(config.native_tools)
+
+    # --- one user message
 
     def run(self, user_text: str) -> RunResult:
         """Handle one user message. Raises LLMError when the server fails."""
         self.conversation.add_user(user_text)
         iterations = IterationController(self.config.iterations)
-        iterations.next_turn()
-        try:
-            turn = self._ask()
-        except StreamCutError as exc:
-            exc.hint = exc.hint or "what arrived is kept in the conversation; ask again to retry"
-            raise  # the partial reply is kept, so the prompt stays too
-        except LLMError:
-            self.conversation.drop_last_user()  # nothing arrived: as if never sent
-            raise
-        if turn.interrupted:
-            return RunResult(turn, interrupted=True)
-        if turn.finish_reason == "length":
-            self.callbacks.on_notice(
-                f"the reply was truncated at max_tokens ({self.config.max_tokens}); "
-                "raise max_tokens or ask the model to continue"
-            )
-        return RunResult(turn)
+        malformed = continuations = 0
+        first = True
+        while True:
+            try:
+                turn = self._ask()
+            except StreamCutError as exc:
+                exc.hint = exc.hint or "what arrived is kept in the conversation; ask again to retry"
+                raise  # the partial reply is kept, so the prompt stays too
+            except LLMError:
+                if first:
+                    self.conversation.drop_last_user()  # nothing arrived: as if never sent
+                raise
+            first = False
+            if turn.interrupted:
+                return RunResult(turn, interrupted=True)
+            calls, errors, native = self._calls_of(turn)
+            if not calls and not errors:
+                if turn.finish_reason == "length" and continuations < MAX_CONTINUATIONS:
+                    continuations += 1
+                    self.callbacks.on_notice("the reply hit max_tokens; asking the model to continue")
+                    self.conversation.add_user(CONTINUE_PROMPT)
+                    continue
+                if turn.finish_reason == "length":
+                    self.callbacks.on_notice(
+                        f"the reply was truncated at max_tokens ({self.config.max_tokens}); "
+                        "raise max_tokens or ask the model to continue"
+                    )
+                return RunResult(turn)
+            runnable = [call for call in calls if call.error is None]
+            malformed = 0 if runnable or not errors else malformed + 1
+            if malformed > MAX_MALFORMED_RETRIES:
+                return self._stop(turn, f"stopped: the model wrote malformed tool calls {malformed} times in a row")
+            if calls and not iterations.next_turn():
+                refused = [ToolResult.failure("not run: the iteration budget for this message is spent")] * len(calls)
+                self.conversation.add_results(calls, refused, native)
+                return self._stop(
+                    turn, f"stopped after {iterations.limit} tool iterations (-I {iterations.limit}); "
+                    "send another message to let it go on, or raise -I"
+                )
+            results = self._execute(calls)
+            notes = [self._correction(errors)] if errors else []
+            self.conversation.add_results(calls, results, native, notes)
+            if len(results) < len(calls):  # Ctrl-C during a tool
+                return RunResult(turn, interrupted=True)
+
+    def _stop(self, turn: AssistantTurn, reason: str) -> RunResult:
+        self.callbacks.on_notice(reason)
+        return RunResult(turn, stopped=reason)
+
+    # --- asking the model
 
     def _request(self) -> ChatRequest:
         config = self.config
+        system = self.conversation.system_prompt
+        tools = None
+        if self.tools is not None and self.tools.names():
+            if self.native_tools is False:
+                teach = call_format_instructions([spec.signature() for spec in self.tools.specs()])
+                system = f"{system}\n\n{teach}" if system else teach
+            else:
+                tools = self.tools.schemas()
         return ChatRequest(
             model=config.resolved_model,
-            messages=self.conversation.for_request(),
+            messages=self.conversation.for_request(system),
             stream=config.stream,
+            tools=tools,
             temperature=config.temperature,
             top_p=config.top_p,
             max_tokens=config.max_tokens,
@@ -123,14 +183,17 @@ class ChatLoop:
         request = self._request()
         self.log(
             f"{self.client.provider} model={request.model} messages={len(request.messages)} "
-            f"stream={str(request.stream).lower()} max_tokens={request.max_tokens}"
+            f"tools={len(request.tools or ())} stream={str(request.stream).lower()} max_tokens={request.max_tokens}"
         )
         accumulator = Accumulator()
-        display = ThinkFilter()
+        # A lone </think> cannot be known before it arrives: text streams at once, and
+        # the calls are read again from the whole reply, where thinking is told apart.
+        display = StreamFilter(request.tools or self._schemas(), think_open=False)
         callbacks = self.callbacks
         callbacks.on_waiting()
-        deltas = self.client.stream(request)
+        deltas = None
         try:
+            deltas = self._stream(request)
             for delta in deltas:
                 accumulator.add(delta)
                 if delta.thinking:
@@ -138,7 +201,8 @@ class ChatLoop:
                 if delta.content:
                     self._show(display.feed(delta.content))
         except KeyboardInterrupt:
-            deltas.close()
+            if deltas is not None:
+                deltas.close()  # closes the response: the server stops generating
             self._show(display.finish())
             return self._keep(accumulator.turn(interrupted=True))
         except StreamCutError:
@@ -151,9 +215,28 @@ class ChatLoop:
             callbacks.on_usage(turn.usage)
         return turn
 
-    def _show(self, pieces: list[tuple[bool, str]]) -> None:
-        for is_thinking, piece in pieces:
-            if is_thinking:
+    def _stream(self, request: ChatRequest):
+        """The client's deltas; a server that refuses native tools gets the text format instead."""
+        deltas = self.client.stream(request)
+        try:
+            first = next(deltas)
+        except StopIteration:
+            return _chain(None, deltas)
+        except LLMError as exc:
+            # Servers say so in words: "does not support tools", "tools param requires --jinja", ...
+            refused_tools = exc.status in (400, 422, 500) and "tool" in exc.message.lower()
+            if not request.tools or self.native_tools is not None or not refused_tools:
+                raise
+            self.native_tools = False
+            self.callbacks.on_notice("the server refused native tool calling; tools are now taught as text ([CALL] lines)")
+            return self._stream(self._request())
+        if request.tools and self.native_tools is None:
+            self.native_tools = True
+        return _chain(first, deltas)
+
+    def _show(self, pieces: list[tuple[str, str]]) -> None:
+        for kind, piece in pieces:
+            if kind == "thinking":
                 self.callbacks.on_thinking(piece)
             else:
                 self.callbacks.on_text(piece)
@@ -164,3 +247,56 @@ class ChatLoop:
         self.conversation.add_assistant(turn)
         return turn
 
+    def _schemas(self) -> list[dict] | None:
+        return self.tools.schemas() if self.tools is not None else None
+
+    # --- tool calls
+
+    def _calls_of(self, turn: AssistantTurn) -> tuple[list[ToolCall], list[str], bool]:
+        """Native calls if the reply has any, else the calls written in its text."""
+        if turn.tool_calls:
+            good = [call for call in turn.tool_calls if call.error is None]
+            errors = [f"{call.name}: {call.error}" for call in turn.tool_calls if call.error is not None]
+            # Every native call needs a result: a broken one gets its error as the result.
+            if errors:
+                return turn.tool_calls, errors, True
+            return good, [], True
+        if self.tools is None:
+            return [], [], False
+        parsed = parse(turn.text, self._schemas())  # nothing before a lone </think> is run
+        return parsed.calls, parsed.errors, False
+
+    def _execute(self, calls: list[ToolCall]) -> list[ToolResult]:
+        """Run the calls in order; Ctrl-C stops the rest (they get no result here)."""
+        results: list[ToolResult] = []
+        for call in calls:
+            if call.error is not None:
+                results.append(ToolResult.failure(f"not run: {call.error}"))
+                continue
+            self.callbacks.on_tool_start(call)
+            try:
+                result = self.tools.execute(call, self.context)
+            except KeyboardInterrupt:
+                result = ToolResult.failure("interrupted by the user")
+                self.callbacks.on_tool_done(call, result)
+                results.append(result)
+                return results
+            self.callbacks.on_tool_done(call, result)
+            results.append(result)
+        return results
+
+    def _correction(self, errors: list[str]) -> str:
+        """What was wrong with the calls, and the one format that always works."""
+        listed = "\n".join(f"- {error}" for error in errors)
+        return (
+            f"These tool calls could not be run:\n{listed}\n"
+            'Call a tool by writing a line on its own: [CALL] tool_name {"argument": "value"} '
+            "with the arguments as one JSON object on that line."
+        )
+
+
+def _chain(first, rest):
+    """The first delta, already taken to see whether the request was accepted, then the rest."""
+    if first is not None:
+        yield first
+    yield from rest

@@ -12,6 +12,8 @@ from ayder_cli.conversation import Conversation
 from ayder_cli.llm import make_client
 from ayder_cli.loop import ChatLoop
 from ayder_cli.prompts import load_system_prompt
+from ayder_cli.tools import ToolRegistry, default_registry
+from ayder_cli.tools.base import ToolContext
 
 
 @dataclass
@@ -22,6 +24,7 @@ class Services:
     console: Console
     conversation: Conversation
     loop: ChatLoop
+    tools: ToolRegistry
     # What the command line said, so /provider can re-resolve the layers.
     config_file: Path | None = None
     flags: dict[str, Any] = field(default_factory=dict)
@@ -67,7 +70,8 @@ def build_services(
 ) -> Services:
     conversation = Conversation(load_system_prompt(config.prompts, root))
     client = make_client(config, env, log=console.log)
-    loop = ChatLoop(client, conversation, config, console, log=console.log)
+    tools = default_registry()
+    loop = ChatLoop(client, conversation, config, console, tools=tools, context=ToolContext(root), log=console.log)
     return Services(
         config=config,
         env=env,
@@ -75,6 +79,7 @@ def build_services(
         console=console,
         conversation=conversation,
         loop=loop,
+        tools=tools,
         config_file=config_file,
         flags=dict(flags or {}),
     )

@@ -270,11 +270,22 @@ def test_ollama_host_and_openai_base_url_env(fake, run_ayder):
 
 
 @pytest.mark.parametrize("stream", [True, False], ids=["stream", "no-stream"])
-def test_length_finish_reason_shows_a_truncation_notice(fake, run_ayder, protocol, stream):
-    fake.queue(Reply(text="The first half of", finish_reason="length"))
+def test_length_finish_reason_continues_the_reply(fake, run_ayder, protocol, stream):
+    fake.queue(Reply(text="The first half of", finish_reason="length"), Reply(text=" the answer."))
     result = run_ayder(*server_args(fake, protocol), *([] if stream else ["--no-stream"]), "q")
     assert result.returncode == 0, result.stderr
-    assert result.stdout == "The first half of\n"
+    assert result.stdout == "The first half of the answer.\n"  # one answer, not two lines
+    assert "max_tokens" in result.stderr and "continue" in result.stderr
+    second = fake.chat_requests()[1]["body"]["messages"]
+    assert second[-2] == {"role": "assistant", "content": "The first half of"}
+    assert second[-1]["role"] == "user" and "Continue" in second[-1]["content"]
+
+
+def test_truncation_notice_after_the_continuations_run_out(fake, run_ayder, protocol):
+    fake.queue(*[Reply(text=f"part {n} ", finish_reason="length") for n in range(4)])
+    result = run_ayder(*server_args(fake, protocol), "q")
+    assert result.returncode == 0, result.stderr
+    assert len(fake.chat_requests()) == 4  # the reply and three continuations
     assert "truncated" in result.stderr and "max_tokens" in result.stderr
 
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from ayder_cli.intents import ThinkFilter
+from ayder_cli.intents import StreamFilter, parse
 
 
 def run(pieces) -> tuple[str, str]:
     """(visible, thinking) after feeding `pieces` and finishing."""
-    flt = ThinkFilter()
+    flt = StreamFilter(think_open=False)
     out = [pair for piece in pieces for pair in flt.feed(piece)] + flt.finish()
-    visible = "".join(text for thinking, text in out if not thinking)
-    thought = "".join(text for thinking, text in out if thinking)
+    visible = "".join(text for kind, text in out if kind == "text")
+    thought = "".join(text for kind, text in out if kind == "thinking")
     return visible, thought
 
 
@@ -26,11 +26,12 @@ def test_tags_cut_across_deltas():
 
 
 def test_text_is_released_as_soon_as_it_cannot_be_a_tag():
-    flt = ThinkFilter()
-    assert flt.feed("x <") == [(False, "x ")]
-    assert flt.feed("b") == [(False, "<b")]
-    assert flt.feed("<think>hm") == [(True, "hm")]
-    assert flt.in_think
+    flt = StreamFilter(think_open=False)
+    assert flt.feed("x <") == [("text", "x ")]
+    assert flt.feed("b") == []  # "<b" may still become a wrapper tag like <b:tool_call>
+    assert "".join(text for _, text in flt.feed(">")) == "<b>"
+    assert flt.feed("<think>hm") == [("thinking", "hm")]
+    assert flt.feed(" more") == [("thinking", " more")]
 
 
 def test_unclosed_think_at_the_end_is_thinking():
@@ -42,9 +43,17 @@ def test_partial_tag_at_the_end_is_plain_text():
     assert run(["a < b and x <thi"]) == ("a < b and x <thi", "")
 
 
-def test_stray_closing_tag_is_dropped():
+def test_stray_closing_tag_is_dropped_while_streaming():
     # The opening tag was in the prompt template; the model only writes the end of it.
+    # Streaming cannot know that before the tag arrives, so the text was already shown.
     assert run(["reasoning</think>The answer is 4."]) == ("reasoningThe answer is 4.", "")
+
+
+def test_lone_closing_tag_makes_what_came_before_thinking_in_the_whole_reply():
+    reply = parse("reasoning [CALL] read_file {}</think>The answer is 4.")
+    assert reply.display == "The answer is 4."
+    assert reply.thinking == ["reasoning [CALL] read_file {}"]
+    assert reply.calls == []
 
 
 def test_several_blocks_and_text_between():

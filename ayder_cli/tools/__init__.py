@@ -1,0 +1,13 @@
+"""The tools the model can call, and the registry that runs them."""
+
+from __future__ import annotations
+
+from ayder_cli.tools.base import ToolContext, ToolError, ToolRegistry, ToolResult, ToolSpec
+from ayder_cli.tools.files import LIST_FILES, READ_FILE
+
+__all__ = ["ToolContext", "ToolError", "ToolRegistry", "ToolResult", "ToolSpec", "default_registry"]
+
+
+def default_registry() -> ToolRegistry:
+    """The tools offered to the model, in the order they are offered."""
+    return ToolRegistry([READ_FILE, LIST_FILES])

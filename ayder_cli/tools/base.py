@@ -1,0 +1,139 @@
+"""What a tool is (ToolSpec), what it returns (ToolResult), and the registry that runs one."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Literal
+
+from ayder_cli.llm.base import ToolCall
+from ayder_cli.tools.validate import check_arguments
+
+Permission = Literal["r", "w", "x"]
+
+
+class ToolError(Exception):
+    """A failure the model can act on; its message becomes the result's error as it is."""
+
+
+@dataclass
+class ToolResult:
+    ok: bool
+    output: str = ""
+    error: str | None = None
+    summary: str = ""  # a few words for the one-line activity display
+
+    @classmethod
+    def failure(cls, error: str) -> "ToolResult":
+        return cls(ok=False, error=error, summary=first_line(error))
+
+
+@dataclass
+class ToolContext:
+    root: Path  # the project root; tools touch nothing outside it
+    max_output_chars: int = 20_000
+
+    def __post_init__(self) -> None:
+        # Resolved once here, so every containment check compares real paths.
+        self.root = Path(self.root).resolve()
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str  # one short line: it is sent with every request
+    parameters: dict[str, Any]  # JSON schema of the arguments object
+    permission: Permission
+    run: Callable[[ToolContext, dict[str, Any]], ToolResult]
+
+    def schema(self) -> dict[str, Any]:
+        """The OpenAI `tools` entry for this tool."""
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+    def signature(self, types: bool = False) -> str:
+        """`read_file(file_path, start_line?)`; with types, `read_file(file_path: string, ...)`."""
+        required = set(self.parameters.get("required", ()))
+        parts = []
+        for name, prop in self.parameters.get("properties", {}).items():
+            part = name if name in required else f"{name}?"
+            parts.append(f"{part}: {prop.get('type', 'any')}" if types else part)
+        return f"{self.name}({', '.join(parts)})"
+
+
+class ToolRegistry:
+    """The tools the model may call, in the order they are offered to it."""
+
+    def __init__(self, specs: Iterable[ToolSpec]) -> None:
+        self._specs: dict[str, ToolSpec] = {}
+        for spec in specs:
+            if spec.name in self._specs:
+                raise ValueError(f"tool {spec.name!r} registered twice")
+            self._specs[spec.name] = spec
+
+    def names(self) -> list[str]:
+        return list(self._specs)
+
+    def specs(self) -> list[ToolSpec]:
+        return list(self._specs.values())
+
+    def get(self, name: str) -> ToolSpec | None:
+        return self._specs.get(name)
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return [spec.schema() for spec in self._specs.values()]
+
+    def execute(self, call: ToolCall, context: ToolContext) -> ToolResult:
+        """Run one call. Bad input and failing tools give an error result; this never raises for them."""
+        spec = self._specs.get(call.name)
+        if spec is None:
+            return ToolResult.failure(self._unknown_tool_message(call.name))
+        expects = f"expected {spec.signature(types=True)}"
+        if call.error:
+            return ToolResult.failure(f"{spec.name}: the arguments could not be read ({call.error}); {expects}")
+        arguments, problems = check_arguments(spec.parameters, call.arguments)
+        if problems:
+            return ToolResult.failure(f"{spec.name}: {'; '.join(problems)}; {expects}")
+        try:
+            result = spec.run(context, arguments)
+        except ToolError as exc:
+            return ToolResult.failure(str(exc))
+        except Exception as exc:  # a tool's bug must not end the session; the model gets one line
+            detail = first_line(str(exc)) or "no details"
+            return ToolResult.failure(f"{spec.name} failed: {type(exc).__name__}: {detail}")
+        result.output = cap_output(result.output, context.max_output_chars)
+        return result
+
+    def _unknown_tool_message(self, name: str) -> str:
+        known = ", ".join(self._specs) or "none"
+        close = difflib.get_close_matches(str(name), list(self._specs), n=1, cutoff=0.5)
+        nearest = f"; did you mean {close[0]}?" if close else ""
+        return f"unknown tool {name!r}{nearest} (tools: {known})"
+
+
+def first_line(text: str) -> str:
+    return text.strip().split("\n", 1)[0]
+
+
+def cap_output(text: str, limit: int) -> str:
+    """Cut the middle out of text longer than limit, keeping head and tail on whole lines where possible."""
+    if len(text) <= limit:
+        return text
+    room = max(limit - 60, 0)  # leave space for the marker line
+    head_end, tail_start = room // 2, len(text) - (room - room // 2)
+    # Snap to line ends when one is near, so no line is shown half-cut.
+    newline = text.rfind("\n", 0, head_end)
+    if newline >= head_end // 2:
+        head_end = newline + 1
+    newline = text.find("\n", tail_start)
+    if newline != -1 and newline - tail_start <= (len(text) - tail_start) // 2:
+        tail_start = newline + 1
+    cut = tail_start - head_end
+    marker = f"[... {cut:,} characters cut from the middle ...]"
+    head = text[:head_end]
+    if head and not head.endswith("\n"):
+        head += "\n"
+    return f"{head}{marker}\n{text[tail_start:]}"

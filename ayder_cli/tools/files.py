@@ -1,0 +1,190 @@
+"""The read-only file tools: read_file and list_files."""
+
+from __future__ import annotations
+
+import difflib
+import io
+import os
+from pathlib import Path
+from typing import Any
+
+from ayder_cli.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
+from ayder_cli.tools.paths import display_path, resolve_in_root
+
+MAX_LINES = 2000  # per read_file call
+MAX_LINE_CHARS = 2000  # a minified file's one long line should not fill the whole reply
+MAX_ENTRIES = 1000  # per list_files call
+BINARY_SNIFF_BYTES = 8192
+COUNT_TOTAL_UP_TO_BYTES = 4 * 1024 * 1024  # beyond this, a range read does not scan on for the total
+NOTE_ROOM = 200  # characters kept free for the closing note
+
+
+def read_file(context: ToolContext, args: dict[str, Any]) -> ToolResult:
+    given = args["file_path"]
+    path = resolve_in_root(context.root, given)
+    if not path.exists():
+        raise ToolError(f"no such file: {given}{_suggestion(context.root, path)}")
+    if path.is_dir():
+        raise ToolError(f"{given} is a directory, not a file; use list_files to see what it holds")
+    if not path.is_file():
+        raise ToolError(f"{given} is not a regular file (a device, socket or pipe); it cannot be read")
+    start = args.get("start_line", 1)
+    end = args.get("end_line")
+    if start < 1:
+        raise ToolError(f"start_line must be 1 or more (lines are numbered from 1), got {start}")
+    if end is not None and end < start:
+        raise ToolError(f"end_line ({end}) is before start_line ({start})")
+    ranged = "start_line" in args or "end_line" in args
+    try:
+        with path.open("rb") as stream:
+            if b"\0" in stream.read(BINARY_SNIFF_BYTES):
+                size = os.fstat(stream.fileno()).st_size
+                raise ToolError(f"{given} is a binary file ({size:,} bytes); read_file reads text files only")
+            stream.seek(0)
+            return _read_lines(stream, given, start, end, context.max_output_chars, ranged)
+    except OSError as exc:
+        raise ToolError(f"cannot read {given}: {exc.strerror or exc}") from None
+
+
+def _read_lines(
+    stream: io.BufferedReader, given: str, start: int, end: int | None, max_chars: int, ranged: bool
+) -> ToolResult:
+    """Stream the file up to the last line wanted: a range near the top of a huge file reads only that far."""
+    last_wanted = start + MAX_LINES - 1 if end is None else min(end, start + MAX_LINES - 1)
+    budget = max_chars - NOTE_ROOM
+    shown: list[str] = []
+    used = 0
+    number = 0  # lines read so far
+    more = False  # the file goes on past the last line shown
+    out_of_room = False
+    for number, raw in enumerate(stream, 1):
+        if number < start:
+            continue
+        line = f"{number:>6}\t{_decode(raw)}"
+        if shown and used + len(line) + 1 > budget:
+            more = out_of_room = True
+            break
+        shown.append(line)
+        used += len(line) + 1
+        if number == last_wanted:
+            more = bool(stream.peek(1))  # without reading the next line, which may be huge
+            break
+    total = _count_total(stream, number) if more else number
+
+    if not shown:
+        if total == 0 and start == 1:
+            return ToolResult(ok=True, output="[empty file]", summary="0 lines")
+        raise ToolError(f"start_line {start} is past the end of {given} ({total} lines)")
+    last_shown = start + len(shown) - 1
+    of_total = f"of {total}" if total is not None else f"of a {_size_text(stream)} file"
+    capped = more and (end is None or end > last_wanted)  # stopped short of what was asked
+    note = ""
+    if out_of_room or capped:
+        why = "output limit reached" if out_of_room else f"at most {MAX_LINES} lines per call"
+        note = f"\n[lines {start}-{last_shown} {of_total}; {why}; ask for start_line={last_shown + 1} to read more]"
+    elif ranged:
+        note = f"\n[lines {start}-{last_shown} {of_total}]"
+    return ToolResult(ok=True, output="\n".join(shown) + note, summary=_count(len(shown), "line"))
+
+
+def _decode(raw: bytes) -> str:
+    text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+    if len(text) > MAX_LINE_CHARS:
+        text = f"{text[:MAX_LINE_CHARS]}… [{len(text) - MAX_LINE_CHARS:,} more characters on this line]"
+    return text
+
+
+def _count_total(stream: io.BufferedReader, lines_read: int) -> int | None:
+    """Lines in the whole file, counting on from where reading stopped; None for files too big to scan."""
+    if os.fstat(stream.fileno()).st_size > COUNT_TOTAL_UP_TO_BYTES:
+        return None
+    total, last = lines_read, b"\n"
+    while chunk := stream.read(1 << 16):
+        total += chunk.count(b"\n")
+        last = chunk[-1:]
+    return total if last == b"\n" else total + 1
+
+
+def _size_text(stream: io.BufferedReader) -> str:
+    size = os.fstat(stream.fileno()).st_size
+    return f"{size / 1024 / 1024:.1f} MB" if size >= 1024 * 1024 else f"{size / 1024:.0f} KB"
+
+
+def list_files(context: ToolContext, args: dict[str, Any]) -> ToolResult:
+    given = args.get("directory") or "."
+    path = resolve_in_root(context.root, given)
+    if not path.exists():
+        raise ToolError(f"no such directory: {given}{_suggestion(context.root, path)}")
+    if not path.is_dir():
+        raise ToolError(f"{given} is a file, not a directory; use read_file to read it")
+    try:
+        with os.scandir(path) as found:
+            entries = sorted((entry.name, _is_dir(entry)) for entry in found if entry.name != ".git")
+    except OSError as exc:
+        raise ToolError(f"cannot list {given}: {exc.strerror or exc}") from None
+    # Root-relative names, so the model can pass any of them straight to read_file.
+    prefix = "" if path == context.root else display_path(context.root, path) + "/"
+    lines = [f"{prefix}{name}/" if is_dir else f"{prefix}{name}" for name, is_dir in entries[:MAX_ENTRIES]]
+    if not entries:
+        lines.append("[empty directory]")
+    summary = _count(len(entries), "entry", "entries")
+    if len(entries) > MAX_ENTRIES:
+        lines.append(f"[{MAX_ENTRIES} of {len(entries)} entries shown]")
+        summary = f"{MAX_ENTRIES} of {summary}"
+    return ToolResult(ok=True, output="\n".join(lines), summary=summary)
+
+
+def _is_dir(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _suggestion(root: Path, missing: Path) -> str:
+    """'; did you mean X?' for names close to the missing one in the same directory, else ''."""
+    try:
+        names = [name for name in os.listdir(missing.parent) if name != ".git"]
+    except OSError:
+        return ""
+    close = difflib.get_close_matches(missing.name, names, n=3, cutoff=0.6)
+    if not close:
+        return ""
+    return f"; did you mean {' or '.join(display_path(root, missing.parent / name) for name in close)}?"
+
+
+def _count(n: int, singular: str, plural: str | None = None) -> str:
+    return f"{n} {singular if n == 1 else plural or singular + 's'}"
+
+
+READ_FILE = ToolSpec(
+    name="read_file",
+    description=f"Read a text file, with line numbers (at most {MAX_LINES} lines per call).",
+    parameters={
+        "type": "object",
+        "properties": {
+            "file_path": {"type": "string", "description": "Path relative to the project root"},
+            "start_line": {"type": "integer", "description": "First line to read, from 1"},
+            "end_line": {"type": "integer", "description": "Last line to read, inclusive"},
+        },
+        "required": ["file_path"],
+        "additionalProperties": False,
+    },
+    permission="r",
+    run=read_file,
+)
+
+LIST_FILES = ToolSpec(
+    name="list_files",
+    description="List a directory's entries, one level; directories end with /.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "directory": {"type": "string", "description": "Path relative to the project root (default .)"},
+        },
+        "required": [],
+        "additionalProperties": False,
+    },
+    permission="r",
+    run=list_files,
+)

@@ -1,0 +1,29 @@
+"""Paths the model names, checked to stay inside the project root."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ayder_cli.tools.base import ToolError
+
+
+def resolve_in_root(root: Path, path_str: str) -> Path:
+    """The real path (symlinks, `..`, `~` resolved) of path_str, relative to root; ToolError if outside it."""
+    if not path_str.strip():
+        raise ToolError("the path is empty; give a path relative to the project root")
+    root = root.resolve()
+    try:
+        target = (root / Path(path_str).expanduser()).resolve()
+    except (OSError, RuntimeError, ValueError) as exc:  # symlink loop, NUL byte in the name
+        raise ToolError(f"path {path_str!r} cannot be resolved: {exc}") from None
+    if not target.is_relative_to(root):
+        raise ToolError(f"path {path_str!r} is outside the project root; use a path inside it")
+    return target
+
+
+def display_path(root: Path, path: Path) -> str:
+    """path relative to root, as the model and the user should see it ("." for the root itself)."""
+    try:
+        return path.relative_to(root.resolve()).as_posix() or "."
+    except ValueError:
+        return str(path)
