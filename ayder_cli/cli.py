@@ -91,7 +91,9 @@ def run(options: dict) -> int:
         _log_config(console, config, env)
         if one_shot is not None:
             result = services.loop.run(one_shot)
-            return ExitStatus.INTERRUPTED if result.interrupted else ExitStatus.OK
+            if result.interrupted:
+                return ExitStatus.INTERRUPTED
+            return ExitStatus.ERROR if result.stopped else ExitStatus.OK  # the loop gave up: a failure
         if terminal.stdin_is_tty:
             from ayder_cli.repl import run_repl
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,12 +38,15 @@ DSML = "｜DSML｜"
 CALL_LINE = "[CALL]"
 MISTRAL_PREFIX = "[TOOL_CALLS]"
 MAX_TAG = 200  # a "tag" longer than this is text, so a stray '<' never holds output for long
+SLICE = 4096  # input enters the scanner's buffer at most this much at a time, so it stays short
 
 # The next character that may start something other than plain text.
 _INTERESTING = re.compile(r"[\n`<\[]")
+_NON_SPACE = re.compile(r"\S")
 _NAME = re.compile(r"[A-Za-z_][\w.\-]*")
 _NAMESPACED_WRAPPER = re.compile(r"<([A-Za-z][\w.\-]{0,31}):tool_call>")
 _NAMESPACED_PREFIX = re.compile(r"<[A-Za-z][\w.\-]{0,31}(?::(?:t(?:o(?:o(?:l(?:_(?:c(?:a(?:l(?:l)?)?)?)?)?)?)?)?)?)?$")
+_JSON_TOKENS = re.compile(r'\\|"|</tool_call>|<(?:/(?:t(?:o(?:o(?:l(?:_(?:c(?:a(?:l(?:l)?)?)?)?)?)?)?)?)?)?$')
 _ATTRIBUTE = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
 
 # Openers that switch the scanner out of plain text. Longest first, so a prefix never wins.
@@ -87,7 +91,8 @@ class StreamFilter:
 
     def __init__(self, tools: list[dict] | None = None, *, think_open: bool | None = None) -> None:
         self.schemas = _schemas_by_name(tools)
-        self._buf = ""
+        self._buf = ""  # text being scanned; short, except markup held until its end is known
+        self._pending: deque[tuple[str, int]] = deque()  # input not yet in _buf: (text, offset)
         self._final = False
         self._mode = "leading" if think_open is None else ("think" if think_open else "text")
         self._hint = 0  # where the search for the current mode's marker resumes in _buf
@@ -107,7 +112,7 @@ class StreamFilter:
 
     def feed(self, text: str) -> list[tuple[str, str]]:
         if text:
-            self._buf += text
+            self._pending.append((text, 0))
             self._run()
         return self._take()
 
@@ -159,16 +164,42 @@ class StreamFilter:
         self._hint = 0
         return taken
 
+    @property
+    def _at_end(self) -> bool:
+        """The reply is complete and all of it is in the buffer."""
+        return self._final and not self._pending
+
+    def _pull(self) -> bool:
+        """Move the next slice of pending input into the buffer; False if there is none."""
+        if not self._pending:
+            return False
+        text, start = self._pending.popleft()
+        if start + SLICE < len(text):
+            self._pending.appendleft((text, start + SLICE))
+        buf, self._buf = self._buf, ""
+        buf += text[start : start + SLICE]  # a local, so CPython can grow it in place
+        self._buf = buf
+        return True
+
+    def _replay(self) -> None:
+        """Scan the buffer again from the start, a slice at a time (after a hold turned out to be text)."""
+        if self._buf:
+            self._pending.appendleft((self._buf, 0))
+            self._buf = ""
+
     # --- the scanner
 
     def _run(self) -> None:
         step = {"leading": self._leading, "think": self._in_think, "text": self._in_text,
                 "fence": self._in_fence, "block": self._in_block}
-        try:
-            while self._buf and step[self._mode]():
+        while True:
+            try:
+                while self._buf and step[self._mode]():
+                    pass
+            except _Wait:
                 pass
-        except _Wait:
-            pass
+            if not self._pull():
+                return
 
     def _leading(self) -> bool:
         """At the start of a reply: a lone </think> means everything so far was thinking."""
@@ -181,8 +212,9 @@ class StreamFilter:
             self._close_think_block()
             self._mode = "text"
             return True
-        if opening >= 0 or self._final:
+        if opening >= 0 or self._at_end:
             self._mode = "text"
+            self._replay()
             return True
         self._hint = max(0, len(buf) - len(THINK_CLOSE))
         raise _Wait
@@ -210,7 +242,7 @@ class StreamFilter:
         line = buf if newline < 0 else buf[:newline]
         stripped = line.lstrip(" \t")
         closes = stripped.startswith(self._fence) and not stripped.strip("`").strip()
-        if newline < 0 and not self._final and (closes or not stripped.strip("`")):
+        if newline < 0 and not self._at_end and (closes or not stripped.strip("`")):
             raise _Wait  # this line may yet close the fence
         if closes:
             self._mode = "text"
@@ -238,7 +270,7 @@ class StreamFilter:
 
     def _need(self, needed: bool) -> None:
         """Wait for more text, unless the reply is complete."""
-        if needed and not self._final:
+        if needed and not self._at_end:
             raise _Wait
 
     def _backticks(self) -> bool:
@@ -316,7 +348,7 @@ class StreamFilter:
 
     def _in_block(self) -> bool:
         block = self._block
-        end = block.end(self._buf, self._final)
+        end = block.end(self._buf, self._at_end)
         if end is None:
             raise _Wait
         self._block = None
@@ -332,7 +364,8 @@ class StreamFilter:
     def _rescan_as_text(self, text: str) -> None:
         """Held text that turned out not to be a whole-reply call: read it again as ordinary text."""
         self._reply_start = False
-        self._buf = text + self._buf
+        self._replay()
+        self._pending.appendleft((text, 0))
         self._mode = "text"
 
     # --- building calls
@@ -398,7 +431,7 @@ class _CallLine(_Block):
         rest = line[len(CALL_LINE) :].lstrip()
         name = _NAME.match(rest)
         after = rest[name.end() :].strip() if name else ""
-        if not name or (after and not after.startswith("{")):
+        if not name or (after and not after.startswith(("{", "[", '"'))):
             return -1  # a mention in prose, not a call
         return len(line) + (newline >= 0)
 
@@ -416,6 +449,9 @@ class _CallLine(_Block):
                 f"{name.group(0)}: the arguments are not valid JSON ({exc.msg} at column {exc.colno}); "
                 f"the call may be cut off: {_short(text)}"
             )
+            return
+        if not isinstance(arguments, dict):
+            self.scanner.errors.append(f"{name.group(0)}: the arguments must be one JSON object: {_short(text)}")
             return
         self.scanner.add_call(name.group(0), arguments, text)
 
@@ -468,6 +504,7 @@ class _ToolCallWrapper(_Block):
         super().__init__(scanner)
         self.inner: _Block | None = None
         self.search = 0
+        self.in_string = False  # inside a JSON string of the Hermes form
 
     def end(self, buf: str, final: bool) -> int | None:
         if self.inner is None:
@@ -484,11 +521,29 @@ class _ToolCallWrapper(_Block):
                 return None
         if self.inner is not self:
             return self.inner.end(buf, final)
-        found = buf.find("</tool_call>", max(self.search, len("<tool_call>")))
-        if found < 0:
-            self.search = max(0, len(buf) - len("</tool_call>"))
-            return len(buf) if final else None
-        return found + len("</tool_call>")
+        # The JSON may quote "</tool_call>" in a string: only a closer outside strings counts.
+        position = max(self.search, len("<tool_call>"))
+        for token in _JSON_TOKENS.finditer(buf, position):
+            text = token.group(0)
+            if token.start() < position:
+                continue  # the character an escape just covered
+            if text == "\\" and self.in_string:
+                if token.end() == len(buf):
+                    break  # the escaped character has not arrived
+                position = token.end() + 1
+                self.search = position
+                continue
+            if text == '"':
+                self.in_string = not self.in_string
+            elif text == "</tool_call>" and not self.in_string:
+                return token.end()
+            elif text.startswith("<") and text != "</tool_call>":
+                break  # a partial closer at the end: wait for the rest
+            position = token.end()
+            self.search = position
+        else:
+            self.search = len(buf)  # every quote and escape so far is counted
+        return len(buf) if final else None
 
     def finish(self, text: str) -> None:
         if self.inner is not None and self.inner is not self:
@@ -595,8 +650,9 @@ class _XmlBlock(_Block):
 
     def finish(self, text: str) -> None:
         if self.truncated:
-            self.scanner.errors.append(f"a tool call was cut off before its name was complete: {_short(text)}")
-        elif not self.calls:
+            self.scanner.errors.append(f"a tool call was cut off in the middle of a tag: {_short(text)}")
+            return
+        if not self.calls:
             self.scanner.errors.append(f"a tool-call block holds no call (it may be cut off): {_short(text)}")
         for name, params in self.calls:
             arguments = {}
@@ -622,8 +678,11 @@ class _XmlBlock(_Block):
                 return None
         name = _tag_name(rest)
         if name is None:
-            if not final and len(rest) < MAX_TAG and ">" not in rest and _could_be_tag(rest):
+            partial = len(rest) < MAX_TAG and ">" not in rest and "\n" not in rest and _could_be_tag(rest)
+            if partial and not final:
                 return None
+            if partial and self.call_open and self.param is None:
+                return self._cut_off(buf)  # the reply ends in the middle of a tag
             self.position = at + 1
             return "next"
         tag_end = at + rest.find(">") + 1 if ">" in rest else -1
@@ -639,17 +698,13 @@ class _XmlBlock(_Block):
         if tag_end < 0:
             if "\n" in buf[at:at + MAX_TAG] or len(buf) - at >= MAX_TAG:
                 return "reject" if not self.started else self._skip(at)
-            if final:
-                self.truncated = True
-                self.position = len(buf)
-                return len(buf)
-            return None
+            return self._cut_off(buf) if final else None
         tag = buf[at:tag_end]
         call_name = _call_name(tag) if "\n" not in tag else None
         if call_name is None:
             return "reject" if not self.started else self._skip(at)
         if not self.started:
-            following = buf[tag_end:].lstrip()
+            following = _following(buf, tag_end)
             if not following and not final:
                 return None
             if following and not _starts_any(following, _AFTER_CALL_TAG):
@@ -666,9 +721,9 @@ class _XmlBlock(_Block):
         if not self.call_open:
             return self._skip(at)
         if tag_end < 0:
-            if final or "\n" in buf[at:at + MAX_TAG]:
+            if "\n" in buf[at:at + MAX_TAG] or len(buf) - at >= MAX_TAG:
                 return self._skip(at)
-            return None
+            return self._cut_off(buf) if final else None
         tag = buf[at:tag_end]
         key, attributes = _param_key(tag) if "\n" not in tag else (None, {})
         if key is None:
@@ -703,11 +758,12 @@ class _XmlBlock(_Block):
         end = after
         if name in ("/function", "/invoke") and self.closer is None:
             # A bare call: a wrapper closer right after it (its opener went missing) is ours too.
-            stray = buf[after:].lstrip()
+            stray = _following(buf, after)
             closers = ("</tool_call>", "</function_calls>", f"</{DSML}function_calls>")
             if not final and (not stray or any(c.startswith(stray) and c != stray for c in closers)):
                 return None
-            end = next((len(buf) - len(stray) + len(c) for c in closers if stray.startswith(c)), after)
+            start = _NON_SPACE.search(buf, after)
+            end = next((start.start() + len(c) for c in closers if stray.startswith(c)), after)
         if self.param is not None:
             self._end_param(buf, at)
         self.call_open = False
@@ -720,9 +776,11 @@ class _XmlBlock(_Block):
         """Inside a value, a closing tag is real only if a tag that can follow it, or the end, comes next."""
         if self.param is None:
             return True
-        following = buf[after:].lstrip()
+        following = _following(buf, after)
         if not following:
             return True if final else None
+        if _starts_any(following, ("<parameter", f"<{DSML}parameter")):
+            return self._known_param_follows(following, final)
         if _starts_any(following, _AFTER_CLOSER) or (self.closer and following.startswith(self.closer)):
             return True
         candidates = _AFTER_CLOSER + ((self.closer,) if self.closer else ())
@@ -730,9 +788,28 @@ class _XmlBlock(_Block):
             return None
         return False
 
+    def _known_param_follows(self, following: str, final: bool) -> bool | None:
+        """A parameter tag after a closer makes it real, unless the schema says it is no parameter."""
+        properties = (self.scanner.schemas.get(self.calls[-1][0]) or {}).get("properties")
+        if properties is None:
+            return True
+        close = following.find(">", 0, MAX_TAG)
+        if close < 0:
+            return None if not final and "\n" not in following[:MAX_TAG] else False
+        key, _ = _param_key(following[: close + 1])
+        return key in properties
+
     def _right_after_tag(self, buf: str, at: int) -> bool:
-        before = buf[:at].rstrip()
-        return before.endswith(">")
+        before = at - 1
+        while before >= 0 and buf[before] in " \t\r\n":
+            before -= 1
+        return before >= 0 and buf[before] == ">"
+
+    def _cut_off(self, buf: str) -> int:
+        """The reply ended inside a tag: the call is reported, not run."""
+        self.truncated = True
+        self.position = len(buf)
+        return len(buf)
 
     def _skip(self, at: int) -> str:
         self.position = at + 1
@@ -807,6 +884,12 @@ def _param_key(tag: str) -> tuple[str | None, dict]:
         return body[len("parameter=") :].strip().strip('"') or None, {}
     attributes = dict(_ATTRIBUTE.findall(body))
     return attributes.get("name") or None, attributes
+
+
+def _following(buf: str, position: int) -> str:
+    """The start of what comes after `position`, past whitespace ("" if nothing yet)."""
+    found = _NON_SPACE.search(buf, position)
+    return buf[found.start() : found.start() + MAX_TAG] if found else ""
 
 
 def _starts_any(text: str, prefixes: tuple[str, ...]) -> bool:

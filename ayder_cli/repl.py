@@ -72,7 +72,9 @@ def handle_entry(services, text: str) -> Outcome:
     except AyderError as exc:
         services.console.error(exc.message, exc.hint)
         return Outcome.FAILED
-    return Outcome.INTERRUPTED if result.interrupted else Outcome.OK
+    if result.interrupted:
+        return Outcome.INTERRUPTED
+    return Outcome.FAILED if result.stopped else Outcome.OK  # the loop gave up before an answer
 
 
 def run_script(services, stdin: IO[str]) -> int:

@@ -188,6 +188,15 @@ case(
 )
 
 case(
+    "call_line_arguments_not_an_object",
+    'Trying again.\n[CALL] read_file ["src/app.py"]\n',
+    calls=[],
+    errors=1,
+    shown=("Trying again.",),
+    notes="a [CALL] line at the start of a line is a call attempt; arguments that are not an object are malformed",
+)
+
+case(
     "prose_mentions_call_format_mid_sentence",
     "I will use the [CALL] format to read the file once you confirm which one you mean.",
     calls=[],
@@ -891,6 +900,20 @@ case(
 )
 
 case(
+    "hermes_missing_name",
+    '<tool_call>\n{"arguments": {"file_path": "a.py"}}\n</tool_call>',
+    calls=[],
+    errors=1,
+)
+
+case(
+    "hermes_arguments_string_not_an_object",
+    '<tool_call>\n{"name": "read_file", "arguments": "[\\"a.py\\"]"}\n</tool_call>',
+    calls=[],
+    errors=1,
+)
+
+case(
     "hermes_unknown_tool_with_schema",
     '<tool_call>\n{"name": "list_dir", "arguments": {"directory": "."}}\n</tool_call>',
     TOOLS,
@@ -1132,6 +1155,24 @@ case(
     "DeepSeek writes:\n" + DSML_FENCE,
     calls=[],
     shown=(DSML_FENCE,),
+)
+
+THINK_FENCE = "```xml\n<think>\nweigh the options\n</think>\n```"
+case(
+    "fence_holds_think_tags",
+    "Reasoning models wrap their thoughts like this:\n" + THINK_FENCE + "\nand then answer.",
+    calls=[],
+    shown=(THINK_FENCE, "and then answer."),
+)
+
+case(
+    "think_holds_tool_fence",
+    "<think>\n```tool\n{\"name\": \"run_shell_command\", \"args\": {\"command\": \"make clean\"}}\n```\n</think>\n"
+    "The tree is already clean.",
+    calls=[],
+    shown=("The tree is already clean.",),
+    hidden=("make clean",),
+    thought=("make clean",),
 )
 
 case(

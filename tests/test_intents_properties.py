@@ -349,3 +349,30 @@ def test_stream_of_real_calls_matches_parse(calls, render, points):
     reply = parse(text)
     assert stream(split(text, points)) == (reply.display, "".join(reply.thinking))
     assert "Let me do that." in reply.display
+
+
+# ---------------------------------------------------------------------------- the live view (think_open=False)
+# The chat loop streams with think_open=False so text shows at once (a lone </think> cannot be known
+# before it arrives); the same equality must hold against parse(..., think_open=False).
+
+
+def stream_live(pieces, tools=None) -> tuple[str, str]:
+    flt = StreamFilter(tools=tools, think_open=False)
+    out = [pair for piece in pieces for pair in flt.feed(piece)] + list(flt.finish())
+    return "".join(t for k, t in out if k == "text"), "".join(t for k, t in out if k == "thinking")
+
+
+@settings(max_examples=200, deadline=None)
+@given(any_text, st.lists(st.integers(min_value=0, max_value=400), max_size=15), tool_lists)
+def test_live_stream_matches_parse_for_any_split(text, points, tools):
+    reply = parse(text, tools, think_open=False)
+    expected = (reply.display, "".join(reply.thinking))
+    assert stream_live(split(text, points), tools) == expected
+    assert stream_live(list(text), tools) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(plain_text)
+def test_live_stream_shows_plain_text_as_soon_as_it_arrives(text):
+    flt = StreamFilter(think_open=False)
+    assert "".join(t for k, t in flt.feed(text)) == text

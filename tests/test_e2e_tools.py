@@ -1,0 +1,476 @@
+"""Tool round trips end to end: the real `ayder` process, real files, the fake server.
+
+What the server receives in the request after a tool call is the contract the
+model sees, so most assertions are on that request; the rest are on what the
+user sees (stdout: the answer only; stderr: one activity line per call).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import server_args, write_json
+from fakellm import Reply
+
+NOTES = "first line\nsecond line\nthird line\n"
+SECRET = "TOP-SECRET-OUTSIDE-CONTENT"
+
+
+@pytest.fixture
+def notes(project):
+    path = project / "notes.txt"
+    path.write_text(NOTES, encoding="utf-8")
+    return path
+
+
+def messages(request: dict) -> list[dict]:
+    return request["body"]["messages"]
+
+
+def of_role(request: dict, role: str) -> list[dict]:
+    return [m for m in messages(request) if m["role"] == role]
+
+
+def tool_names(request: dict) -> list[str]:
+    return [tool["function"]["name"] for tool in request["body"].get("tools") or []]
+
+
+def numbered(text: str) -> list[str]:
+    """The lines of `text` as read_file shows them: number, tab, line."""
+    return [f"{n:>6}\t{line}" for n, line in enumerate(text.splitlines(), 1)]
+
+
+def activity_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("→ ")]
+
+
+def all_request_text(fake) -> str:
+    return "\n".join(json.dumps(r["body"]) for r in fake.chat_requests())
+
+
+# --- native tool calls
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "no-stream"])
+def test_native_call_round_trip(fake, run_ayder, protocol, notes, stream):
+    fake.queue(
+        Reply(text="", tool_calls=[{"name": "read_file", "arguments": {"file_path": "notes.txt"}, "id": "call_a1"}]),
+        Reply(text="The notes have three lines."),
+    )
+    result = run_ayder(*server_args(fake, protocol), *([] if stream else ["--no-stream"]), "what is in notes.txt?")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "The notes have three lines.\n"
+    assert activity_lines(result.stderr) == ['→ read_file(file_path="notes.txt")  ✓ 3 lines']
+
+    first, second = fake.chat_requests()
+    assert tool_names(first) == ["read_file", "list_files"]
+    assert first["body"]["tools"][0]["function"]["parameters"]["required"] == ["file_path"]
+
+    assistant = of_role(second, "assistant")[-1]
+    [call] = assistant["tool_calls"]
+    assert call["function"]["name"] == "read_file"
+    arguments = call["function"]["arguments"]
+    if protocol == "openai":
+        assert isinstance(arguments, str) and json.loads(arguments) == {"file_path": "notes.txt"}
+        call_id = "call_a1"
+    else:  # Ollama wants the arguments as an object; its calls carry no id, so ayder numbers them
+        assert arguments == {"file_path": "notes.txt"}
+        call_id = call["id"]
+    assert call["id"] == call_id
+    [tool] = of_role(second, "tool")
+    assert tool["tool_call_id"] == call_id
+    for line in numbered(NOTES):
+        assert line in tool["content"]
+    # The tool result comes right after the call, and nothing else was added.
+    assert messages(second)[-2:] == [assistant, tool]
+    assert second["body"]["tools"] == first["body"]["tools"]
+
+
+def test_two_native_calls_in_one_reply_get_two_results_in_order(fake, run_ayder, protocol, notes, project):
+    (project / "b.txt").write_text("bee\n", encoding="utf-8")
+    fake.queue(
+        Reply(text="", tool_calls=[
+            {"name": "read_file", "arguments": {"file_path": "b.txt"}, "id": "call_b"},
+            {"name": "read_file", "arguments": {"file_path": "notes.txt"}, "id": "call_n"},
+        ]),
+        Reply(text="Both read."),
+    )
+    result = run_ayder(*server_args(fake, protocol), "read both")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Both read.\n"
+    assert activity_lines(result.stderr) == [
+        '→ read_file(file_path="b.txt")  ✓ 1 line',
+        '→ read_file(file_path="notes.txt")  ✓ 3 lines',
+    ]
+    second = fake.chat_requests()[1]
+    ids = [call["id"] for call in of_role(second, "assistant")[-1]["tool_calls"]]
+    if protocol == "openai":
+        assert ids == ["call_b", "call_n"]
+    assert len(set(ids)) == 2
+    tools = of_role(second, "tool")
+    assert [t["tool_call_id"] for t in tools] == ids
+    assert "bee" in tools[0]["content"] and "bee" not in tools[1]["content"]
+    assert "second line" in tools[1]["content"]
+
+
+def test_unknown_native_tool_gets_an_error_naming_the_nearest_and_the_loop_goes_on(fake, run_ayder, protocol):
+    fake.queue(
+        Reply(text="", tool_calls=[{"name": "read_fil", "arguments": {"file_path": "x"}, "id": "call_u"}]),
+        Reply(text="Sorry, retrying is not needed."),
+    )
+    result = run_ayder(*server_args(fake, protocol), "q")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Sorry, retrying is not needed.\n"
+    [tool] = of_role(fake.chat_requests()[1], "tool")
+    assert tool["content"].startswith("error:")
+    assert "read_fil" in tool["content"] and "did you mean read_file" in tool["content"]
+    assert len(fake.chat_requests()) == 2
+
+
+def test_native_call_with_broken_arguments_is_not_run_and_the_model_is_told(fake, run_ayder, notes):
+    fake.queue(
+        Reply(text="", tool_calls=[{"name": "read_file", "arguments": '{"file_path": "notes.txt', "id": "call_x"}]),
+        Reply(text="", tool_calls=[{"name": "read_file", "arguments": {"file_path": "notes.txt"}, "id": "call_y"}]),
+        Reply(text="Done."),
+    )
+    result = run_ayder(*server_args(fake, "openai"), "q")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Done.\n"
+    assert activity_lines(result.stderr) == ['→ read_file(file_path="notes.txt")  ✓ 3 lines']
+    second = fake.chat_requests()[1]
+    [tool] = of_role(second, "tool")
+    assert tool["tool_call_id"] == "call_x"
+    assert tool["content"].startswith("error: not run") and "not valid JSON" in tool["content"]
+    correction = messages(second)[-1]
+    assert correction["role"] == "user" and "[CALL] tool_name {" in correction["content"]
+    third = fake.chat_requests()[2]
+    assert "second line" in of_role(third, "tool")[-1]["content"]
+
+
+# --- calls written as text
+
+
+def assert_text_round_trip(fake, result, call_text: str, expected_in_result: list[str]) -> dict:
+    """The common checks of a text-format round trip; returns the second request."""
+    assert result.returncode == 0, result.stderr
+    second = fake.chat_requests()[1]
+    assert messages(second)[-2] == {"role": "assistant", "content": call_text}
+    results = messages(second)[-1]
+    assert results["role"] == "user"
+    assert results["content"].startswith("Tool results:")
+    for expected in expected_in_result:
+        assert expected in results["content"]
+    assert not of_role(second, "tool")
+    return second
+
+
+def test_qwen3_xml_call_round_trip(fake, run_ayder, protocol, notes):
+    text = ("Let me read the notes.\n<tool_call>\n<function=read_file>\n<parameter=file_path>\nnotes.txt\n"
+            "</parameter>\n</function>\n</tool_call>")
+    fake.queue(Reply(text=text), Reply(text="Three lines."))
+    result = run_ayder(*server_args(fake, protocol), "q")
+    assert_text_round_trip(fake, result, text, ["read_file", "notes.txt", *numbered(NOTES)])
+    assert "Let me read the notes." in result.stdout
+    assert result.stdout.rstrip().endswith("Three lines.")
+    for markup in ("<tool_call>", "<function", "<parameter", "</", "notes.txt"):
+        assert markup not in result.stdout
+    assert activity_lines(result.stderr) == ['→ read_file(file_path="notes.txt")  ✓ 3 lines']
+
+
+def test_xml_parameters_are_typed_by_the_schema(fake, run_ayder, notes):
+    text = ("<function=read_file>\n<parameter=file_path>\nnotes.txt\n</parameter>\n"
+            "<parameter=start_line>\n2\n</parameter>\n</function>")
+    fake.queue(Reply(text=text), Reply(text="Two more lines."))
+    result = run_ayder(*server_args(fake, "openai"), "q")
+    second = assert_text_round_trip(fake, result, text, ['"start_line": 2}', *numbered(NOTES)[1:]])
+    assert numbered(NOTES)[0] not in messages(second)[-1]["content"]
+    assert activity_lines(result.stderr) == ['→ read_file(file_path="notes.txt", start_line=2)  ✓ 2 lines']
+    assert result.stdout == "Two more lines.\n"
+
+
+def test_call_line_round_trip(fake, run_ayder, protocol, notes, project):
+    (project / "src").mkdir()
+    fake.queue(Reply(text="[CALL] list_files {}"), Reply(text="A notes file and src."))
+    result = run_ayder(*server_args(fake, protocol), "q")
+    assert_text_round_trip(fake, result, "[CALL] list_files {}", ["[list_files {}]", "notes.txt", "src/"])
+    assert result.stdout == "A notes file and src.\n"
+    assert activity_lines(result.stderr) == ["→ list_files()  ✓ 2 entries"]
+
+
+@pytest.mark.parametrize("arguments", [
+    '{"file_path": "notes.txt"}',
+    '"{\\"file_path\\": \\"notes.txt\\"}"',  # the arguments object encoded as a string
+], ids=["object", "string"])
+def test_hermes_call_round_trip(fake, run_ayder, protocol, notes, arguments):
+    text = f'<tool_call>\n{{"name": "read_file", "arguments": {arguments}}}\n</tool_call>'
+    fake.queue(Reply(text=text), Reply(text="Read it."))
+    result = run_ayder(*server_args(fake, protocol), "q")
+    assert_text_round_trip(fake, result, text, numbered(NOTES))
+    assert result.stdout == "Read it.\n"
+    assert activity_lines(result.stderr) == ['→ read_file(file_path="notes.txt")  ✓ 3 lines']
+
+
+def test_text_calls_of_several_kinds_in_one_reply_get_one_results_message(fake, run_ayder, notes):
+    text = 'Looking.\n[CALL] list_files {}\n```tool\n{"name": "read_file", "arguments": {"file_path": "notes.txt"}}\n```\n'
+    fake.queue(Reply(text=text), Reply(text="Done."))
+    result = run_ayder(*server_args(fake, "ollama"), "q")
+    second = assert_text_round_trip(fake, result, text, ["[list_files {}]", "[read_file {\"file_path\": \"notes.txt\"}]"])
+    content = messages(second)[-1]["content"]
+    assert content.index("[list_files") < content.index("[read_file")
+    assert len(activity_lines(result.stderr)) == 2
+    assert "```" not in result.stdout and "[CALL]" not in result.stdout
+
+
+# --- malformed calls
+
+
+def test_a_good_and_a_malformed_call_in_one_reply_share_one_message(fake, run_ayder, protocol, notes):
+    fake.queue(Reply(text='[CALL] list_files {}\n[CALL] read_file {"file_path": '), Reply(text="Done."))
+    result = run_ayder(*server_args(fake, protocol), "q")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Done.\n"
+    assert activity_lines(result.stderr) == ["→ list_files()  ✓ 1 entry"]
+    second = fake.chat_requests()[1]
+    content = messages(second)[-1]["content"]
+    assert content.startswith("Tool results:") and "notes.txt" in content
+    assert "could not be run" in content and "read_file" in content and "[CALL] tool_name {" in content
+    assert content.index("notes.txt") < content.index("could not be run")
+
+
+def test_malformed_call_gets_a_correction_then_the_corrected_call_runs(fake, run_ayder, protocol, project):
+    (project / "a.txt").write_text("alpha\n", encoding="utf-8")
+    fake.queue(
+        Reply(text='[CALL] read_file {"file_path": "a.txt'),
+        Reply(text='[CALL] read_file {"file_path": "a.txt"}'),
+        Reply(text="It says alpha."),
+    )
+    result = run_ayder(*server_args(fake, protocol), "q")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "It says alpha.\n"
+    assert activity_lines(result.stderr) == ['→ read_file(file_path="a.txt")  ✓ 1 line']
+    second, third = fake.chat_requests()[1:]
+    correction = messages(second)[-1]
+    assert correction["role"] == "user"
+    assert "read_file" in correction["content"] and "not valid JSON" in correction["content"]
+    assert '[CALL] tool_name {"argument": "value"}' in correction["content"]
+    results = messages(third)[-1]
+    assert results["content"].startswith("Tool results:") and "alpha" in results["content"]
+
+
+def test_three_malformed_replies_in_a_row_stop_the_loop(fake, run_ayder, protocol):
+    fake.queue(*[Reply(text='[CALL] read_file {"file_path": "a.txt') for _ in range(3)],
+               Reply(text="never requested"))
+    result = run_ayder(*server_args(fake, protocol), "q")
+    assert len(fake.chat_requests()) == 3
+    assert "malformed tool calls 3 times" in result.stderr
+    assert result.returncode == 1
+    assert not activity_lines(result.stderr)
+    assert "never requested" not in result.stdout
+
+
+def test_a_stopped_run_counts_as_failed_in_a_script(fake, run_ayder):
+    fake.queue(*[Reply(text="[CALL] read_file {") for _ in range(3)], Reply(text="Next answer."))
+    result = run_ayder(*server_args(fake, "ollama"), input="first\nsecond\n")
+    assert "malformed tool calls 3 times" in result.stderr
+    assert "Next answer." in result.stdout  # the script goes on
+    assert result.returncode == 1
+
+
+def test_unknown_tool_in_a_text_call_gets_a_correction_naming_the_nearest(fake, run_ayder, protocol, notes):
+    fake.queue(
+        Reply(text='[CALL] read_fiel {"file_path": "notes.txt"}'),
+        Reply(text='[CALL] read_file {"file_path": "notes.txt"}'),
+        Reply(text="Fine."),
+    )
+    result = run_ayder(*server_args(fake, protocol), "q")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Fine.\n"
+    correction = messages(fake.chat_requests()[1])[-1]
+    assert correction["role"] == "user"
+    assert "read_fiel" in correction["content"] and "read_file" in correction["content"]
+    assert len(activity_lines(result.stderr)) == 1
+    assert "second line" in messages(fake.chat_requests()[2])[-1]["content"]
+
+
+# --- think blocks are not calls
+
+
+@pytest.mark.parametrize("think", [
+    '<think>I could [CALL] read_file {"file_path": "secret.txt"}</think>The answer.',
+    '<think>I could call:\n[CALL] read_file {"file_path": "secret.txt"}\n</think>The answer.',
+    '<think><tool_call>{"name": "read_file", "arguments": {"file_path": "secret.txt"}}</tool_call></think>The answer.',
+], ids=["inline", "own-line", "hermes"])
+def test_a_call_inside_a_think_block_is_not_run(fake, run_ayder, protocol, project, think):
+    (project / "secret.txt").write_text("do not read\n", encoding="utf-8")
+    fake.queue(Reply(text=think), Reply(text="a second request was made"))
+    result = run_ayder(*server_args(fake, protocol), "q")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "The answer.\n"
+    assert len(fake.chat_requests()) == 1
+    assert not activity_lines(result.stderr)
+
+
+@pytest.mark.parametrize("text", [
+    'let me [CALL] read_file {"file_path": "x"}</think>Done.',
+    'let me see\n[CALL] read_file {"file_path": "x"}\n</think>Done.',
+], ids=["inline", "own-line"])
+def test_a_call_before_a_lone_closing_think_tag_is_not_run(fake, run_ayder, protocol, project, text):
+    (project / "x").write_text("do not read\n", encoding="utf-8")
+    fake.queue(Reply(text=text),
+               Reply(text="a second request was made"))
+    result = run_ayder(*server_args(fake, protocol), "q")
+    assert result.returncode == 0, result.stderr
+    assert len(fake.chat_requests()) == 1
+    assert not activity_lines(result.stderr)
+    assert result.stdout.rstrip().endswith("Done.")
+    assert "</think>" not in result.stdout
+
+
+# --- the project root
+
+
+@pytest.mark.parametrize("form", ["relative", "absolute"])
+def test_paths_outside_the_project_are_refused_and_never_sent(fake, run_ayder, protocol, project, form):
+    outside = project.parent / "outside.txt"
+    outside.write_text(SECRET + "\n", encoding="utf-8")
+    path = "../outside.txt" if form == "relative" else str(outside)
+    fake.queue(
+        Reply(text="", tool_calls=[{"name": "read_file", "arguments": {"file_path": path}, "id": "call_o"}]),
+        Reply(text=f'[CALL] read_file {{"file_path": {json.dumps(path)}}}'),
+        Reply(text="I cannot read it."),
+    )
+    result = run_ayder(*server_args(fake, protocol), "q")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "I cannot read it.\n"
+    [tool] = of_role(fake.chat_requests()[1], "tool")
+    assert tool["content"].startswith("error:") and "outside the project root" in tool["content"]
+    text_result = messages(fake.chat_requests()[2])[-1]["content"]
+    assert text_result.startswith("Tool results:") and "outside the project root" in text_result
+    assert SECRET not in all_request_text(fake)
+    assert SECRET not in result.stdout + result.stderr
+    assert [line.endswith("✗") or "✗" in line for line in activity_lines(result.stderr)] == [True, True]
+
+
+def test_list_files_outside_the_project_is_refused(fake, run_ayder, project):
+    (project.parent / SECRET).write_text("x", encoding="utf-8")
+    fake.queue(Reply(text='[CALL] list_files {"directory": ".."}'), Reply(text="No."))
+    result = run_ayder(*server_args(fake, "ollama"), "q")
+    assert result.returncode == 0, result.stderr
+    assert "outside the project root" in messages(fake.chat_requests()[1])[-1]["content"]
+    assert SECRET not in all_request_text(fake)
+
+
+# --- the iteration budget
+
+
+def endless_calls(count: int) -> list[Reply]:
+    return [Reply(text="", tool_calls=[{"name": "list_files", "arguments": {}, "id": f"call_{n}"}])
+            for n in range(count)]
+
+
+def test_the_iteration_budget_stops_the_loop(fake, run_ayder, protocol, notes):
+    fake.queue(*endless_calls(5))
+    result = run_ayder(*server_args(fake, protocol), "-I", "2", "q")
+    assert len(fake.chat_requests()) == 3  # two rounds ran; the third reply's calls did not
+    assert len(activity_lines(result.stderr)) == 2
+    assert "-I 2" in result.stderr
+    assert result.returncode == 1
+    assert result.stdout == ""
+
+
+def test_calls_refused_by_the_budget_are_answered_in_the_next_request(fake, run_ayder, protocol, notes):
+    """A script's next prompt shows the model that its last calls were not run."""
+    fake.queue(*endless_calls(3), Reply(text="Fine, stopping."))
+    result = run_ayder(*server_args(fake, protocol), "-I", "2", input="look around\nnow stop\n")
+    assert "-I 2" in result.stderr
+    assert "Fine, stopping." in result.stdout
+    fourth = fake.chat_requests()[3]
+    tools = of_role(fourth, "tool")
+    assert len(tools) == 3
+    assert "not run" in tools[-1]["content"] and "iteration budget" in tools[-1]["content"]
+    assert "notes.txt" in tools[0]["content"]
+    assert messages(fourth)[-1] == {"role": "user", "content": "now stop"}
+
+
+def test_the_budget_counts_per_message(fake, run_ayder, notes):
+    fake.queue(*endless_calls(2), Reply(text="one"), *endless_calls(2), Reply(text="two"))
+    result = run_ayder(*server_args(fake, "ollama"), "-I", "2", input="a\nb\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "one\ntwo\n"
+    assert len(activity_lines(result.stderr)) == 4
+
+
+# --- servers without native tool calling
+
+
+def refusals(protocol: str) -> list[Reply]:
+    """What a server without tools answers: the OpenAI client first asks once more without
+    stream_options (a 400 may be about that), so it hears the refusal twice."""
+    return [Reply(reject_tools=True)] * (2 if protocol == "openai" else 1)
+
+
+def test_server_refusing_tools_is_taught_the_call_format(fake, run_ayder, protocol, notes):
+    fake.queue(*refusals(protocol), Reply(text='[CALL] read_file {"file_path": "notes.txt"}'),
+               Reply(text="Three lines."))
+    result = run_ayder(*server_args(fake, protocol), "q")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Three lines.\n"
+    assert "refused native tool calling" in result.stderr
+    assert activity_lines(result.stderr) == ['→ read_file(file_path="notes.txt")  ✓ 3 lines']
+    *refused, retry, third = fake.chat_requests()
+    assert len(refused) == len(refusals(protocol))
+    for request in refused:
+        assert tool_names(request) == ["read_file", "list_files"]
+    refused = refused[0]
+    for request in (retry, third):
+        assert "tools" not in request["body"]
+        system = messages(request)[0]
+        assert system["role"] == "system"
+        assert "[CALL]" in system["content"] and "read_file" in system["content"]
+        assert "list_files" in system["content"]
+    assert messages(retry)[1:] == messages(refused)[1:]  # the same conversation, asked again
+    assert "Tool results:" in messages(third)[-1]["content"] and "second line" in messages(third)[-1]["content"]
+
+
+def test_native_tools_off_in_the_project_config(fake, run_ayder, protocol, project, notes):
+    write_json(project / ".ayder" / "config.json", {"native_tools": "off"})
+    fake.queue(Reply(text="[CALL] list_files {}"), Reply(text="Listed."))
+    result = run_ayder(*server_args(fake, protocol), "q")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Listed.\n"
+    assert "refused" not in result.stderr
+    for request in fake.chat_requests():
+        assert "tools" not in request["body"]
+        system = messages(request)[0]["content"]
+        assert "[CALL]" in system and "read_file" in system and "list_files" in system
+    assert "notes.txt" in messages(fake.chat_requests()[1])[-1]["content"]
+
+
+def test_native_tools_on_does_not_fall_back(fake, run_ayder, project, protocol):
+    write_json(project / ".ayder" / "config.json", {"native_tools": "on"})
+    fake.queue(*refusals(protocol), Reply(text="asked again without tools"))
+    result = run_ayder(*server_args(fake, protocol), "q")
+    assert result.returncode == 1
+    assert "tools are not supported" in result.stderr
+    assert "asked again without tools" not in result.stdout
+    assert all(tool_names(request) for request in fake.chat_requests())
+
+
+# --- a reply cut at max_tokens after a tool round trip
+
+
+def test_length_cut_after_a_tool_round_trip_continues_and_joins(fake, run_ayder, protocol, notes):
+    fake.queue(
+        Reply(text="", tool_calls=[{"name": "list_files", "arguments": {}, "id": "call_l"}]),
+        Reply(text="The project holds", finish_reason="length"),
+        Reply(text=" one file."),
+    )
+    result = run_ayder(*server_args(fake, protocol), "q")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "The project holds one file.\n"
+    third = fake.chat_requests()[2]
+    assert messages(third)[-2] == {"role": "assistant", "content": "The project holds"}
+    assert messages(third)[-1]["role"] == "user" and "Continue" in messages(third)[-1]["content"]
+    assert [m["tool_call_id"] for m in of_role(third, "tool")] == [
+        of_role(third, "assistant")[0]["tool_calls"][0]["id"]]
