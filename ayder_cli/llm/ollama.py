@@ -65,7 +65,7 @@ class OllamaClient:
         }
         body: dict[str, Any] = {
             "model": request.model,
-            "messages": [ollama_message(m) for m in request.messages],
+            "messages": ollama_messages(request.messages),
             "stream": request.stream,
         }
         if options:
@@ -131,6 +131,19 @@ def line_delta(payload: dict[str, Any], calls_seen: int) -> Delta:
         finish_reason=finish,
         usage=usage,
     )
+
+
+def ollama_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each message in Ollama's shape; a tool result also names its tool (Ollama reads `tool_name`)."""
+    names: dict[str, str] = {}
+    converted = []
+    for message in messages:
+        for call in message.get("tool_calls") or ():
+            names[call.get("id", "")] = (call.get("function") or {}).get("name", "")
+        if message.get("role") == "tool" and names.get(message.get("tool_call_id", "")):
+            message = {**message, "tool_name": names[message["tool_call_id"]]}
+        converted.append(ollama_message(message))
+    return converted
 
 
 def ollama_message(message: dict[str, Any]) -> dict[str, Any]:

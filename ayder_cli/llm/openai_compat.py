@@ -38,7 +38,8 @@ class OpenAIClient:
             return self.transport.request("POST", url, body=body, stream=request.stream, error_for=self._error_for)
         except LLMError as exc:
             # Some servers reject stream_options; ask once more without it and remember.
-            if "stream_options" not in body or exc.status not in (400, 422):
+            named = "stream_options" in exc.message or "include_usage" in exc.message
+            if "stream_options" not in body or exc.status not in (400, 422) or not named:
                 raise
             self.include_usage = False
             try:
