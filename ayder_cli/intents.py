@@ -46,7 +46,7 @@ _NON_SPACE = re.compile(r"\S")
 _NAME = re.compile(r"[A-Za-z_][\w.\-]*")
 _NAMESPACED_WRAPPER = re.compile(r"<([A-Za-z][\w.\-]{0,31}):tool_call>")
 _NAMESPACED_PREFIX = re.compile(r"<[A-Za-z][\w.\-]{0,31}(?::(?:t(?:o(?:o(?:l(?:_(?:c(?:a(?:l(?:l)?)?)?)?)?)?)?)?)?)?$")
-_JSON_TOKENS = re.compile(r'\\|"|</tool_call>|<(?:/(?:t(?:o(?:o(?:l(?:_(?:c(?:a(?:l(?:l)?)?)?)?)?)?)?)?)?)?$')
+_JSON_TOKENS = re.compile(r'\\|"|\{|\}|</tool_call>|<(?:/(?:t(?:o(?:o(?:l(?:_(?:c(?:a(?:l(?:l)?)?)?)?)?)?)?)?)?)?$')
 _ATTRIBUTE = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
 
 # Openers that switch the scanner out of plain text. Longest first, so a prefix never wins.
@@ -505,6 +505,8 @@ class _ToolCallWrapper(_Block):
         self.inner: _Block | None = None
         self.search = 0
         self.in_string = False  # inside a JSON string of the Hermes form
+        self.depth = 0  # braces open outside strings
+        self.complete_at: int | None = None  # where the last complete JSON object ended
 
     def end(self, buf: str, final: bool) -> int | None:
         if self.inner is None:
@@ -521,7 +523,9 @@ class _ToolCallWrapper(_Block):
                 return None
         if self.inner is not self:
             return self.inner.end(buf, final)
-        # The JSON may quote "</tool_call>" in a string: only a closer outside strings counts.
+        # Braces and the closer count only outside JSON strings, which may quote either.
+        if self.complete_at is not None:
+            return self._after_object(buf, final)
         position = max(self.search, len("<tool_call>"))
         for token in _JSON_TOKENS.finditer(buf, position):
             text = token.group(0)
@@ -530,20 +534,39 @@ class _ToolCallWrapper(_Block):
             if text == "\\" and self.in_string:
                 if token.end() == len(buf):
                     break  # the escaped character has not arrived
-                position = token.end() + 1
-                self.search = position
+                position = self.search = token.end() + 1
                 continue
             if text == '"':
                 self.in_string = not self.in_string
-            elif text == "</tool_call>" and not self.in_string:
+            elif self.in_string:
+                pass
+            elif text == "{":
+                self.depth += 1
+            elif text == "}" and self.depth > 0:
+                self.depth -= 1
+                if self.depth == 0:
+                    self.complete_at = self.search = token.end()
+                    return self._after_object(buf, final)
+            elif text == "</tool_call>":
                 return token.end()
-            elif text.startswith("<") and text != "</tool_call>":
+            elif text.startswith("<"):
                 break  # a partial closer at the end: wait for the rest
-            position = token.end()
-            self.search = position
+            position = self.search = token.end()
         else:
-            self.search = len(buf)  # every quote and escape so far is counted
+            self.search = len(buf)  # every quote, brace and escape so far is counted
         return len(buf) if final else None
+
+    def _after_object(self, buf: str, final: bool) -> int | None:
+        """After a complete JSON object: the closer, another object, or (closer missing) text."""
+        following = _following(buf, self.complete_at)
+        if following.startswith("</tool_call>"):
+            return _NON_SPACE.search(buf, self.complete_at).start() + len("</tool_call>")
+        if following.startswith("{"):
+            self.complete_at = None  # several objects in one block
+            return self.end(buf, final)
+        if not final and (not following or "</tool_call>".startswith(following)):
+            return None
+        return self.complete_at if following else len(buf)
 
     def finish(self, text: str) -> None:
         if self.inner is not None and self.inner is not self:
@@ -556,15 +579,18 @@ class _ToolCallWrapper(_Block):
         if not body:
             self.scanner.errors.append("an empty <tool_call> block (the call may be cut off)")
             return
-        try:
-            value, _ = json.JSONDecoder().raw_decode(body)
-        except json.JSONDecodeError as exc:
-            self.scanner.errors.append(
-                f"a <tool_call> block is not valid JSON ({exc.msg}); the call may be cut off: {_short(body)}"
-            )
-            return
-        if not self.scanner.add_json_call(value, body):
-            self.scanner.errors.append(f'a <tool_call> block needs {{"name": ..., "arguments": {{...}}}}: {_short(body)}')
+        decoder, position = json.JSONDecoder(), 0
+        while position < len(body):
+            try:
+                value, position = decoder.raw_decode(body, position)
+            except json.JSONDecodeError as exc:
+                self.scanner.errors.append(
+                    f"a <tool_call> block is not valid JSON ({exc.msg}); the call may be cut off: {_short(body)}"
+                )
+                return
+            if not self.scanner.add_json_call(value, body):
+                self.scanner.errors.append(f'a <tool_call> block needs {{"name": ..., "arguments": {{...}}}}: {_short(body)}')
+            position = len(body) - len(body[position:].lstrip())
 
 
 class _MistralArray(_Block):
@@ -756,6 +782,13 @@ class _XmlBlock(_Block):
             self.position = after
             return "next"
         end = after
+        more = False  # the wrapper goes on: another call or its closer follows
+        if name in ("/function", "/invoke") and self.closer is not None:
+            following = _following(buf, after)
+            nexts = (self.closer, "<function=", "<invoke", f"<{DSML}invoke")
+            if not final and (not following or any(n.startswith(following) and n != following for n in nexts)):
+                return None
+            more = not following or _starts_any(following, nexts)  # else: the wrapper's closer is missing
         if name in ("/function", "/invoke") and self.closer is None:
             # A bare call: a wrapper closer right after it (its opener went missing) is ours too.
             stray = _following(buf, after)
@@ -768,8 +801,8 @@ class _XmlBlock(_Block):
             self._end_param(buf, at)
         self.call_open = False
         self.position = end
-        if name in ("/function", "/invoke") and self.closer is not None:
-            return "next"  # a wrapper may hold more calls
+        if more:
+            return "next"
         return end  # a bare call's closer, or the wrapper's, ends the block
 
     def _followed_by_structure(self, buf: str, after: int, final: bool, name: str) -> bool | None:
@@ -818,10 +851,8 @@ class _XmlBlock(_Block):
     def _end_param(self, buf: str, at: int) -> None:
         key, start, attributes = self.param
         value = buf[start:at]
-        if value.startswith("\n"):
-            value = value[1:]
-        if value.endswith("\n"):
-            value = value[:-1]
+        value = value[2:] if value.startswith("\r\n") else value[1:] if value.startswith("\n") else value
+        value = value[:-2] if value.endswith("\r\n") else value[:-1] if value.endswith("\n") else value
         self.calls[-1][1].append((key, value, attributes))
         self.param = None
 

@@ -419,6 +419,15 @@ case(
 )
 
 case(
+    "qwen3_wrapper_closer_missing_then_prose",
+    "<tool_call>\n<function=list_files>\n<parameter=directory>\nsrc\n</parameter>\n</function>\n"
+    "I will wait for the listing.",
+    calls=[("list_files", {"directory": "src"})],
+    shown=("I will wait for the listing.",),
+    notes="text after a closed function is prose even when </tool_call> never comes",
+)
+
+case(
     "qwen3_two_calls_with_text_between",
     "First the manifest.\n"
     "<tool_call>\n<function=read_file>\n<parameter=file_path>\npyproject.toml\n</parameter>\n</function>\n</tool_call>\n"
@@ -691,6 +700,14 @@ case(
 )
 
 case(
+    "minimax_wrapper_closer_missing_then_prose",
+    '<minimax:tool_call>\n<invoke name="list_files">\n<parameter name="directory">src</parameter>\n</invoke>\n'
+    "I will wait for the listing.",
+    calls=[("list_files", {"directory": "src"})],
+    shown=("I will wait for the listing.",),
+)
+
+case(
     "minimax_wrapping_function_form",
     "Let me see what's there.\n"
     "<minimax:tool_call>\n"
@@ -882,6 +899,16 @@ case(
     "\n</tool_call>",
     calls=[("write_file", {"file_path": "t.txt", "content": "end marker: </tool_call>\nafter"})],
     notes="JSON decides where the object ends; the quoted closing tag is string content",
+)
+
+case(
+    "hermes_no_closing_tag_then_prose",
+    "<tool_call>\n"
+    '{"name": "list_files", "arguments": {"directory": "src"}}\n'
+    "I will wait for the listing.",
+    calls=[("list_files", {"directory": "src"})],
+    shown=("I will wait for the listing.",),
+    notes="the JSON says where the call ends; what follows is prose, which stays shown",
 )
 
 case(

@@ -190,6 +190,19 @@ def test_many_calls_get_distinct_ids():
     assert len({c.id for c in reply.calls}) == 50
 
 
+def test_two_json_objects_in_one_tool_call_block_are_not_silently_dropped():
+    reply = parse(
+        "<tool_call>\n"
+        '{"name": "read_file", "arguments": {"file_path": "a.py"}}\n'
+        '{"name": "read_file", "arguments": {"file_path": "b.py"}}\n'
+        "</tool_call>"
+    )
+    got = [(c.name, c.arguments) for c in reply.calls]
+    assert got[:1] == [("read_file", {"file_path": "a.py"})]
+    # the second object is either run or reported, never lost without a word
+    assert got[1:] == [("read_file", {"file_path": "b.py"})] or reply.errors
+
+
 def test_doubled_opening_tag_does_not_lose_or_invent_calls():
     reply = parse('<tool_call>\n<tool_call>\n{"name": "list_files", "arguments": {"directory": "."}}\n</tool_call>')
     assert [(c.name, c.arguments) for c in reply.calls] in ([], [("list_files", {"directory": "."})])
@@ -219,3 +232,8 @@ def test_twenty_thousand_broken_call_lines_return():
     reply = parse(text)
     assert reply.calls == []
     assert reply.errors
+
+
+def test_crlf_line_ends_are_stripped_from_xml_values_like_newlines():
+    reply = parse("<function=list_files>\r\n<parameter=directory>\r\nsrc\r\n</parameter>\r\n</function>")
+    assert [(c.name, c.arguments) for c in reply.calls] == [("list_files", {"directory": "src"})]
