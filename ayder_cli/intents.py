@@ -38,7 +38,7 @@ DSML = "｜DSML｜"
 CALL_LINE = "[CALL]"
 MISTRAL_PREFIX = "[TOOL_CALLS]"
 MAX_TAG = 200  # a "tag" longer than this is text, so a stray '<' never holds output for long
-SLICE = 4096  # input enters the scanner's buffer at most this much at a time, so it stays short
+SLICE = 4096  # input enters the scanner's buffer this much at a time (more while it holds), so it stays short
 
 # The next character that may start something other than plain text.
 _INTERESTING = re.compile(r"[\n`<\[]")
@@ -174,10 +174,11 @@ class StreamFilter:
         if not self._pending:
             return False
         text, start = self._pending.popleft()
-        if start + SLICE < len(text):
-            self._pending.appendleft((text, start + SLICE))
+        size = max(SLICE, len(self._buf))  # a held buffer at least doubles: re-reading it stays linear
+        if start + size < len(text):
+            self._pending.appendleft((text, start + size))
         buf, self._buf = self._buf, ""
-        buf += text[start : start + SLICE]  # a local, so CPython can grow it in place
+        buf += text[start : start + size]  # a local, so CPython can grow it in place
         self._buf = buf
         return True
 
@@ -186,6 +187,7 @@ class StreamFilter:
         if self._buf:
             self._pending.appendleft((self._buf, 0))
             self._buf = ""
+        self._hint = 0
 
     # --- the scanner
 
@@ -195,7 +197,8 @@ class StreamFilter:
         while True:
             try:
                 while self._buf and step[self._mode]():
-                    pass
+                    if len(self._buf) > 2 * SLICE:  # a long hold just ended: read the rest a slice at a time
+                        self._replay()
             except _Wait:
                 pass
             if not self._pull():

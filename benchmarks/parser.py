@@ -1,6 +1,6 @@
 """Parser benchmark: is the intent parser fast, and linear in the reply, on real and hostile text?
 
-Run:  python benchmarks/parser.py [--repeats N] [--delta N] [--strict]
+Run:  python benchmarks/parser.py [--repeats N] [--delta N] [--held-kb N] [--only SECTION] [--strict]
 
 1. Throughput of parse(text, tools) on a 1 MB reply holding 1,000 tool calls
    (the [CALL], Qwen3 XML, Hermes JSON and ```tool formats with prose between
@@ -13,6 +13,8 @@ Run:  python benchmarks/parser.py [--repeats N] [--delta N] [--strict]
 3. StreamFilter fed a 1 MB reply in tiny deltas (4 characters): the time per
    delta over the first 64 KB and over the last 64 KB before 1 MB. It must
    not grow with the length of the reply; a ratio above 2 is flagged GROWING.
+   Then the hostile runs the filter holds while it waits (whitespace after a
+   tag, a line of backticks), streamed the same way, 64 KB long (--held-kb).
 
 Nothing is asserted; the script prints tables. Exit status is 0 whatever the
 result, unless --strict is given (then 1 if anything is flagged or a count is off).
@@ -205,6 +207,14 @@ ADVERSARIAL = [
 ]
 
 
+# Hostile shapes that are also streamed (section 3, second table): the filter holds them.
+HELD_STREAMED = (
+    "a line of backticks", "a line of backticks in a fence", "``` and a huge info line",
+    "'[' then newlines (reply start)", "<tool_call> then newlines", "<function=x> then newlines",
+    "<function_calls> then newlines", "</parameter> then newlines", "</function> then newlines",
+)
+
+
 def streamed_cases(size: int) -> list[tuple[str, str, dict]]:
     """(label, reply, StreamFilter options) for the streaming table."""
     return [
@@ -236,12 +246,13 @@ def floor_count(text: str) -> int:
     return sum(1 for _ in FLOOR_PATTERN.finditer(text))
 
 
-def stream_windows(text: str, delta: int, options: dict) -> tuple[float, float, float, list, object]:
+def stream_windows(text: str, delta: int, options: dict,
+                   window: int = WINDOW) -> tuple[float, float, float, list, object]:
     """Feed `text` in `delta`-character pieces; seconds per delta early and late, total, output, filter."""
     from ayder_cli.intents import StreamFilter
 
     size = len(text)
-    late_from = max(WINDOW, size - WINDOW)
+    late_from = max(window, size - window)
     cuts = list(range(0, size, delta))
     flt = StreamFilter(TOOLS, **options)
     feed = flt.feed
@@ -254,7 +265,7 @@ def stream_windows(text: str, delta: int, options: dict) -> tuple[float, float, 
         before = time.perf_counter()
         out += feed(piece)
         spent = time.perf_counter() - before
-        if at < WINDOW:
+        if at < window:
             early, early_n = early + spent, early_n + 1
         elif at >= late_from:
             late, late_n = late + spent, late_n + 1
@@ -324,19 +335,30 @@ def linearity(options: argparse.Namespace) -> bool:
 
 
 def streaming(options: argparse.Namespace) -> bool:
-    from ayder_cli.intents import parse
-
     size = int(options.size_mb * MB)
     print(f"\n3. StreamFilter, a {options.size_mb:g} MB reply fed in {options.delta}-character deltas: "
           f"µs per delta over the first {WINDOW // KB} KB and the last {WINDOW // KB} KB; "
           f"flagged above {GROWTH_LIMIT:g}x")
+    bad = stream_table(streamed_cases(size), options.delta, WINDOW)
+    held = options.held_kb * KB
+    window = held // 8
+    print(f"\n   Runs the filter holds while it waits to see what follows them, streamed the same way but "
+          f"only {options.held_kb} KB long\n   (first and last {window // KB} KB; --held-kb):")
+    cases = [(label, make(held), {"think_open": False}) for label, make in ADVERSARIAL
+             if label in HELD_STREAMED]
+    return stream_table(cases, options.delta, window) or bad
+
+
+def stream_table(cases: list[tuple[str, str, dict]], delta: int, window: int) -> bool:
+    from ayder_cli.intents import parse
+
     header = (f"{'reply':<32} {'first µs':>9} {'last µs':>9} {'ratio':>6} {'total s':>8}  "
               f"{'= parse()':>9}  result")
     print(header)
     print("-" * len(header))
     bad = False
-    for label, text, flt_options in streamed_cases(size):
-        early, late, total, out, flt = stream_windows(text, options.delta, flt_options)
+    for label, text, flt_options in cases:
+        early, late, total, out, flt = stream_windows(text, delta, flt_options, window)
         shown = "".join(piece for kind, piece in out if kind == "text")
         whole = parse(text, TOOLS, **flt_options)
         same = shown == whole.display and [c.name for c in flt.calls] == [c.name for c in whole.calls]
@@ -352,16 +374,21 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per case, best kept (default 5)")
     parser.add_argument("--delta", type=int, default=4, help="characters per streamed delta (default 4)")
+    parser.add_argument("--held-kb", type=int, default=64,
+                        help="length of the streamed runs the filter holds (default 64)")
     parser.add_argument("--size-mb", type=float, default=1.0, help=argparse.SUPPRESS)
+    parser.add_argument("--only", choices=("throughput", "hostile", "streaming"),
+                        help="run one section only")
     parser.add_argument("--strict", action="store_true", help="exit 1 if anything is flagged")
     options = parser.parse_args()
 
     import ayder_cli
 
     print(f"python {sys.version.split()[0]}, ayder_cli from {ayder_cli.__file__}\n")
-    bad = throughput(options)
-    bad |= linearity(options)
-    bad |= streaming(options)
+    bad = False
+    for name, section in (("throughput", throughput), ("hostile", linearity), ("streaming", streaming)):
+        if options.only in (None, name):
+            bad |= section(options)
     if bad:
         print("\nsomething is flagged or a count is off"
               + ("" if options.strict else " (exit 0; use --strict to fail)"))
