@@ -43,6 +43,9 @@ SLICE = 4096  # input enters the scanner's buffer this much at a time (more whil
 # The next character that may start something other than plain text.
 _INTERESTING = re.compile(r"[\n`<\[]")
 _NON_SPACE = re.compile(r"\S")
+_NOT_BACKTICK = re.compile(r"[^`]")
+_NEWLINE = re.compile(r"\n")
+_NOT_FENCE_LINE = re.compile(r"[^ \t`]")
 _NAME = re.compile(r"[A-Za-z_][\w.\-]*")
 _NAMESPACED_WRAPPER = re.compile(r"<([A-Za-z][\w.\-]{0,31}):tool_call>")
 _NAMESPACED_PREFIX = re.compile(r"<[A-Za-z][\w.\-]{0,31}(?::(?:t(?:o(?:o(?:l(?:_(?:c(?:a(?:l(?:l)?)?)?)?)?)?)?)?)?)?$")
@@ -96,6 +99,7 @@ class StreamFilter:
         self._final = False
         self._mode = "leading" if think_open is None else ("think" if think_open else "text")
         self._hint = 0  # where the search for the current mode's marker resumes in _buf
+        self._skipped: dict[tuple[int, str], int] = {}  # (from, pattern) -> how far that run was read
         self._fence = ""  # the backticks that opened the ordinary code fence we are in
         self._block: _Block | None = None
         self._reply_start = True  # nothing but whitespace shown so far
@@ -162,7 +166,27 @@ class StreamFilter:
     def _consume(self, size: int) -> str:
         taken, self._buf = self._buf[:size], self._buf[size:]
         self._hint = 0
+        self._skipped.clear()
         return taken
+
+    def skip_run(self, buf: str, start: int, stop: re.Pattern) -> int:
+        """Where the first character matching `stop` at or after `start` is (len(buf) if none yet).
+
+        While the scanner waits, the same run is asked about again with every
+        delta; what was already read is remembered, so each delta reads only
+        what is new.
+        """
+        key = (start, stop.pattern)
+        found = stop.search(buf, self._skipped.get(key, start))
+        if found is None:
+            self._skipped[key] = len(buf)
+            return len(buf)
+        return found.start()
+
+    def following(self, buf: str, position: int) -> str:
+        """The start of what comes after `position`, past whitespace ("" if nothing yet)."""
+        found = self.skip_run(buf, position, _NON_SPACE)
+        return buf[found : found + MAX_TAG]
 
     @property
     def _at_end(self) -> bool:
@@ -187,6 +211,7 @@ class StreamFilter:
         if self._buf:
             self._pending.appendleft((self._buf, 0))
             self._buf = ""
+        self._skipped.clear()
         self._hint = 0
 
     # --- the scanner
@@ -238,15 +263,16 @@ class StreamFilter:
     def _in_fence(self) -> bool:
         """Inside an ordinary code fence: shown verbatim, nothing in it is a call."""
         buf = self._buf
-        newline = buf.find("\n")
+        newline = self.skip_run(buf, 0, _NEWLINE) if self._line_blank else buf.find("\n")
+        newline = newline if newline < len(buf) else -1
         if not self._line_blank:  # mid-line: cannot be the closing fence
             self._text(self._consume(newline + 1 if newline >= 0 else len(buf)))
             return True
+        if newline < 0 and not self._at_end and self.skip_run(buf, 0, _NOT_FENCE_LINE) == len(buf):
+            raise _Wait  # only spaces and backticks so far: this line may yet close the fence
         line = buf if newline < 0 else buf[:newline]
         stripped = line.lstrip(" \t")
         closes = stripped.startswith(self._fence) and not stripped.strip("`").strip()
-        if newline < 0 and not self._at_end and (closes or not stripped.strip("`")):
-            raise _Wait  # this line may yet close the fence
         if closes:
             self._mode = "text"
         self._text(self._consume(len(line) + (newline >= 0)))
@@ -278,11 +304,12 @@ class StreamFilter:
 
     def _backticks(self) -> bool:
         buf = self._buf
-        run = len(buf) - len(buf.lstrip("`"))
+        run = self.skip_run(buf, 0, _NOT_BACKTICK)
         self._need(run == len(buf))
         if run >= 3 and self._line_blank:
-            newline = buf.find("\n")
-            self._need(newline < 0)
+            newline = self.skip_run(buf, run, _NEWLINE)
+            self._need(newline == len(buf))
+            newline = newline if newline < len(buf) else -1
             line = buf if newline < 0 else buf[:newline]
             info = line[run:].strip()
             if info == "tool":
@@ -335,7 +362,7 @@ class StreamFilter:
                     return self._start(block(self))
                 self._need(len(buf) < len(prefix) and prefix.startswith(buf))
         if self._reply_start:
-            rest = buf[1:].lstrip()
+            rest = self.following(buf, 1)
             self._need(not rest)
             if rest.startswith("{"):
                 return self._start(_WholeReply(self))
@@ -513,7 +540,7 @@ class _ToolCallWrapper(_Block):
 
     def end(self, buf: str, final: bool) -> int | None:
         if self.inner is None:
-            rest = buf[len("<tool_call>") :].lstrip()
+            rest = self.scanner.following(buf, len("<tool_call>"))
             if not rest:
                 return len(buf) if final else None
             if rest.startswith("{"):
@@ -561,7 +588,7 @@ class _ToolCallWrapper(_Block):
 
     def _after_object(self, buf: str, final: bool) -> int | None:
         """After a complete JSON object: the closer, another object, or (closer missing) text."""
-        following = _following(buf, self.complete_at)
+        following = self.scanner.following(buf, self.complete_at)
         if following.startswith("</tool_call>"):
             return _NON_SPACE.search(buf, self.complete_at).start() + len("</tool_call>")
         if following.startswith("{"):
@@ -664,7 +691,7 @@ class _XmlBlock(_Block):
         while True:
             at = buf.find("<", self.position)
             if at < 0:
-                if not self.started and not buf[self.position :].isspace() and buf[self.position :]:
+                if not self.started and self.scanner.following(buf, self.position):
                     return -1
                 return self._close_all(buf, len(buf)) if final else None
             if not self.started and buf[self.position : at].strip():
@@ -733,7 +760,7 @@ class _XmlBlock(_Block):
         if call_name is None:
             return "reject" if not self.started else self._skip(at)
         if not self.started:
-            following = _following(buf, tag_end)
+            following = self.scanner.following(buf, tag_end)
             if not following and not final:
                 return None
             if following and not _starts_any(following, _AFTER_CALL_TAG):
@@ -787,14 +814,14 @@ class _XmlBlock(_Block):
         end = after
         more = False  # the wrapper goes on: another call or its closer follows
         if name in ("/function", "/invoke") and self.closer is not None:
-            following = _following(buf, after)
+            following = self.scanner.following(buf, after)
             nexts = (self.closer, "<function=", "<invoke", f"<{DSML}invoke")
             if not final and (not following or any(n.startswith(following) and n != following for n in nexts)):
                 return None
             more = not following or _starts_any(following, nexts)  # else: the wrapper's closer is missing
         if name in ("/function", "/invoke") and self.closer is None:
             # A bare call: a wrapper closer right after it (its opener went missing) is ours too.
-            stray = _following(buf, after)
+            stray = self.scanner.following(buf, after)
             closers = ("</tool_call>", "</function_calls>", f"</{DSML}function_calls>")
             if not final and (not stray or any(c.startswith(stray) and c != stray for c in closers)):
                 return None
@@ -812,7 +839,7 @@ class _XmlBlock(_Block):
         """Inside a value, a closing tag is real only if a tag that can follow it, or the end, comes next."""
         if self.param is None:
             return True
-        following = _following(buf, after)
+        following = self.scanner.following(buf, after)
         if not following:
             return True if final else None
         if _starts_any(following, ("<parameter", f"<{DSML}parameter")):
@@ -918,12 +945,6 @@ def _param_key(tag: str) -> tuple[str | None, dict]:
         return body[len("parameter=") :].strip().strip('"') or None, {}
     attributes = dict(_ATTRIBUTE.findall(body))
     return attributes.get("name") or None, attributes
-
-
-def _following(buf: str, position: int) -> str:
-    """The start of what comes after `position`, past whitespace ("" if nothing yet)."""
-    found = _NON_SPACE.search(buf, position)
-    return buf[found.start() : found.start() + MAX_TAG] if found else ""
 
 
 def _starts_any(text: str, prefixes: tuple[str, ...]) -> bool:
