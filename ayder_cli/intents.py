@@ -428,6 +428,12 @@ class StreamFilter:
         self.add_call(item["name"], arguments, raw)
         return True
 
+    def add_json_calls(self, value: Any, raw: str, where: str) -> None:
+        """One call object or a list of them; anything else is reported."""
+        for item in value if isinstance(value, list) else [value]:
+            if not self.add_json_call(item, raw):
+                self.errors.append(f'{where} needs {{"name": ..., "arguments": {{...}}}}, got: {_short(item)}')
+
     def typed(self, tool: str, key: str, value: str) -> Any:
         """A text value typed by the tool's schema; without one it stays a string."""
         schema = (self.schemas.get(tool) or {}).get("properties", {}).get(key)
@@ -521,10 +527,7 @@ class _ToolFence(_Block):
         except json.JSONDecodeError as exc:
             self.scanner.errors.append(f"a ```tool block is not valid JSON ({exc.msg}): {_short(body)}")
             return
-        items = value if isinstance(value, list) else [value]
-        for item in items:
-            if not self.scanner.add_json_call(item, body):
-                self.scanner.errors.append(f'a ```tool block needs {{"name": ..., "arguments": {{...}}}}: {_short(body)}')
+        self.scanner.add_json_calls(value, body, "a ```tool block")
 
 
 class _ToolCallWrapper(_Block):
@@ -618,8 +621,7 @@ class _ToolCallWrapper(_Block):
                     f"a <tool_call> block is not valid JSON ({exc.msg}); the call may be cut off: {_short(body)}"
                 )
                 return
-            if not self.scanner.add_json_call(value, body):
-                self.scanner.errors.append(f'a <tool_call> block needs {{"name": ..., "arguments": {{...}}}}: {_short(body)}')
+            self.scanner.add_json_calls(value, body, "a <tool_call> block")
             position = len(body) - len(body[position:].lstrip())
 
 
@@ -636,10 +638,7 @@ class _MistralArray(_Block):
         except json.JSONDecodeError as exc:
             self.scanner.errors.append(f"[TOOL_CALLS] is not followed by valid JSON ({exc.msg}): {_short(body)}")
             return
-        items = value if isinstance(value, list) else [value]
-        for item in items:
-            if not self.scanner.add_json_call(item, body):
-                self.scanner.errors.append(f"[TOOL_CALLS] holds something that is not a call: {_short(item)}")
+        self.scanner.add_json_calls(value, body, "[TOOL_CALLS]")
 
 
 class _WholeReply(_Block):
