@@ -25,6 +25,9 @@ class Services:
     conversation: Conversation
     loop: ChatLoop
     tools: ToolRegistry
+    executor: Any = None  # ayder_cli.tools.executor.ToolExecutor: every call goes through it
+    journal: Any = None  # ayder_cli.undo.UndoJournal: what /undo restores
+    processes: Any = None  # ayder_cli.tools.processes.ProcessManager: background commands
     # What the command line said, so /provider can re-resolve the layers.
     config_file: Path | None = None
     flags: dict[str, Any] = field(default_factory=dict)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Literal
 
@@ -33,10 +33,23 @@ class ToolResult:
 class ToolContext:
     root: Path  # the project root; tools touch nothing outside it
     max_output_chars: int = 20_000
+    journal: Any = None  # ayder_cli.undo.UndoJournal: every write records what it replaced
+    processes: Any = None  # ayder_cli.tools.processes.ProcessManager for background commands
+    shell_deny: tuple[str, ...] = ()  # regular expressions of commands that are always refused
+    shell_timeout_s: float = 120.0  # default timeout of run_shell_command
 
     def __post_init__(self) -> None:
         # Resolved once here, so every containment check compares real paths.
         self.root = Path(self.root).resolve()
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What a write would change, shown as a diff before the user confirms it."""
+
+    path: str  # as the user sees it, relative to the project root
+    old: str | None  # None: the file does not exist yet
+    new: str
 
 
 @dataclass(frozen=True)
@@ -46,6 +59,10 @@ class ToolSpec:
     parameters: dict[str, Any]  # JSON schema of the arguments object
     permission: Permission
     run: Callable[[ToolContext, dict[str, Any]], ToolResult]
+    aliases: dict[str, str] = field(default_factory=dict)  # other names models use -> the parameter
+    path_args: tuple[str, ...] = ()  # parameters holding project paths (normalized before validation)
+    # For a write: what it would change, computed without writing (for the confirmation diff).
+    preview: Callable[[ToolContext, dict[str, Any]], Preview] | None = None
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI `tools` entry for this tool."""

@@ -1,0 +1,239 @@
+"""The ToolExecutor pipeline every call goes through, native or parsed:
+
+    normalize -> validate -> policy -> permission -> confirm -> execute
+
+Each stage is a small function; a failure at any stage is the call's result
+(the model reads it and goes on), and nothing runs unless every stage passed.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any, Protocol
+
+from ayder_cli.llm.base import ToolCall
+from ayder_cli.tools.base import Preview, ToolContext, ToolError, ToolRegistry, ToolResult, ToolSpec, cap_output, first_line
+from ayder_cli.tools.validate import check_arguments
+
+PERMISSION_NAMES = {"r": "read", "w": "write", "x": "execute"}
+FLAG_FOR = {"r": "-r", "w": "-w", "x": "-x"}
+
+
+@dataclass
+class Permissions:
+    """What runs without asking: reads by default; -w adds writes, -x adds commands."""
+
+    granted: set[str] = field(default_factory=lambda: {"r"})
+
+    def allows(self, letter: str) -> bool:
+        return letter in self.granted
+
+    def toggle(self, letter: str) -> bool:
+        """Flip one letter; returns whether it is now granted."""
+        if letter in self.granted:
+            self.granted.discard(letter)
+            return False
+        self.granted.add(letter)
+        return True
+
+    def __str__(self) -> str:
+        return "".join(letter if letter in self.granted else "-" for letter in "rwx")
+
+
+@dataclass
+class ToolPolicy:
+    """From the config: tools never offered, and a cap on calls per tool per user message."""
+
+    disabled: frozenset[str] = frozenset()
+    max_calls_per_message: dict[str, int] = field(default_factory=dict)
+
+
+class Decision(Enum):
+    YES = "y"
+    NO = "n"
+    ALWAYS = "a"  # yes, and do not ask again for this tool in this session
+    DENY = "d"  # no, with a reason for the model
+
+
+@dataclass
+class Answer:
+    decision: Decision
+    reason: str = ""
+
+
+@dataclass
+class ConfirmRequest:
+    tool: str
+    permission: str  # "r", "w" or "x"
+    summary: str  # the call on one line, e.g. write_file(file_path="a.py", content="...")
+    preview: Preview | None  # for file changes: what would change
+
+
+class Confirmer(Protocol):
+    def confirm(self, request: ConfirmRequest) -> Answer | None:
+        """Ask the user; None when there is no terminal to ask on."""
+
+
+class NoTerminal:
+    """The confirmer of a run with nobody to ask: every call outside the granted set is denied."""
+
+    def confirm(self, request: ConfirmRequest) -> Answer | None:
+        return None
+
+
+# --- the stages
+
+
+def normalize(spec: ToolSpec, arguments: dict[str, Any], root: Path) -> dict[str, Any]:
+    """Aliases to parameter names; project paths made relative to the root where they point inside it."""
+    normalized: dict[str, Any] = {}
+    for name, value in arguments.items():
+        canonical = spec.aliases.get(name, name)
+        if canonical in normalized and canonical != name:
+            continue  # the real name wins over an alias given too
+        normalized[canonical] = value
+    for name in spec.path_args:
+        value = normalized.get(name)
+        if isinstance(value, str) and value.strip():
+            normalized[name] = relative_to_root(value.strip(), root)
+    return normalized
+
+
+def relative_to_root(path: str, root: Path) -> str:
+    """An absolute path inside the root becomes relative; anything else is left for the tool to refuse."""
+    candidate = Path(path).expanduser()
+    if candidate.is_absolute():
+        try:
+            return candidate.relative_to(root).as_posix() or "."
+        except ValueError:
+            return path
+    return path
+
+
+def validate(spec: ToolSpec, call: ToolCall, arguments: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """The arguments checked against the schema; an error message for the model if they do not fit."""
+    expects = f"expected {spec.signature(types=True)}"
+    if call.error:
+        return {}, f"{spec.name}: the arguments could not be read ({call.error}); {expects}"
+    checked, problems = check_arguments(spec.parameters, arguments)
+    if problems:
+        return {}, f"{spec.name}: {'; '.join(problems)}; {expects}"
+    return checked, None
+
+
+def execute(spec: ToolSpec, context: ToolContext, arguments: dict[str, Any]) -> ToolResult:
+    """Run the tool; its errors and exceptions become the result, its output is capped."""
+    try:
+        result = spec.run(context, arguments)
+    except ToolError as exc:
+        return ToolResult.failure(str(exc))
+    except Exception as exc:  # a tool's bug must not end the session; the model gets one line
+        detail = first_line(str(exc)) or "no details"
+        return ToolResult.failure(f"{spec.name} failed: {type(exc).__name__}: {detail}")
+    result.output = cap_output(result.output, context.max_output_chars)
+    return result
+
+
+def describe(name: str, arguments: dict[str, Any], width: int = 60) -> str:
+    """write_file(file_path="a.py", content="...") -- each value cut to one short line."""
+    import json
+
+    parts = []
+    for key, value in arguments.items():
+        text = json.dumps(value, ensure_ascii=False)
+        parts.append(f"{key}={text if len(text) <= width else text[: width - 1] + '…'}")
+    return f"{name}({', '.join(parts)})"
+
+
+class ToolExecutor:
+    """Runs calls through every stage, remembering per-session answers and per-message counts."""
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        context: ToolContext,
+        permissions: Permissions | None = None,
+        confirmer: Confirmer | None = None,
+        policy: ToolPolicy | None = None,
+        warn=lambda message: None,
+    ) -> None:
+        self.registry = registry
+        self.context = context
+        self.permissions = permissions or Permissions()
+        self.confirmer = confirmer or NoTerminal()
+        self.policy = policy or ToolPolicy()
+        self.warn = warn
+        self.always: set[str] = set()  # tools the user said [a]lways to
+        self.calls_this_message: dict[str, int] = {}
+
+    def new_message(self) -> None:
+        """A new user message: the per-message call caps start again."""
+        self.calls_this_message.clear()
+
+    def offered(self) -> list[ToolSpec]:
+        """The tools the model is told about: all but the disabled ones."""
+        return [spec for spec in self.registry.specs() if spec.name not in self.policy.disabled]
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return [spec.schema() for spec in self.offered()]
+
+    def run(self, call: ToolCall) -> ToolResult:
+        spec = self.registry.get(call.name)
+        if spec is None or spec.name in self.policy.disabled:
+            return ToolResult.failure(self._unknown(call.name))
+        arguments = normalize(spec, call.arguments if isinstance(call.arguments, dict) else {}, self.context.root)
+        arguments, problem = validate(spec, call, arguments if isinstance(call.arguments, dict) else call.arguments)
+        if problem:
+            return ToolResult.failure(problem)
+        refusal = self._over_cap(spec)
+        if refusal:
+            return ToolResult.failure(refusal)
+        refusal = self._permission(spec, arguments)
+        if refusal:
+            return ToolResult.failure(refusal)
+        return execute(spec, self.context, arguments)
+
+    def _unknown(self, name: str) -> str:
+        names = [spec.name for spec in self.offered()]
+        close = difflib.get_close_matches(str(name), names, n=1, cutoff=0.5)
+        nearest = f"; did you mean {close[0]}?" if close else ""
+        return f"unknown tool {name!r}{nearest} (tools: {', '.join(names) or 'none'})"
+
+    def _over_cap(self, spec: ToolSpec) -> str | None:
+        cap = self.policy.max_calls_per_message.get(spec.name)
+        used = self.calls_this_message.get(spec.name, 0)
+        if cap is not None and used >= cap:
+            return (f"not run: {spec.name} may be called at most {cap} times per message "
+                    "(tools.max_calls_per_message in the config)")
+        self.calls_this_message[spec.name] = used + 1
+        return None
+
+    def _permission(self, spec: ToolSpec, arguments: dict[str, Any]) -> str | None:
+        """None if the call may run; otherwise why not, for the model."""
+        letter = spec.permission
+        if self.permissions.allows(letter) or spec.name in self.always:
+            return None
+        preview = None
+        if spec.preview is not None:
+            try:
+                preview = spec.preview(self.context, arguments)
+            except ToolError as exc:
+                return str(exc)  # the write could not happen anyway: say why, ask nothing
+        answer = self.confirmer.confirm(ConfirmRequest(spec.name, letter, describe(spec.name, arguments), preview))
+        if answer is None:
+            flag = FLAG_FOR[letter]
+            self.warn(f"{spec.name} needs {PERMISSION_NAMES[letter]} permission and there is no terminal to ask; "
+                      f"denied (run with {flag} to allow)")
+            return (f"denied: {spec.name} needs {PERMISSION_NAMES[letter]} permission, which was not granted "
+                    f"(the user can allow it with {flag}); do not retry it")
+        if answer.decision is Decision.ALWAYS:
+            self.always.add(spec.name)
+            return None
+        if answer.decision is Decision.YES:
+            return None
+        if answer.decision is Decision.DENY and answer.reason:
+            return f"denied by the user: {answer.reason}"
+        return "denied by the user"
