@@ -25,6 +25,10 @@ PIPED_STDIN_WAIT_S = 1.0
 @click.option("--base-url", metavar="URL", help="Server URL (Ollama: http://host:11434; OpenAI: .../v1).")
 @click.option("-c", "--config", "config_file", metavar="FILE", help="Extra config file (JSON), over the others.")
 @click.option("--prompts", metavar="LIST", help="Comma-separated prompt names from prompts/, joined in order.")
+@click.option("-r", "--allow-read", is_flag=True, help="Read tools run without asking (the default).")
+@click.option("-w", "--allow-write", is_flag=True, help="Write tools (write_file, ...) run without asking.")
+@click.option("-x", "--allow-execute", is_flag=True, help="Commands (run_shell_command, ...) run without asking.")
+@click.option("--root", metavar="DIR", help="Project root: tools stay inside it (default: the current directory).")
 @click.option("-I", "--iterations", type=click.IntRange(min=1), metavar="N", help="Tool iterations per message.")
 @click.option("--no-stream", is_flag=True, help="Wait for the whole reply instead of streaming it.")
 @click.option("--show-thinking/--hide-thinking", default=None, help="Show the model's thinking (dimmed, on stderr).")
@@ -70,7 +74,7 @@ def run(options: dict) -> int:
     try:
         from ayder_cli.config import load_config
 
-        root = Path.cwd()
+        root = _project_root(options["root"])
         flags = {
             "provider": options["provider"],
             "model": options["model"],
@@ -87,22 +91,14 @@ def run(options: dict) -> int:
 
         from ayder_cli.services import build_services
 
-        services = build_services(config, env=env, root=root, console=console, config_file=config_file, flags=flags)
+        granted = {"r"} | {letter for letter, key in (("w", "allow_write"), ("x", "allow_execute")) if options[key]}
+        services = build_services(config, env=env, root=root, console=console, config_file=config_file,
+                                  flags=flags, granted=granted)
         _log_config(console, config, env)
-        if one_shot is not None:
-            result = services.loop.run(one_shot)
-            if result.interrupted:
-                return ExitStatus.INTERRUPTED
-            return ExitStatus.ERROR if result.stopped else ExitStatus.OK  # the loop gave up: a failure
-        if terminal.stdin_is_tty:
-            from ayder_cli.repl import run_repl
-
-            return run_repl(services, env)
-        if terminal.stdin is None:
-            raise UsageError("no prompt and no stdin", hint='give a prompt: ayder "..." (or see ayder --help)')
-        from ayder_cli.repl import run_script
-
-        return run_script(services, terminal.stdin)
+        try:
+            return _dispatch(services, one_shot, terminal, env)
+        finally:
+            services.close()  # background processes end with ayder
     except AyderError as exc:
         if options["debug"]:
             import traceback
@@ -122,6 +118,40 @@ def run(options: dict) -> int:
             raise
         console.error(f"internal error: {type(exc).__name__}: {exc}", "run again with --debug for the traceback")
         return ExitStatus.ERROR
+
+
+def _dispatch(services, one_shot: str | None, terminal, env) -> int:
+    """The mode, decided once: one-shot, REPL, or piped script."""
+    from ayder_cli.errors import ExitStatus, UsageError
+
+    if one_shot is not None:
+        result = services.loop.run(one_shot)
+        if result.interrupted:
+            return ExitStatus.INTERRUPTED
+        return ExitStatus.ERROR if result.stopped else ExitStatus.OK  # the loop gave up: a failure
+    if terminal.stdin_is_tty:
+        from ayder_cli.repl import run_repl
+
+        return run_repl(services, env)
+    if terminal.stdin is None:
+        raise UsageError("no prompt and no stdin", hint='give a prompt: ayder "..." (or see ayder --help)')
+    from ayder_cli.repl import run_script
+
+    return run_script(services, terminal.stdin)
+
+
+def _project_root(given: str | None):
+    """--root DIR, or the current directory; resolved, so symlinks cannot move it later."""
+    from pathlib import Path
+
+    from ayder_cli.errors import UsageError
+
+    if given is None:
+        return Path.cwd().resolve()
+    root = Path(given).expanduser()
+    if not root.is_dir():
+        raise UsageError(f"--root {given}: not a directory")
+    return root.resolve()
 
 
 def _one_shot_prompt(options: dict, terminal, console) -> str | None:

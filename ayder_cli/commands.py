@@ -172,3 +172,22 @@ def _tools(services, args: str) -> None:
     width = max((len(spec.signature()) for spec in specs), default=0)
     for spec in specs:
         services.console.info(f"  {spec.permission}  {spec.signature():<{width}}  {spec.description}")
+
+
+@command("undo", usage="[list|force]", help="undo the newest file change a tool made (repeatable)")
+def _undo(services, args: str) -> CommandResult | None:
+    journal = getattr(services, "journal", None)
+    if journal is None:
+        services.console.error("undo is unavailable in this session (no change journal)")
+        return CommandResult.FAILED
+    if args == "list":
+        entries = journal.entries()
+        for number, entry in enumerate(reversed(entries), 1):
+            services.console.info(f"  {number}. {entry.describe()}")
+        services.console.info(f"{len(entries)} change{'' if len(entries) == 1 else 's'} to undo, newest first")
+        return None
+    if args not in ("", "force"):
+        services.console.error(f"unknown /undo argument {args!r}", "use /undo, /undo list or /undo force")
+        return CommandResult.FAILED
+    services.console.info(journal.undo(force=args == "force"))  # UndoError is an AyderError: printed as one
+    return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -42,6 +43,9 @@ class Config:
     prompts: tuple[str, ...] = ("system",)
     show_thinking: bool = False
     native_tools: str = "auto"  # auto: native tool calling, text format if the server refuses it
+    max_tool_output_chars: int = 20000  # a tool's output sent back to the model is cut to this
+    shell_timeout_s: float = 120.0  # default timeout of run_shell_command
+    tools: Mapping[str, Any] = field(default_factory=dict)  # disabled, max_calls_per_message, shell_deny
     # Where each value came from ("default", a file path, "environment", "flag").
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
@@ -115,6 +119,34 @@ def _boolean(value: Any) -> bool:
     return value
 
 
+TOOL_POLICY_KEYS = ("disabled", "max_calls_per_message", "shell_deny")
+
+
+def _tool_policy(value: Any) -> dict[str, Any]:
+    """{"disabled": [names], "max_calls_per_message": {name: n}, "shell_deny": [regex]}"""
+    if not isinstance(value, dict):
+        raise ValueError('must be an object like {"disabled": [], "max_calls_per_message": {}, "shell_deny": []}')
+    for key, item in value.items():
+        if key not in TOOL_POLICY_KEYS:
+            close = difflib.get_close_matches(key, TOOL_POLICY_KEYS, n=1)
+            raise ValueError(f"has an unknown key {key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        if key in ("disabled", "shell_deny") and not (
+            isinstance(item, list) and all(isinstance(v, str) and v for v in item)
+        ):
+            raise ValueError(f'.{key} must be a list of strings')
+        if key == "max_calls_per_message" and not (
+            isinstance(item, dict)
+            and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in item.values())
+        ):
+            raise ValueError(".max_calls_per_message must map tool names to counts (0 or more)")
+    for pattern in value.get("shell_deny", ()):
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f".shell_deny has an invalid regular expression {pattern!r} ({exc})") from None
+    return dict(value)
+
+
 def _prompt_names(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         value = value.split(",")
@@ -145,6 +177,9 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "prompts": _prompt_names,
     "show_thinking": _boolean,
     "native_tools": _text(choices=("auto", "on", "off")),
+    "max_tool_output_chars": _number(1000, integer=True),
+    "shell_timeout_s": _number(0.1),
+    "tools": _tool_policy,
 }
 assert set(CHECKS) == set(KEYS)
 

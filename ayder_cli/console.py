@@ -144,6 +144,11 @@ class Console:
         self.err.flush()
         self._err_line_open = True
 
+    def end_activity_line(self) -> None:
+        """Before a question on the terminal: the half-printed activity line ends here."""
+        self._end_err_line()
+        self.err.flush()
+
     def on_tool_done(self, call, result) -> None:
         mark = self._paint("✓", GREEN) if result.ok else self._paint("✗", RED)
         summary = result.summary or ("ok" if result.ok else (result.error or "failed"))

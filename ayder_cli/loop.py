@@ -14,7 +14,8 @@ from ayder_cli.conversation import Conversation
 from ayder_cli.intents import StreamFilter, call_format_instructions, parse
 from ayder_cli.llm.accumulate import Accumulator
 from ayder_cli.llm.base import AssistantTurn, ChatClient, ChatRequest, LLMError, StreamCutError, ToolCall, Usage
-from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolResult
+from ayder_cli.tools.base import ToolResult
+from ayder_cli.tools.executor import ToolExecutor
 
 MAX_MALFORMED_RETRIES = 2  # corrective messages in a row before the loop gives up
 MAX_CONTINUATIONS = 3  # automatic "continue" after a reply cut at max_tokens
@@ -85,16 +86,14 @@ class ChatLoop:
         conversation: Conversation,
         config: Config,
         callbacks: Callbacks,
-        tools: ToolRegistry | None = None,
-        context: ToolContext | None = None,
+        executor: ToolExecutor | None = None,
         log: Callable[[str], None] = lambda message: None,
     ) -> None:
         self.client = client
         self.conversation = conversation
         self.config = config
         self.callbacks = callbacks
-        self.tools = tools
-        self.context = context
+        self.executor = executor
         self.log = log
         self.usage = SessionUsage()
         # None: try native tool calling and fall back to text if the server refuses it.
@@ -105,6 +104,8 @@ class ChatLoop:
     def run(self, user_text: str) -> RunResult:
         """Handle one user message. Raises LLMError when the server fails."""
         self.conversation.add_user(user_text)
+        if self.executor is not None:
+            self.executor.new_message()
         iterations = IterationController(self.config.iterations)
         malformed = continuations = 0
         first = True
@@ -161,12 +162,13 @@ class ChatLoop:
         config = self.config
         system = self.conversation.system_prompt
         tools = None
-        if self.tools is not None and self.tools.names():
+        offered = self.executor.offered() if self.executor is not None else []
+        if offered:
             if self.native_tools is False:
-                teach = call_format_instructions([spec.signature() for spec in self.tools.specs()])
+                teach = call_format_instructions([spec.signature() for spec in offered])
                 system = f"{system}\n\n{teach}" if system else teach
             else:
-                tools = self.tools.schemas()
+                tools = self.executor.schemas()
         return ChatRequest(
             model=config.resolved_model,
             messages=self.conversation.for_request(system),
@@ -248,7 +250,7 @@ class ChatLoop:
         return turn
 
     def _schemas(self) -> list[dict] | None:
-        return self.tools.schemas() if self.tools is not None else None
+        return self.executor.schemas() if self.executor is not None else None
 
     # --- tool calls
 
@@ -261,7 +263,7 @@ class ChatLoop:
             if errors:
                 return turn.tool_calls, errors, True
             return good, [], True
-        if self.tools is None:
+        if self.executor is None:
             return [], [], False
         parsed = parse(turn.text, self._schemas())  # nothing before a lone </think> is run
         return parsed.calls, parsed.errors, False
@@ -275,7 +277,7 @@ class ChatLoop:
                 continue
             self.callbacks.on_tool_start(call)
             try:
-                result = self.tools.execute(call, self.context)
+                result = self.executor.run(call)
             except KeyboardInterrupt:
                 result = ToolResult.failure("interrupted by the user")
                 self.callbacks.on_tool_done(call, result)

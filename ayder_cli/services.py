@@ -14,6 +14,7 @@ from ayder_cli.loop import ChatLoop
 from ayder_cli.prompts import load_system_prompt
 from ayder_cli.tools import ToolRegistry, default_registry
 from ayder_cli.tools.base import ToolContext
+from ayder_cli.tools.executor import Permissions, ToolExecutor, ToolPolicy
 
 
 @dataclass
@@ -44,6 +45,11 @@ class Services:
         self.flags = flags
         self._install(config)
 
+    def close(self) -> None:
+        """At exit: nothing ayder started keeps running."""
+        if self.processes is not None:
+            self.processes.kill_all()
+
     def reload_prompt(self) -> str:
         self.conversation.system_prompt = load_system_prompt(self.config.prompts, self.root)
         return self.conversation.system_prompt
@@ -70,11 +76,28 @@ def build_services(
     console: Console,
     config_file: Path | None = None,
     flags: dict[str, Any] | None = None,
+    granted: set[str] | None = None,
 ) -> Services:
     conversation = Conversation(load_system_prompt(config.prompts, root))
     client = make_client(config, env, log=console.log)
     tools = default_registry()
-    loop = ChatLoop(client, conversation, config, console, tools=tools, context=ToolContext(root), log=console.log)
+    context = ToolContext(
+        root,
+        max_output_chars=config.max_tool_output_chars,
+        shell_timeout_s=config.shell_timeout_s,
+    )
+    executor = ToolExecutor(
+        tools,
+        context,
+        permissions=Permissions(set(granted or {"r"})),
+        policy=ToolPolicy(
+            disabled=frozenset(config.tools.get("disabled", ())),
+            max_calls_per_message=dict(config.tools.get("max_calls_per_message", {})),
+        ),
+        warn=console.notice,
+        before_confirm=console.end_activity_line,
+    )
+    loop = ChatLoop(client, conversation, config, console, executor=executor, log=console.log)
     return Services(
         config=config,
         env=env,
@@ -83,6 +106,9 @@ def build_services(
         conversation=conversation,
         loop=loop,
         tools=tools,
+        executor=executor,
+        journal=context.journal,
+        processes=context.processes,
         config_file=config_file,
         flags=dict(flags or {}),
     )

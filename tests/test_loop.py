@@ -7,6 +7,7 @@ from ayder_cli.conversation import Conversation
 from ayder_cli.llm.base import Delta, ToolCallFragment, Usage
 from ayder_cli.loop import ChatLoop
 from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolResult, ToolSpec
+from ayder_cli.tools.executor import ToolExecutor
 
 
 class ScriptedClient:
@@ -43,7 +44,7 @@ def tool(name: str, run) -> ToolSpec:
 def make_loop(client, tools, tmp_path, **config):
     recorder = Recorder()
     loop = ChatLoop(client, Conversation("system"), Config(**config), recorder,
-                    tools=ToolRegistry(tools), context=ToolContext(tmp_path))
+                    executor=ToolExecutor(ToolRegistry(tools), ToolContext(tmp_path)))
     return loop, recorder
 
 

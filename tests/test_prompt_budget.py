@@ -12,6 +12,7 @@ from ayder_cli.loop import ChatLoop
 from ayder_cli.prompts import load_system_prompt
 from ayder_cli.tools import default_registry
 from ayder_cli.tools.base import ToolContext
+from ayder_cli.tools.executor import ToolExecutor
 
 BUDGET_CHARS = 8_000  # about 2,000 tokens
 
@@ -26,7 +27,7 @@ class NoClient:
 def first_request(project, native: str) -> tuple[str, list | None]:
     config = Config(native_tools=native)
     loop = ChatLoop(NoClient(), Conversation(load_system_prompt(config.prompts, project)), config,
-                    callbacks=None, tools=default_registry(), context=ToolContext(project))
+                    callbacks=None, executor=ToolExecutor(default_registry(), ToolContext(project)))
     loop.conversation.add_user("hi")
     request = loop._request()
     return request.messages[0]["content"], request.tools

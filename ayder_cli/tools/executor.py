@@ -159,6 +159,7 @@ class ToolExecutor:
         confirmer: Confirmer | None = None,
         policy: ToolPolicy | None = None,
         warn=lambda message: None,
+        before_confirm=lambda: None,
     ) -> None:
         self.registry = registry
         self.context = context
@@ -166,6 +167,7 @@ class ToolExecutor:
         self.confirmer = confirmer or NoTerminal()
         self.policy = policy or ToolPolicy()
         self.warn = warn
+        self.before_confirm = before_confirm  # e.g. end the half-printed activity line
         self.always: set[str] = set()  # tools the user said [a]lways to
         self.calls_this_message: dict[str, int] = {}
 
@@ -222,6 +224,7 @@ class ToolExecutor:
                 preview = spec.preview(self.context, arguments)
             except ToolError as exc:
                 return str(exc)  # the write could not happen anyway: say why, ask nothing
+        self.before_confirm()
         answer = self.confirmer.confirm(ConfirmRequest(spec.name, letter, describe(spec.name, arguments), preview))
         if answer is None:
             flag = FLAG_FOR[letter]

@@ -1,0 +1,299 @@
+"""The write tools: write_file, replace_string, insert_line, delete_line.
+
+Each one first plans its change (the file's text before and after) without
+writing; `preview` shows that plan for the confirmation diff, and `run`
+writes it through atomic_write, which records the old content for /undo.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from ayder_cli.tools.atomic import atomic_write, check_writable_path
+from ayder_cli.tools.base import Preview, ToolContext, ToolError, ToolResult, ToolSpec
+from ayder_cli.tools.paths import display_path, resolve_in_root
+
+BINARY_SNIFF_BYTES = 8192
+HINT_MAX_LINES = 20_000  # beyond this a missing old_string gets no nearest-line hint (it costs time)
+
+
+@dataclass
+class Change:
+    """One planned write: where, the text before (None: a new file) and after, and what to tell the model."""
+
+    path: Path
+    shown: str
+    old: str | None
+    new: str
+    summary: str
+    output: str
+
+
+# --- reading the file a change starts from
+
+
+def _target(context: ToolContext, given: str) -> tuple[Path, str]:
+    path = resolve_in_root(context.root, given)
+    shown = display_path(context.root, path)
+    check_writable_path(path, context.root, shown)
+    return path, shown
+
+
+def _read_text(path: Path, shown: str, missing_ok: bool = False) -> str | None:
+    """The file's text exactly as stored (line endings kept); None if missing and missing_ok."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        if missing_ok:
+            return None
+        raise ToolError(f"no such file: {shown}; write_file creates a new file") from None
+    except NotADirectoryError:
+        if missing_ok:
+            return None  # atomic_write says which parent is a file
+        raise ToolError(f"no such file: {shown}") from None
+    except OSError as exc:
+        raise ToolError(f"cannot read {shown}: {exc.strerror or exc}") from None
+    if b"\0" in data[:BINARY_SNIFF_BYTES]:
+        raise ToolError(f"{shown} is a binary file ({len(data):,} bytes); the write tools change text files only")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolError(f"{shown} is not UTF-8 text; the write tools change UTF-8 files only") from None
+
+
+def _split_lines(text: str) -> list[str]:
+    """Lines with their endings, split at \\n only (numbered as read_file numbers them)."""
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def _newline_of(text: str) -> str:
+    """The file's line ending: \\r\\n if its first line ends so, else \\n."""
+    first = text.find("\n")
+    return "\r\n" if first > 0 and text[first - 1] == "\r" else "\n"
+
+
+def _count_lines(text: str) -> int:
+    return len(_split_lines(text))
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+# --- the four changes
+
+
+def plan_write_file(context: ToolContext, args: dict[str, Any]) -> Change:
+    path, shown = _target(context, args["file_path"])
+    content = args["content"]
+    old = _read_text(path, shown, missing_ok=True)
+    lines = _count_lines(content)
+    if old is None:
+        output = f"created {shown} ({_plural(lines, 'line')})"
+    elif old == content:
+        output = f"{shown} already holds this content; nothing changed"
+    else:
+        output = f"wrote {shown} ({_plural(lines, 'line')}, was {_count_lines(old)})"
+    return Change(path, shown, old, content, f"wrote {_plural(lines, 'line')}", output)
+
+
+def plan_replace_string(context: ToolContext, args: dict[str, Any]) -> Change:
+    path, shown = _target(context, args["file_path"])
+    old_string, new_string = args["old_string"], args["new_string"]
+    replace_all = bool(args.get("replace_all", False))
+    text = _read_text(path, shown)
+    if old_string == "":
+        raise ToolError("old_string is empty; give the exact text to replace (write_file writes a whole file)")
+    if old_string == new_string:
+        raise ToolError("old_string and new_string are the same; nothing would change")
+    count = text.count(old_string)
+    if count == 0 and "\r\n" in text and "\n" in old_string and "\r\n" not in old_string:
+        # The model writes \n; a CRLF file holds \r\n. Match it, and keep the file's endings.
+        crlf_old = old_string.replace("\n", "\r\n")
+        if text.count(crlf_old):
+            old_string, new_string = crlf_old, new_string.replace("\r\n", "\n").replace("\n", "\r\n")
+            count = text.count(old_string)
+    if count == 0:
+        raise ToolError(f"old_string not found in {shown}{_nearest_hint(text, old_string)}")
+    if count > 1 and not replace_all:
+        where = _line_numbers(text, old_string)
+        raise ToolError(
+            f"old_string appears {count} times in {shown} (lines {where}); include more surrounding text "
+            "to make it unique, or set replace_all=true"
+        )
+    first_line = text[: text.index(old_string)].count("\n") + 1
+    new = text.replace(old_string, new_string) if replace_all else text.replace(old_string, new_string, 1)
+    replaced = count if replace_all else 1
+    at = f"at line {first_line}" if replaced == 1 else f"from line {first_line}"
+    output = f"replaced {_plural(replaced, 'occurrence')} in {shown} {at}; it now has {_plural(_count_lines(new), 'line')}"
+    return Change(path, shown, text, new, f"replaced {_plural(replaced, 'occurrence')}", output)
+
+
+def _nearest_hint(text: str, old_string: str) -> str:
+    """'; the nearest line is 12: ...' for the file line closest to old_string's first line, else ''."""
+    wanted = next((line.strip() for line in old_string.split("\n") if line.strip()), "")
+    lines = _split_lines(text)
+    if not wanted or len(lines) > HINT_MAX_LINES:
+        return ""
+    stripped = [line.strip() for line in lines]
+    close = difflib.get_close_matches(wanted, stripped, n=1, cutoff=0.6)
+    if not close:
+        return "; read_file shows its exact text"
+    number = stripped.index(close[0]) + 1
+    shown = lines[number - 1].rstrip("\r\n")
+    if len(shown) > 120:
+        shown = shown[:119] + "…"
+    return f"; the nearest line is {number}: {shown!r} (old_string must match exactly, whitespace included)"
+
+
+def _line_numbers(text: str, needle: str, most: int = 5) -> str:
+    numbers, start = [], 0
+    while len(numbers) < most + 1 and (found := text.find(needle, start)) != -1:
+        numbers.append(text.count("\n", 0, found) + 1)
+        start = found + len(needle)
+    listed = ", ".join(str(n) for n in numbers[:most])
+    return listed + (", ..." if len(numbers) > most else "")
+
+
+def plan_insert_line(context: ToolContext, args: dict[str, Any]) -> Change:
+    path, shown = _target(context, args["file_path"])
+    number, content = args["line_number"], args["content"]
+    text = _read_text(path, shown)
+    lines = _split_lines(text)
+    total = len(lines)
+    if not 1 <= number <= total + 1:
+        raise ToolError(
+            f"line_number {number} is out of range: {shown} has {_plural(total, 'line')}; "
+            f"give 1 to {total + 1} ({total + 1} appends)"
+        )
+    newline = _newline_of(text)
+    block = content.replace("\r\n", "\n").replace("\n", newline)
+    if not block.endswith(newline):
+        block += newline
+    if number == total + 1 and lines and not lines[-1].endswith("\n"):
+        lines[-1] += newline  # the last line had no ending; the new text goes on a line of its own
+    added = _count_lines(block)
+    new = "".join(lines[: number - 1]) + block + "".join(lines[number - 1 :])
+    where = "at the end" if number == total + 1 else f"before line {number}"
+    output = f"inserted {_plural(added, 'line')} into {shown} {where}; it now has {_plural(total + added, 'line')}"
+    return Change(path, shown, text, new, f"inserted {_plural(added, 'line')}", output)
+
+
+def plan_delete_line(context: ToolContext, args: dict[str, Any]) -> Change:
+    path, shown = _target(context, args["file_path"])
+    number = args["line_number"]
+    text = _read_text(path, shown)
+    lines = _split_lines(text)
+    total = len(lines)
+    if not 1 <= number <= total:
+        span = f"give 1 to {total}" if total else "it is empty"
+        raise ToolError(f"line_number {number} is out of range: {shown} has {_plural(total, 'line')}; {span}")
+    removed = lines.pop(number - 1).rstrip("\r\n")
+    if len(removed) > 80:
+        removed = removed[:79] + "…"
+    new = "".join(lines)
+    output = f"deleted line {number} of {shown} ({removed!r}); it now has {_plural(total - 1, 'line')}"
+    return Change(path, shown, text, new, f"deleted line {number}", output)
+
+
+# --- preview and run, the same for every tool
+
+
+def _previewer(plan: Callable[[ToolContext, dict[str, Any]], Change]) -> Callable[[ToolContext, dict[str, Any]], Preview]:
+    def preview(context: ToolContext, args: dict[str, Any]) -> Preview:
+        change = plan(context, args)
+        return Preview(change.shown, change.old, change.new)
+
+    return preview
+
+
+def _runner(plan: Callable[[ToolContext, dict[str, Any]], Change], name: str) -> Callable[[ToolContext, dict[str, Any]], ToolResult]:
+    def run(context: ToolContext, args: dict[str, Any]) -> ToolResult:
+        change = plan(context, args)
+        if change.old == change.new:
+            return ToolResult(ok=True, output=change.output, summary="no change")
+        atomic_write(change.path, change.new, context.root, context.journal, name)
+        return ToolResult(ok=True, output=change.output, summary=change.summary)
+
+    run.__name__ = name
+    return run
+
+
+FILE_PATH = {"type": "string", "description": "Path relative to the project root"}
+FILE_PATH_ALIASES = {alias: "file_path" for alias in
+                     ("path", "filepath", "file", "filename", "file_name", "absolute_path", "target_file")}
+LINE_ALIASES = {"line": "line_number", "line_no": "line_number", "lineno": "line_number", "line_num": "line_number"}
+
+
+def _spec(name: str, description: str, properties: dict[str, Any], required: list[str],
+          aliases: dict[str, str], plan: Callable[[ToolContext, dict[str, Any]], Change]) -> ToolSpec:
+    return ToolSpec(
+        name=name,
+        description=description,
+        parameters={
+            "type": "object",
+            "properties": {"file_path": FILE_PATH, **properties},
+            "required": ["file_path", *required],
+            "additionalProperties": False,
+        },
+        permission="w",
+        run=_runner(plan, name),
+        aliases={**FILE_PATH_ALIASES, **aliases},
+        path_args=("file_path",),
+        preview=_previewer(plan),
+    )
+
+
+WRITE_FILE = _spec(
+    "write_file",
+    "Create or overwrite a text file with the given content.",
+    {"content": {"type": "string", "description": "The whole new content"}},
+    ["content"],
+    {"text": "content", "contents": "content", "data": "content"},
+    plan_write_file,
+)
+
+REPLACE_STRING = _spec(
+    "replace_string",
+    "Replace exact text in a file; old_string must be unique unless replace_all.",
+    {
+        "old_string": {"type": "string", "description": "Exact text to find"},
+        "new_string": {"type": "string", "description": "Replacement text"},
+        "replace_all": {"type": "boolean", "description": "Replace every occurrence"},
+    },
+    ["old_string", "new_string"],
+    {"old": "old_string", "old_str": "old_string", "old_text": "old_string", "search": "old_string",
+     "new": "new_string", "new_str": "new_string", "new_text": "new_string", "replace": "new_string",
+     "replacement": "new_string"},
+    plan_replace_string,
+)
+
+INSERT_LINE = _spec(
+    "insert_line",
+    "Insert text before line line_number (from 1; line count + 1 appends).",
+    {
+        "line_number": {"type": "integer", "description": "Line to insert before"},
+        "content": {"type": "string", "description": "Text to insert (one or more lines)"},
+    },
+    ["line_number", "content"],
+    {**LINE_ALIASES, "text": "content", "line_content": "content"},
+    plan_insert_line,
+)
+
+DELETE_LINE = _spec(
+    "delete_line",
+    "Delete one line (numbered from 1) of a file.",
+    {"line_number": {"type": "integer", "description": "Line to delete"}},
+    ["line_number"],
+    LINE_ALIASES,
+    plan_delete_line,
+)
+
+EDIT_TOOLS = [WRITE_FILE, REPLACE_STRING, INSERT_LINE, DELETE_LINE]
