@@ -169,9 +169,19 @@ def _usage(services, args: str) -> None:
 @command("tools", help="list the tools the model may call")
 def _tools(services, args: str) -> None:
     specs = services.tools.specs()
+    policy = services.executor.policy
+    permissions = services.executor.permissions
     width = max((len(spec.signature()) for spec in specs), default=0)
     for spec in specs:
-        services.console.info(f"  {spec.permission}  {spec.signature():<{width}}  {spec.description}")
+        notes = []
+        if spec.name in policy.disabled:
+            notes.append("disabled")
+        if spec.name in policy.max_calls_per_message:
+            notes.append(f"at most {policy.max_calls_per_message[spec.name]} per message")
+        if not permissions.allows(spec.permission) and spec.name not in services.executor.always:
+            notes.append("asks first")
+        note = f"  [{', '.join(notes)}]" if notes else ""
+        services.console.info(f"  {spec.permission}  {spec.signature():<{width}}  {spec.description}{note}")
 
 
 @command("undo", usage="[list|force]", help="undo the newest file change a tool made (repeatable)")
@@ -191,3 +201,21 @@ def _undo(services, args: str) -> CommandResult | None:
         return CommandResult.FAILED
     services.console.info(journal.undo(force=args == "force"))  # UndoError is an AyderError: printed as one
     return None
+
+
+@command("permissions", usage="[r|w|x]", help="show what runs without asking, or toggle r, w or x")
+def _permissions(services, args: str) -> CommandResult | None:
+    from ayder_cli.tools.executor import PERMISSION_NAMES
+
+    permissions = services.executor.permissions
+    if args:
+        if args not in PERMISSION_NAMES:
+            services.console.error(f"unknown permission {args!r}", "use /permissions r, w or x")
+            return CommandResult.FAILED
+        now = permissions.toggle(args)
+        services.console.info(f"{PERMISSION_NAMES[args]}: {'runs without asking' if now else 'asks first'}")
+    for letter, name in PERMISSION_NAMES.items():
+        state = "runs without asking" if permissions.allows(letter) else "asks first (denied when there is no terminal)"
+        services.console.info(f"  {letter}  {name:<8} {state}")
+    return None
+
