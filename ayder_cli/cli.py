@@ -95,6 +95,9 @@ def run(options: dict) -> int:
         services = build_services(config, env=env, root=root, console=console, config_file=config_file,
                                   flags=flags, granted=granted)
         _log_config(console, config, env)
+        # The client holds the key now; commands the model runs must not inherit it.
+        for name in {"OPENAI_API_KEY", config.api_key_env}:
+            os.environ.pop(name, None)
         try:
             return _dispatch(services, one_shot, terminal, env)
         finally:

@@ -14,7 +14,11 @@ from ayder_cli.loop import ChatLoop
 from ayder_cli.prompts import load_system_prompt
 from ayder_cli.tools import ToolRegistry, default_registry
 from ayder_cli.tools.base import ToolContext
+from ayder_cli.confirm import TerminalConfirmer
 from ayder_cli.tools.executor import Permissions, ToolExecutor, ToolPolicy
+from ayder_cli.tools.processes import ProcessManager
+from ayder_cli.tools.shell_policy import DEFAULT_SHELL_DENY
+from ayder_cli.undo import UndoJournal
 
 
 @dataclass
@@ -84,12 +88,16 @@ def build_services(
     context = ToolContext(
         root,
         max_output_chars=config.max_tool_output_chars,
+        journal=UndoJournal(),
+        processes=ProcessManager(root, max_output_chars=config.max_tool_output_chars),
+        shell_deny=(*DEFAULT_SHELL_DENY, *config.tools.get("shell_deny", ())),
         shell_timeout_s=config.shell_timeout_s,
     )
     executor = ToolExecutor(
         tools,
         context,
         permissions=Permissions(set(granted or {"r"})),
+        confirmer=TerminalConfirmer.for_terminal(console.terminal),
         policy=ToolPolicy(
             disabled=frozenset(config.tools.get("disabled", ())),
             max_calls_per_message=dict(config.tools.get("max_calls_per_message", {})),

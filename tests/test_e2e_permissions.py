@@ -38,3 +38,15 @@ def test_root_that_is_not_a_directory_is_a_usage_error(run_ayder, tmp_path):
     result = run_ayder("--root", str(tmp_path / "missing"), "hi")
     assert result.returncode == 2
     assert "not a directory" in result.stderr
+
+
+def test_commands_the_model_runs_do_not_inherit_the_api_key(fake, run_ayder):
+    secret = "sk-test-DO-NOT-LEAK-123"
+    fake.queue(Reply(text="", tool_calls=[{"name": "run_shell_command", "arguments": {"command": "env"}}]),
+               Reply(text="Listed."))
+    result = run_ayder(*server_args(fake, "openai"), "-x", "show env", env={"OPENAI_API_KEY": secret})
+    assert result.returncode == 0, result.stderr
+    assert fake.requests[0]["headers"]["Authorization"] == f"Bearer {secret}"  # the client still has it
+    tool_message = [m for m in fake.chat_requests()[1]["body"]["messages"] if m["role"] == "tool"][0]
+    assert "PATH=" in tool_message["content"]  # the command ran and printed its environment
+    assert secret not in tool_message["content"]

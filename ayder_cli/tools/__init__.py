@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from ayder_cli.tools.base import ToolContext, ToolError, ToolRegistry, ToolResult, ToolSpec
+from ayder_cli.tools.edit import EDIT_TOOLS
 from ayder_cli.tools.files import LIST_FILES, READ_FILE
+from ayder_cli.tools.search import SEARCH_TOOLS
+from ayder_cli.tools.shell import SHELL_TOOLS
 
 __all__ = ["ToolContext", "ToolError", "ToolRegistry", "ToolResult", "ToolSpec", "default_registry"]
 
 
 def default_registry() -> ToolRegistry:
-    """The tools offered to the model, in the order they are offered."""
-    return ToolRegistry([READ_FILE, LIST_FILES])
+    """The tools offered to the model, in the order they are offered: reads, writes, commands."""
+    return ToolRegistry([READ_FILE, LIST_FILES, *SEARCH_TOOLS, *EDIT_TOOLS, *SHELL_TOOLS])

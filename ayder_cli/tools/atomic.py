@@ -58,7 +58,7 @@ def atomic_write(path: Path, data: str, root: Path, journal: Any, tool_name: str
 
 def check_writable_path(target: Path, root: Path, shown: str) -> None:
     """ToolError unless target is a path inside root that a tool may write."""
-    if not target.is_relative_to(root) or target == root:
+    if not target.is_relative_to(root):
         raise ToolError(f"path {shown!r} is outside the project root; use a path inside it")
     if ".git" in target.relative_to(root).parts:
         raise ToolError(f"{shown}: .git is never written")
@@ -110,11 +110,13 @@ def replace_with(target: Path, data: bytes, mode: int | None) -> None:
     """Put data at target through a fsynced temporary file and os.replace; the temporary never stays.
 
     mode None: a new file (0o666 less the umask); else the permission bits to give it.
+    An existing file's owner and group are kept where the process may set them.
     """
     temp, fd = _create_temp(target.parent)
     try:
         with os.fdopen(fd, "wb") as stream:
             if mode is not None:
+                _keep_owner(stream.fileno(), target)
                 os.fchmod(stream.fileno(), mode)
             stream.write(data)
             stream.flush()
@@ -127,6 +129,15 @@ def replace_with(target: Path, data: bytes, mode: int | None) -> None:
             pass
         raise
     fsync_directory(target.parent)
+
+
+def _keep_owner(fd: int, target: Path) -> None:
+    try:
+        now = os.stat(target)
+        if (now.st_uid, now.st_gid) != (os.geteuid(), os.getegid()):
+            os.fchown(fd, now.st_uid, now.st_gid)
+    except (OSError, AttributeError):  # not allowed, gone, or no chown on this platform
+        pass
 
 
 def _create_temp(directory: Path) -> tuple[Path, int]:

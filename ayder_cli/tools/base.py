@@ -62,7 +62,8 @@ class ToolSpec:
     aliases: dict[str, str] = field(default_factory=dict)  # other names models use -> the parameter
     path_args: tuple[str, ...] = ()  # parameters holding project paths (normalized before validation)
     # For a write: what it would change, computed without writing (for the confirmation diff).
-    preview: Callable[[ToolContext, dict[str, Any]], Preview] | None = None
+    # It may return None (nothing to show, e.g. a command) or raise ToolError (refused before asking).
+    preview: Callable[[ToolContext, dict[str, Any]], Preview | None] | None = None
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI `tools` entry for this tool."""
@@ -126,7 +127,7 @@ class ToolRegistry:
 
     def _unknown_tool_message(self, name: str) -> str:
         known = ", ".join(self._specs) or "none"
-        close = difflib.get_close_matches(str(name), list(self._specs), n=1, cutoff=0.5)
+        close = difflib.get_close_matches(str(name), list(self._specs), n=1, cutoff=0.6)
         nearest = f"; did you mean {close[0]}?" if close else ""
         return f"unknown tool {name!r}{nearest} (tools: {known})"
 

@@ -42,8 +42,12 @@ def _target(context: ToolContext, given: str) -> tuple[Path, str]:
     return path, shown
 
 
-def _read_text(path: Path, shown: str, missing_ok: bool = False) -> str | None:
-    """The file's text exactly as stored (line endings kept); None if missing and missing_ok."""
+def _read_text(path: Path, shown: str, missing_ok: bool = False, lenient: bool = False) -> str | None:
+    """The file's text exactly as stored (line endings kept); None if missing and missing_ok.
+
+    lenient: text that is not UTF-8 is decoded with replacement characters (for a whole-file
+    overwrite, whose diff only shows it) instead of being refused.
+    """
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -61,6 +65,8 @@ def _read_text(path: Path, shown: str, missing_ok: bool = False) -> str | None:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
+        if lenient:
+            return data.decode("utf-8", errors="replace")
         raise ToolError(f"{shown} is not UTF-8 text; the write tools change UTF-8 files only") from None
 
 
@@ -93,7 +99,7 @@ def _plural(n: int, word: str) -> str:
 def plan_write_file(context: ToolContext, args: dict[str, Any]) -> Change:
     path, shown = _target(context, args["file_path"])
     content = args["content"]
-    old = _read_text(path, shown, missing_ok=True)
+    old = _read_text(path, shown, missing_ok=True, lenient=True)
     lines = _count_lines(content)
     if old is None:
         output = f"created {shown} ({_plural(lines, 'line')})"
@@ -132,7 +138,8 @@ def plan_replace_string(context: ToolContext, args: dict[str, Any]) -> Change:
     new = text.replace(old_string, new_string) if replace_all else text.replace(old_string, new_string, 1)
     replaced = count if replace_all else 1
     at = f"at line {first_line}" if replaced == 1 else f"from line {first_line}"
-    output = f"replaced {_plural(replaced, 'occurrence')} in {shown} {at}; it now has {_plural(_count_lines(new), 'line')}"
+    now = _plural(_count_lines(new), "line")
+    output = f"replaced {_plural(replaced, 'occurrence')} in {shown} {at}; it now has {now}"
     return Change(path, shown, text, new, f"replaced {_plural(replaced, 'occurrence')}", output)
 
 
@@ -150,7 +157,7 @@ def _nearest_hint(text: str, old_string: str) -> str:
     shown = lines[number - 1].rstrip("\r\n")
     if len(shown) > 120:
         shown = shown[:119] + "…"
-    return f"; the nearest line is {number}: {shown!r} (old_string must match exactly, whitespace included)"
+    return f"; the nearest is line {number}: {shown!r} (old_string must match exactly, whitespace included)"
 
 
 def _line_numbers(text: str, needle: str, most: int = 5) -> str:
@@ -206,7 +213,10 @@ def plan_delete_line(context: ToolContext, args: dict[str, Any]) -> Change:
 # --- preview and run, the same for every tool
 
 
-def _previewer(plan: Callable[[ToolContext, dict[str, Any]], Change]) -> Callable[[ToolContext, dict[str, Any]], Preview]:
+Plan = Callable[[ToolContext, dict[str, Any]], Change]
+
+
+def _previewer(plan: Plan) -> Callable[[ToolContext, dict[str, Any]], Preview]:
     def preview(context: ToolContext, args: dict[str, Any]) -> Preview:
         change = plan(context, args)
         return Preview(change.shown, change.old, change.new)
@@ -214,7 +224,7 @@ def _previewer(plan: Callable[[ToolContext, dict[str, Any]], Change]) -> Callabl
     return preview
 
 
-def _runner(plan: Callable[[ToolContext, dict[str, Any]], Change], name: str) -> Callable[[ToolContext, dict[str, Any]], ToolResult]:
+def _runner(plan: Plan, name: str) -> Callable[[ToolContext, dict[str, Any]], ToolResult]:
     def run(context: ToolContext, args: dict[str, Any]) -> ToolResult:
         change = plan(context, args)
         if change.old == change.new:
@@ -233,7 +243,7 @@ LINE_ALIASES = {"line": "line_number", "line_no": "line_number", "lineno": "line
 
 
 def _spec(name: str, description: str, properties: dict[str, Any], required: list[str],
-          aliases: dict[str, str], plan: Callable[[ToolContext, dict[str, Any]], Change]) -> ToolSpec:
+          aliases: dict[str, str], plan: Plan) -> ToolSpec:
     return ToolSpec(
         name=name,
         description=description,
@@ -253,8 +263,8 @@ def _spec(name: str, description: str, properties: dict[str, Any], required: lis
 
 WRITE_FILE = _spec(
     "write_file",
-    "Create or overwrite a text file with the given content.",
-    {"content": {"type": "string", "description": "The whole new content"}},
+    "Create or overwrite a text file.",
+    {"content": {"type": "string"}},
     ["content"],
     {"text": "content", "contents": "content", "data": "content"},
     plan_write_file,
@@ -262,10 +272,10 @@ WRITE_FILE = _spec(
 
 REPLACE_STRING = _spec(
     "replace_string",
-    "Replace exact text in a file; old_string must be unique unless replace_all.",
+    "Replace exact text in a file (unique unless replace_all).",
     {
         "old_string": {"type": "string", "description": "Exact text to find"},
-        "new_string": {"type": "string", "description": "Replacement text"},
+        "new_string": {"type": "string"},
         "replace_all": {"type": "boolean", "description": "Replace every occurrence"},
     },
     ["old_string", "new_string"],
@@ -277,10 +287,10 @@ REPLACE_STRING = _spec(
 
 INSERT_LINE = _spec(
     "insert_line",
-    "Insert text before line line_number (from 1; line count + 1 appends).",
+    "Insert text before line_number (from 1; line count + 1 appends).",
     {
-        "line_number": {"type": "integer", "description": "Line to insert before"},
-        "content": {"type": "string", "description": "Text to insert (one or more lines)"},
+        "line_number": {"type": "integer"},
+        "content": {"type": "string", "description": "One or more lines"},
     },
     ["line_number", "content"],
     {**LINE_ALIASES, "text": "content", "line_content": "content"},
@@ -289,8 +299,8 @@ INSERT_LINE = _spec(
 
 DELETE_LINE = _spec(
     "delete_line",
-    "Delete one line (numbered from 1) of a file.",
-    {"line_number": {"type": "integer", "description": "Line to delete"}},
+    "Delete one line of a file (from 1).",
+    {"line_number": {"type": "integer"}},
     ["line_number"],
     LINE_ALIASES,
     plan_delete_line,

@@ -200,7 +200,7 @@ class ToolExecutor:
 
     def _unknown(self, name: str) -> str:
         names = [spec.name for spec in self.offered()]
-        close = difflib.get_close_matches(str(name), names, n=1, cutoff=0.5)
+        close = difflib.get_close_matches(str(name), names, n=1, cutoff=0.6)
         nearest = f"; did you mean {close[0]}?" if close else ""
         return f"unknown tool {name!r}{nearest} (tools: {', '.join(names) or 'none'})"
 

@@ -1,4 +1,4 @@
-"""The read-only file tools: read_file and list_files."""
+"""The read-only file tools: read_file and list_files (which honours .gitignore)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ayder_cli.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
+from ayder_cli.tools.gitignore import IgnoreRules, InvalidPattern, compile_glob, scan, walk_entries
 from ayder_cli.tools.paths import display_path, resolve_in_root
 
 MAX_LINES = 2000  # per read_file call
@@ -117,28 +118,35 @@ def list_files(context: ToolContext, args: dict[str, Any]) -> ToolResult:
         raise ToolError(f"no such directory: {given}{_suggestion(context.root, path)}")
     if not path.is_dir():
         raise ToolError(f"{given} is a file, not a directory; use read_file to read it")
+    pattern = args.get("pattern") or None
     try:
-        with os.scandir(path) as found:
-            entries = sorted((entry.name, _is_dir(entry)) for entry in found if entry.name != ".git")
+        glob = compile_glob(pattern) if pattern else None
+    except InvalidPattern as exc:
+        raise ToolError(f"invalid pattern {pattern!r}: {exc}") from None
+    rules = IgnoreRules.for_root(context.root)
+    start = "" if path == context.root else display_path(context.root, path)
+    ignored = 0
+    try:
+        if glob is not None and ("/" in pattern or "**" in pattern):
+            found = walk_entries(rules, start)  # a path glob: every level below
+        else:
+            found, ignored = scan(rules, start)
     except OSError as exc:
         raise ToolError(f"cannot list {given}: {exc.strerror or exc}") from None
     # Root-relative names, so the model can pass any of them straight to read_file.
-    prefix = "" if path == context.root else display_path(context.root, path) + "/"
-    lines = [f"{prefix}{name}/" if is_dir else f"{prefix}{name}" for name, is_dir in entries[:MAX_ENTRIES]]
+    entries = [(entry.rel, entry.points_to_dir()) for entry in found if glob is None
+               or glob.matches(entry.rel[len(start) + 1:] if start else entry.rel, entry.name,
+                               entry.kind == "dir")]
+    lines = [f"{rel}/" if is_dir else rel for rel, is_dir in entries[:MAX_ENTRIES]]
     if not entries:
-        lines.append("[empty directory]")
+        lines.append(f"[no entries match {pattern}]" if glob else "[empty directory]")
     summary = _count(len(entries), "entry", "entries")
     if len(entries) > MAX_ENTRIES:
         lines.append(f"[{MAX_ENTRIES} of {len(entries)} entries shown]")
         summary = f"{MAX_ENTRIES} of {summary}"
+    if ignored and glob is None:
+        lines.append(f"[{ignored} more ignored by .gitignore]")
     return ToolResult(ok=True, output="\n".join(lines), summary=summary)
-
-
-def _is_dir(entry: os.DirEntry) -> bool:
-    try:
-        return entry.is_dir()
-    except OSError:
-        return False
 
 
 def _suggestion(root: Path, missing: Path) -> str:
@@ -176,15 +184,17 @@ READ_FILE = ToolSpec(
 
 LIST_FILES = ToolSpec(
     name="list_files",
-    description="List a directory's entries, one level; directories end with /.",
+    description="List a directory's entries, one level (skips .gitignore'd); directories end with /.",
     parameters={
         "type": "object",
         "properties": {
             "directory": {"type": "string", "description": "Path relative to the project root (default .)"},
+            "pattern": {"type": "string", "description": "Glob on names (*.py); with / or ** on paths, recursive"},
         },
         "required": [],
         "additionalProperties": False,
     },
     permission="r",
     run=list_files,
+    path_args=("directory",),
 )

@@ -15,11 +15,13 @@ import re
 from functools import lru_cache
 from typing import Iterable
 
+from ayder_cli.tools.base import ToolError
+
 # Where a command starts, then words that run the command after them.
 _START = r"(?:^|[;&|({`]|\$\(|\b(?:ba|da|k|z)?sh\s+-\w*c\w*\s+[\"']?)\s*"
 _PREFIX = (r"(?:(?:sudo|doas|exec|nohup|command|builtin|env|time|nice|xargs|if|then|else|do|while|until|!)"
            r"(?:\s+-\S+)*\s+|\w+=\S*\s+)*")
-_CMD = _START + _PREFIX + r"(?:\S*/)?"  # ... and an optional directory before the command name
+_CMD = _START + _PREFIX + r"(?:[\w.~-]*/)*"  # ... and an optional directory before the command name
 _END = r"(?=[\s;&|)`\"']|$)"  # the word ends here
 _ARGS = r"(?:[^\s;&|]+[ \t]+)*?"  # any arguments of the same command
 _ROOT_OR_HOME = r"[\"']?(?:/+\*?|~/?\*?|\$\{?HOME\}?/?\*?)[\"']?"  # / /* ~ ~/ ~/* $HOME ${HOME}/* "$HOME"
@@ -29,14 +31,16 @@ _ROOT_TARGET = r"(?=[^;&|\n]*\s[\"']?/+\*?[\"']?(?:[\s;&|)]|$))"
 
 RM_ROOT_OR_HOME = _CMD + r"rm[ \t]+" + _ARGS + _ROOT_OR_HOME + _END
 RM_NO_PRESERVE_ROOT = _CMD + r"rm\b[^;&|\n]*--no-preserve-root"
-RM_ALL_AFTER_CD = _CMD + r"cd[ \t]+" + _ROOT_OR_HOME + r"[ \t]*(?:&&|;)[ \t]*(?:\S*/)?rm[ \t]+-\S*[rR]\S*[ \t]+" + _ARGS + r"\*"
+RM_ALL_AFTER_CD = (_CMD + r"cd[ \t]+" + _ROOT_OR_HOME + r"[ \t]*(?:&&|;)[ \t]*"
+                   + r"(?:[\w.~-]*/)*rm[ \t]+-\S*[rR]\S*[ \t]+" + _ARGS + r"\*")
 MKFS = _CMD + r"mkfs(?:\.\w+)?" + _END
 DD_TO_DISK = _CMD + r"dd\b[^;&|\n]*\bof=[\"']?" + _BLOCK_DEVICE
 REDIRECT_TO_DISK = r">[ \t]*[\"']?" + _BLOCK_DEVICE
-FORK_BOMB = r"([\w:.-]+)\s*\(\s*\)\s*\{\s*\1\s*\|\s*\1\s*&"
+FORK_BOMB = r"(?<![\w:.-])([\w:.-]+)\s*\(\s*\)\s*\{\s*\1\s*\|\s*\1\s*&"
 CHMOD_ROOT = _CMD + r"chmod" + _END + _RECURSIVE + _ROOT_TARGET
 CHOWN_ROOT = _CMD + r"ch(?:own|grp)" + _END + _RECURSIVE + _ROOT_TARGET
-POWER_OFF = _CMD + r"(?:(?:systemctl[ \t]+" + _ARGS + r")?(?:shutdown|reboot|halt|poweroff)|(?:tel)?init[ \t]+[06])" + _END
+POWER_OFF = (_CMD + r"(?:(?:systemctl[ \t]+" + _ARGS + r")?(?:shutdown|reboot|halt|poweroff)|(?:tel)?init[ \t]+[06])"
+             + _END)
 
 REASONS: dict[str, str] = {
     RM_ROOT_OR_HOME: "it deletes the root or home directory",
@@ -67,9 +71,18 @@ def denied_by(command: str, patterns: Iterable[str]) -> str | None:
     return None
 
 
+def check_command(command: str, patterns: Iterable[str]) -> None:
+    """Refuse an empty command or one on the deny list: ToolError says why."""
+    if not command.strip():
+        raise ToolError("the command is empty")
+    pattern = denied_by(command, patterns)
+    if pattern is not None:
+        raise ToolError(refusal(command, pattern))
+
+
 def refusal(command: str, pattern: str) -> str:
     """Why a command was refused, in words for the model and the user."""
-    reason = REASONS.get(pattern, f"it matches the pattern {pattern!r}")
+    reason = REASONS.get(pattern, f"it matches the pattern `{pattern}`")
     shown = command.strip().replace("\n", " ")
     shown = shown if len(shown) <= 80 else shown[:79] + "…"
     return (f"refused: `{shown}` is on the shell deny list ({reason}); it is never run, even with -x. "

@@ -1,0 +1,143 @@
+"""run_shell_command: one command in the project root, in its own process group, with a timeout.
+
+Nothing it starts outlives it: when the shell ends, times out or is interrupted,
+whatever is left in its process group is stopped (SIGTERM, a short grace, then
+SIGKILL). Both pipes are read without threads through select(), keeping only the
+head and the tail of each, so a command that prints gigabytes costs little memory,
+and a leftover child holding a pipe open cannot keep ayder waiting.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import selectors
+import subprocess
+import time
+from typing import Any
+
+from ayder_cli.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
+from ayder_cli.tools.processes import PROCESS_TOOLS, Capture, group_alive, kill_group, spawn
+from ayder_cli.tools.shell_policy import check_command
+
+PIPE_GRACE_S = 0.3  # after the shell exits, how long output from what it left behind is still awaited
+POLL_S = 0.05  # how often the shell is checked on while its pipes are quiet
+READ_CHUNK = 65536
+FRAME_ROOM = 400  # characters kept for the status lines and the section headers
+
+
+def run_shell_command(context: ToolContext, args: dict[str, Any]) -> ToolResult:
+    command = args["command"]
+    check_command(command, context.shell_deny)
+    timeout = args.get("timeout_s") or context.shell_timeout_s
+    if not (0 < timeout < math.inf):
+        raise ToolError(f"timeout_s must be a number of seconds above 0, got {timeout}")
+    keep = max(context.max_output_chars - FRAME_ROOM, 200)
+    process = spawn(command, context.root, subprocess.PIPE, subprocess.PIPE)
+    timed_out = leftovers = False
+    try:
+        streams = {process.stdout: Capture(keep), process.stderr: Capture(keep)}
+        timed_out = _pump(process, streams, time.monotonic() + timeout)
+        if timed_out or group_alive(process.pid):
+            leftovers = not timed_out  # the shell is done, but something it started is still running
+            kill_group(process)
+            _pump(process, streams, time.monotonic() + PIPE_GRACE_S)  # what they wrote before they died
+    except BaseException:  # Ctrl-C above all: stop everything, then let the loop handle it
+        kill_group(process)
+        raise
+    finally:
+        for stream in (process.stdout, process.stderr):
+            stream.close()
+    out, err = streams[process.stdout], streams[process.stderr]
+    return _result(process.returncode, out, err, keep, timeout if timed_out else None, leftovers)
+
+
+def _pump(process: subprocess.Popen, streams: dict[Any, Capture], deadline: float) -> bool:
+    """Read both pipes until the shell has exited and they are closed; True if the deadline came first.
+
+    Once the shell has exited, pipes still held open by something it started are
+    read for at most PIPE_GRACE_S more.
+    """
+    selector = selectors.DefaultSelector()
+    for stream in streams:
+        if not stream.closed:
+            selector.register(stream, selectors.EVENT_READ)
+    exited_at = None
+    try:
+        while True:
+            now = time.monotonic()
+            if process.poll() is not None:
+                exited_at = exited_at or now
+                if not selector.get_map() or now - exited_at >= PIPE_GRACE_S:
+                    return False
+            if now >= deadline:
+                return True
+            wait = min(POLL_S, deadline - now)
+            if not selector.get_map():  # both pipes closed, the shell still running
+                time.sleep(wait)
+                continue
+            for key, _ in selector.select(timeout=wait):
+                data = os.read(key.fd, READ_CHUNK)
+                if data:
+                    streams[key.fileobj].add(data)
+                else:
+                    selector.unregister(key.fileobj)
+    finally:
+        selector.close()
+
+
+def _result(code: int | None, out: Capture, err: Capture, keep: int, timed_out_after: float | None,
+            leftovers: bool) -> ToolResult:
+    lines = []
+    if timed_out_after is not None:
+        summary = f"timed out after {timed_out_after:g} s"
+        lines.append(f"{summary}; the command and everything it started were stopped "
+                     "(for a longer run, pass a larger timeout_s or use run_background_process)")
+    elif code is not None and code >= 0:
+        summary = f"exit code {code}"
+        lines.append(summary)
+    else:
+        summary = f"killed by signal {-(code or 0)}"
+        lines.append(summary)
+    if leftovers:
+        lines.append("note: processes it left running in the background were stopped; "
+                     "use run_background_process for a server or a watcher")
+    # Share the room: a stream that needs less leaves the rest to the other.
+    err_budget = min(err.total, max(keep // 2, keep - out.total))
+    if out.total:
+        lines.append("--- stdout ---\n" + out.render(keep - err_budget).rstrip("\n"))
+    if err.total:
+        lines.append("--- stderr ---\n" + err.render(err_budget).rstrip("\n"))
+    if not out.total and not err.total:
+        lines.append("[no output]")
+    text = "\n".join(lines)
+    if code == 0 and timed_out_after is None:
+        return ToolResult(ok=True, output=text, summary=summary)
+    return ToolResult(ok=False, output=text, error=text, summary=summary)
+
+
+def _check(context: ToolContext, args: dict[str, Any]) -> None:
+    """No diff to show; a denied command is refused here, before the user is asked to confirm it."""
+    check_command(str(args.get("command", "")), context.shell_deny)
+    return None
+
+
+RUN_SHELL_COMMAND = ToolSpec(
+    name="run_shell_command",
+    description="Run a /bin/sh command in the project root (stdin empty); returns exit code, stdout, stderr.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "command": {"type": "string"},
+            "timeout_s": {"type": "number"},
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    },
+    permission="x",
+    run=run_shell_command,
+    aliases={"cmd": "command", "timeout": "timeout_s"},
+    preview=_check,
+)
+
+SHELL_TOOLS: list[ToolSpec] = [RUN_SHELL_COMMAND, *PROCESS_TOOLS]
