@@ -12,7 +12,7 @@ import os
 import sys
 import unicodedata
 from contextlib import contextmanager
-from typing import IO, Callable, ContextManager, Iterator, Mapping, Optional, Tuple
+from typing import IO, Callable, ContextManager, Iterator, Mapping
 
 from ayder_cli.tools.base import Preview
 from ayder_cli.tools.executor import PERMISSION_NAMES, Answer, ConfirmRequest, Decision
@@ -33,8 +33,8 @@ ANSWERS = {
     "d": Decision.DENY, "deny": Decision.DENY,
 }
 
-Streams = Tuple[IO[str], IO[str]]  # (reader, writer) of the terminal
-TtyOpener = Callable[[], ContextManager[Optional[Streams]]]
+Streams = tuple[IO[str], IO[str]]  # (reader, writer) of the terminal
+TtyOpener = Callable[[], ContextManager[Streams | None]]
 
 
 # --- where the question is asked
@@ -51,7 +51,7 @@ def tty_opener(stdin: IO[str] | None, stderr: IO[str] | None, tty_path: str = "/
     """The terminal streams for one question: stdin and stderr when they are the terminal, else tty_path."""
 
     @contextmanager
-    def open_tty() -> Iterator[Optional[Streams]]:
+    def open_tty() -> Iterator[Streams | None]:
         if is_tty(stdin) and is_tty(stderr):
             yield stdin, stderr
             return
@@ -105,7 +105,8 @@ def split_lines(text: str) -> list[str]:
     return lines if lines[-1] else lines[:-1]
 
 
-def cut_middle(lines: list[tuple[str, str]], head: int = DIFF_HEAD, tail: int = DIFF_TAIL) -> list[tuple[str, str]]:
+def cut_middle(lines: list[tuple[str, str]], head: int = DIFF_HEAD,
+               tail: int = DIFF_TAIL) -> list[tuple[str, str]]:
     """A long diff keeps its first `head` and last `tail` lines, with a line counting the rest."""
     if len(lines) <= head + tail + 1:  # cutting one line would cost a line
         return lines
@@ -147,9 +148,8 @@ class TerminalConfirmer:
     @classmethod
     def for_terminal(cls, terminal) -> "TerminalConfirmer":
         """For a console.Terminal: its stdin and stderr when they are the terminal, else /dev/tty."""
-        stdin = terminal.stdin if terminal.stdin_is_tty else None
-        stderr = terminal.stderr if terminal.stderr_is_tty else None
-        return cls(open_tty=tty_opener(stdin, stderr), env={"NO_COLOR": "1"} if terminal.no_color else {})
+        stdin = terminal.stdin if terminal.stdin_is_tty else None  # a piped stdin is never read here
+        return cls(open_tty=tty_opener(stdin, terminal.stderr), env={"NO_COLOR": "1"} if terminal.no_color else {})
 
     def confirm(self, request: ConfirmRequest) -> Answer | None:
         with self.open_tty() as streams:
@@ -158,7 +158,13 @@ class TerminalConfirmer:
             reader, writer = streams
             color = self.color if self.color is not None else (is_tty(writer) and not self.no_color)
             writer.write(self.describe(request, color))
-            return self._ask(reader, writer, color)
+            try:
+                return self._ask(reader, writer, color)
+            except KeyboardInterrupt:  # propagates: the loop counts the tool as interrupted
+                writer.write("\n")  # what is printed next starts on a line of its own, not after ^C
+                raise
+            finally:
+                writer.flush()
 
     def describe(self, request: ConfirmRequest, color: bool) -> str:
         """The summary line, and for a file change the diff, each line ending in a newline."""
@@ -177,7 +183,7 @@ class TerminalConfirmer:
         for attempt in range(MAX_TRIES):
             writer.write(paint(QUESTION, BOLD))
             writer.flush()
-            line = reader.readline()  # Ctrl-C here propagates: the loop counts the tool as interrupted
+            line = reader.readline()
             if not line:  # end of input on the terminal
                 writer.write("\n")
                 return Answer(Decision.NO)
@@ -194,7 +200,6 @@ class TerminalConfirmer:
             if attempt + 1 < MAX_TRIES:
                 writer.write("Please answer y, n, a or d.\n")
         writer.write("No clear answer; not allowed.\n")
-        writer.flush()
         return Answer(Decision.NO)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import threading
@@ -211,11 +210,9 @@ class Console:
             self._err_line_open = False
 
 
-def describe_call(call, width: int = 60) -> str:
+
+def describe_call(call) -> str:
     """read_file(file_path="src/app.py", start_line=5) -- values shortened to one line."""
-    parts = []
-    for key, value in call.arguments.items():
-        text = json.dumps(value, ensure_ascii=False)
-        text = text if len(text) <= width else text[: width - 1] + "…"
-        parts.append(f"{key}={text}")
-    return f"{call.name}({', '.join(parts)})"
+    from ayder_cli.tools.executor import describe
+
+    return describe(call.name, call.arguments if isinstance(call.arguments, dict) else {})

@@ -143,7 +143,8 @@ def describe(name: str, arguments: dict[str, Any], width: int = 60) -> str:
 
     parts = []
     for key, value in arguments.items():
-        text = json.dumps(value, ensure_ascii=False)
+        # Cut long text before encoding it: a 40 MB file content need not be encoded to show 60 characters.
+        text = json.dumps(value[: width * 2] if isinstance(value, str) else value, ensure_ascii=False)
         parts.append(f"{key}={text if len(text) <= width else text[: width - 1] + '…'}")
     return f"{name}({', '.join(parts)})"
 

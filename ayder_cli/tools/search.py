@@ -222,6 +222,14 @@ def _read(path: str) -> bytes | None:
         os.close(fd)
 
 
+def _is_binary(path: str) -> bool:
+    try:
+        with open(path, "rb") as stream:
+            return b"\0" in stream.read(BINARY_SNIFF_BYTES)
+    except OSError:
+        return True  # unreadable: not searched
+
+
 def _wanted(query: Query, rel: str) -> bool:
     if query.file_glob is None:
         return True
@@ -387,11 +395,14 @@ _RG_LINE = re.compile(rb"(\d+)([:-])")
 def ripgrep_argv(rg: str, query: Query, ignore_file: str | None) -> list[str]:
     """rg told to see the same files as the Python walk: .gitignore files from the root
     down only (nothing from above the root, no .ignore, no git excludes or global rules),
-    hidden files included, `.git` skipped, no encoding guesses, paths in sorted order."""
+    hidden files included, `.git` skipped, no encoding guesses, paths in sorted order.
+    Binary files are searched as text (--text) and dropped by _parse_rg with the Python
+    search's own test (a NUL in the first 8 KB): rg's test stops at the first NUL anywhere.
+    (rg 13 still reads .rgignore files; a project with one can see the two searches differ.)"""
     argv = [
         rg, "--no-config", "--no-messages", "--hidden", "--glob", "!.git",
         "--no-ignore-parent", "--no-ignore-dot", "--no-ignore-exclude", "--no-ignore-global",
-        "--no-require-git", "--encoding", "none", "--sort", "path",
+        "--no-require-git", "--encoding", "none", "--text", "--sort", "path",
         "--line-number", "--with-filename", "--no-heading", "--null", "--color", "never",
         "--case-sensitive" if query.case_sensitive else "--ignore-case",
     ]
@@ -422,7 +433,7 @@ def _rg_records(rg: str, rules: IgnoreRules, query: Query) -> Iterator[Record]:
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.DEVNULL)
         try:
-            yield from _parse_rg(process, query)
+            yield from _parse_rg(process, rules.root, query)
         finally:
             if process.poll() is None:
                 process.kill()
@@ -433,7 +444,7 @@ def _rg_records(rg: str, rules: IgnoreRules, query: Query) -> Iterator[Record]:
             os.unlink(ignore_file)
 
 
-def _parse_rg(process: subprocess.Popen, query: Query) -> Iterator[Record]:
+def _parse_rg(process: subprocess.Popen, root: Path, query: Query) -> Iterator[Record]:
     path_bytes, path, wanted = b"", "", True
     any_line = False
     for raw in process.stdout:
@@ -442,7 +453,8 @@ def _parse_rg(process: subprocess.Popen, query: Query) -> Iterator[Record]:
             continue  # the "--" between groups: the formatter draws its own
         if path_part != path_bytes:
             path_bytes, path = path_part, os.fsdecode(path_part)
-            wanted = _wanted(query, path)  # globs rg could not be given
+            # Globs rg could not be given, and binary files (rg searched them as text).
+            wanted = _wanted(query, path) and not _is_binary(os.path.join(root, path))
         found = _RG_LINE.match(rest)
         if not wanted or found is None:
             continue
