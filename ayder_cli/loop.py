@@ -146,10 +146,10 @@ class ChatLoop:
                     turn, f"stopped after {iterations.limit} tool iterations (-I {iterations.limit}); "
                     "send another message to let it go on, or raise -I"
                 )
-            results = self._execute(calls)
+            results, interrupted = self._execute(calls)
             notes = [self._correction(errors)] if errors else []
             self.conversation.add_results(calls, results, native, notes)
-            if len(results) < len(calls):  # Ctrl-C during a tool
+            if interrupted:  # Ctrl-C during a tool (or at its question): back to the user
                 return RunResult(turn, interrupted=True)
 
     def _stop(self, turn: AssistantTurn, reason: str) -> RunResult:
@@ -268,8 +268,8 @@ class ChatLoop:
         parsed = parse(turn.text, self._schemas())  # nothing before a lone </think> is run
         return parsed.calls, parsed.errors, False
 
-    def _execute(self, calls: list[ToolCall]) -> list[ToolResult]:
-        """Run the calls in order; Ctrl-C stops the rest (they get no result here)."""
+    def _execute(self, calls: list[ToolCall]) -> tuple[list[ToolResult], bool]:
+        """Run the calls in order; Ctrl-C stops the rest (they get no result here) -> (results, interrupted)."""
         results: list[ToolResult] = []
         for call in calls:
             if call.error is not None:
@@ -282,10 +282,10 @@ class ChatLoop:
                 result = ToolResult.failure("interrupted by the user")
                 self.callbacks.on_tool_done(call, result)
                 results.append(result)
-                return results
+                return results, True
             self.callbacks.on_tool_done(call, result)
             results.append(result)
-        return results
+        return results, False
 
     def _correction(self, errors: list[str]) -> str:
         """What was wrong with the calls, and the one format that always works."""

@@ -111,7 +111,7 @@ def test_ctrl_c_while_asking_propagates():
     confirmer = TerminalConfirmer(open_tty=lambda: nullcontext((InterruptingReader(), writer)), color=False)
     with pytest.raises(KeyboardInterrupt):
         confirmer.confirm(shell_request())
-    assert QUESTION in writer.getvalue()
+    assert writer.getvalue().endswith(QUESTION + "\n")
 
 
 def test_no_terminal_gives_none_and_writes_nothing():
@@ -183,6 +183,12 @@ def test_a_new_file_diffs_against_nothing():
         "+print('hi')",
         "+print('bye')",
     ]
+
+
+def test_a_new_empty_file_says_so():
+    tty = FakeTty("n")
+    ask(tty, write_request(None, "", path="empty.txt"))
+    assert diff_of(tty.screen) == ["--- /dev/null", "+++ b/empty.txt", "(a new, empty file)"]
 
 
 def test_a_missing_final_newline_is_said():

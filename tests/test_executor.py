@@ -160,3 +160,10 @@ def test_permissions_toggle_and_show():
     assert str(permissions) == "r--"
     assert permissions.toggle("x") is True and str(permissions) == "r-x"
     assert permissions.toggle("r") is False and str(permissions) == "--x"
+
+
+def test_a_call_without_a_diff_is_shown_whole_at_the_question(tmp_path):
+    command = "echo a rather long and harmless looking prefix of a command && rm -rf build"
+    tool_executor, asker = executor(tmp_path, spec(permission="x"), answers=[Answer(Decision.NO)])
+    tool_executor.run(call(file_path=command))
+    assert "rm -rf build" in asker.asked[0].summary

@@ -226,7 +226,9 @@ class ToolExecutor:
             except ToolError as exc:
                 return str(exc)  # the write could not happen anyway: say why, ask nothing
         self.before_confirm()
-        answer = self.confirmer.confirm(ConfirmRequest(spec.name, letter, describe(spec.name, arguments), preview))
+        # Without a diff to show, the summary is all the user sees: it must not hide the end of a command.
+        summary = describe(spec.name, arguments, width=60 if preview is not None else 10_000)
+        answer = self.confirmer.confirm(ConfirmRequest(spec.name, letter, summary, preview))
         if answer is None:
             flag = FLAG_FOR[letter]
             self.warn(f"{spec.name} needs {PERMISSION_NAMES[letter]} permission and there is no terminal to ask; "

@@ -1,0 +1,226 @@
+"""Confirmation on a real terminal: the real `ayder` process in a pty (pexpect), the fake server.
+
+The model asks to write a file; the user sees the diff and answers on the
+terminal, also when stdin is a pipe. With no terminal at all the write is
+denied and the model is told how it could be allowed.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+
+import pytest
+from conftest import ayder_command
+from fakellm import Reply
+
+pexpect = pytest.importorskip("pexpect")
+
+QUESTION = "Allow? [y]es / [n]o / [a]lways for this tool / [d]eny with a reason: "
+FINAL = "Final answer."
+
+
+def write_call(content: str = "new\n", path: str = "a.txt", call_id: str = "call_1") -> dict:
+    return {"name": "write_file", "arguments": {"file_path": path, "content": content}, "id": call_id}
+
+
+def tool_messages(request: dict) -> list[str]:
+    return [m["content"] for m in request["body"]["messages"] if m["role"] == "tool"]
+
+
+@pytest.fixture
+def target(project):
+    path = project / "a.txt"
+    path.write_text("old\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def terminal(project, isolated_env):
+    """Start a command on a pty in the project directory; each child is closed at the end."""
+    children = []
+
+    def start(command: str, *args: str, color: bool = False) -> "pexpect.spawn":
+        env = {**os.environ, "PROMPT_TOOLKIT_NO_CPR": "1", "TERM": "dumb", **({} if color else {"NO_COLOR": "1"})}
+        child = pexpect.spawn(command, list(args), env=env, cwd=str(project), encoding="utf-8",
+                              timeout=20, dimensions=(24, 200))
+        children.append(child)
+        return child
+
+    yield start
+    for child in children:
+        child.close(force=True)
+
+
+@pytest.fixture
+def oneshot(fake, terminal):
+    """`ayder "q"` at a terminal: stdin, stdout and stderr are the pty."""
+
+    def start(*args: str, color: bool = False) -> "pexpect.spawn":
+        command = ayder_command()
+        return terminal(command[0], *command[1:], "--base-url", fake.url, *args, "write it", color=color)
+
+    return start
+
+
+def finish(child) -> int:
+    child.expect(pexpect.EOF)
+    child.close()
+    return child.exitstatus
+
+
+def test_yes_shows_the_diff_and_writes(fake, oneshot, target):
+    fake.queue(Reply(text="", tool_calls=[write_call()]), Reply(text=FINAL))
+    child = oneshot()
+    child.expect_exact('ayder wants to write: write_file(file_path="a.txt"')
+    child.expect_exact("--- a/a.txt\r\n+++ b/a.txt\r\n@@ -1 +1 @@\r\n-old\r\n+new\r\n")
+    child.expect_exact(QUESTION)
+    assert target.read_text() == "old\n"  # nothing written before the answer
+    child.sendline("y")
+    child.expect_exact(FINAL)
+    assert finish(child) == 0
+    assert target.read_text() == "new\n"
+    assert "denied" not in tool_messages(fake.chat_requests()[1])[0]
+
+
+def test_the_diff_is_coloured_on_a_colour_terminal(fake, oneshot, target):
+    fake.queue(Reply(text="", tool_calls=[write_call()]), Reply(text=FINAL))
+    child = oneshot(color=True)
+    child.expect_exact("\033[31m-old\033[0m\r\n\033[32m+new\033[0m\r\n")
+    child.expect_exact("y]es")
+    child.sendline("n")
+    assert finish(child) == 0
+
+
+def test_no_leaves_the_file_and_tells_the_model(fake, oneshot, target):
+    fake.queue(Reply(text="", tool_calls=[write_call()]), Reply(text=FINAL))
+    child = oneshot()
+    child.expect_exact(QUESTION)
+    child.sendline("n")
+    child.expect_exact(FINAL)
+    assert finish(child) == 0
+    assert target.read_text() == "old\n"
+    assert tool_messages(fake.chat_requests()[1]) == ["error: denied by the user"]
+
+
+def test_always_writes_and_does_not_ask_again_for_the_tool(fake, oneshot, target):
+    fake.queue(Reply(text="", tool_calls=[write_call()]),
+               Reply(text="", tool_calls=[write_call("second\n", path="b.txt", call_id="call_2")]),
+               Reply(text=FINAL))
+    child = oneshot()
+    child.expect_exact(QUESTION)
+    child.sendline("a")
+    child.expect_exact(FINAL)
+    before_final = child.before
+    assert finish(child) == 0
+    assert target.read_text() == "new\n"
+    assert (target.parent / "b.txt").read_text() == "second\n"
+    assert QUESTION not in before_final and "b.txt" in before_final  # the second write ran unasked
+
+
+def test_deny_with_a_reason_reaches_the_model(fake, oneshot, target):
+    fake.queue(Reply(text="", tool_calls=[write_call()]), Reply(text=FINAL))
+    child = oneshot()
+    child.expect_exact(QUESTION)
+    child.sendline("d")
+    child.expect_exact("Reason for the model: ")
+    child.sendline("keep the old content, edit b.txt instead")
+    child.expect_exact(FINAL)
+    assert finish(child) == 0
+    assert target.read_text() == "old\n"
+    [result] = tool_messages(fake.chat_requests()[1])
+    assert "keep the old content, edit b.txt instead" in result
+
+
+def test_ctrl_c_at_the_question_writes_nothing(fake, oneshot, target):
+    fake.queue(Reply(text="", tool_calls=[write_call()]), Reply(text=FINAL))
+    child = oneshot()
+    child.expect_exact(QUESTION)
+    child.sendintr()
+    child.expect_exact("\r\n  ✗ interrupted by the user\r\n")  # on a line of its own, after the ^C
+    assert finish(child) == 130  # a one-shot run stops: the model is not asked again
+    assert target.read_text() == "old\n"
+    assert len(fake.chat_requests()) == 1
+
+
+def test_a_new_file_shows_its_whole_content(fake, oneshot, project):
+    fake.queue(Reply(text="", tool_calls=[write_call("one\ntwo\n", path="fresh.txt")]), Reply(text=FINAL))
+    child = oneshot()
+    child.expect_exact("--- /dev/null\r\n+++ b/fresh.txt\r\n@@ -0,0 +1,2 @@\r\n+one\r\n+two\r\n")
+    child.expect_exact(QUESTION)
+    child.sendline("y")
+    child.expect_exact(FINAL)
+    assert finish(child) == 0
+    assert (project / "fresh.txt").read_text() == "one\ntwo\n"
+
+
+def test_with_w_the_write_runs_without_asking(fake, oneshot, target):
+    fake.queue(Reply(text="", tool_calls=[write_call()]), Reply(text=FINAL))
+    child = oneshot("-w")
+    child.expect_exact(FINAL)
+    shown = child.before
+    assert finish(child) == 0
+    assert QUESTION not in shown
+    assert target.read_text() == "new\n"
+
+
+def test_piped_stdin_asks_on_the_terminal(fake, terminal, target):
+    """A piped script: the question is asked and answered on the terminal, never read from the pipe.
+
+    The script's second line is "n": read as the answer, it would deny the write.
+    """
+    fake.queue(Reply(text="", tool_calls=[write_call()]), Reply(text=FINAL))
+    ayder = shlex.join([*ayder_command(), "--base-url", fake.url])
+    child = terminal("/bin/sh", "-c", f"printf 'write it\\nn\\n' | {ayder}")
+    child.expect_exact("+new")
+    child.expect_exact(QUESTION)
+    child.sendline("y")
+    child.expect_exact(FINAL)
+    assert finish(child) == 0
+    assert target.read_text() == "new\n"
+
+
+def test_no_terminal_denies_and_says_how_to_allow(fake, project, target):
+    """No controlling terminal (a new session, every stream a pipe): nobody to ask, so no write."""
+    fake.queue(Reply(text="", tool_calls=[write_call()]), Reply(text=FINAL))
+    done = subprocess.run([*ayder_command(), "--base-url", fake.url, "write it"], cwd=project,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+                          start_new_session=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == FINAL + "\n"
+    assert target.read_text() == "old\n"
+    assert QUESTION not in done.stderr
+    warning = [line for line in done.stderr.splitlines() if "no terminal" in line]
+    assert warning and "-w" in warning[0]
+    [result] = tool_messages(fake.chat_requests()[1])
+    assert result.startswith("error: denied") and "-w" in result
+
+
+def test_the_repl_asks_and_goes_on(fake, terminal, target):
+    """In the interactive REPL the answer is typed at the same terminal as the prompts."""
+    import termios
+    import time
+
+    def wait_for_the_prompt(child) -> None:
+        child.expect_exact("> ")
+        deadline = time.monotonic() + 20
+        while termios.tcgetattr(child.child_fd)[3] & termios.ICANON:  # prompt_toolkit reads keys in raw mode
+            assert time.monotonic() < deadline, "no prompt is reading keys"
+            time.sleep(0.01)
+
+    fake.queue(Reply(text="", tool_calls=[write_call()]), Reply(text=FINAL), Reply(text="Second answer."))
+    command = ayder_command()
+    child = terminal(command[0], *command[1:], "--base-url", fake.url)
+    wait_for_the_prompt(child)
+    child.send("write it\r")
+    child.expect_exact(QUESTION)
+    child.sendline("y")
+    child.expect_exact(FINAL)
+    assert target.read_text() == "new\n"
+    wait_for_the_prompt(child)
+    child.send("and now?\r")
+    child.expect_exact("Second answer.")
+    wait_for_the_prompt(child)
+    child.sendcontrol("d")
+    assert finish(child) == 0
