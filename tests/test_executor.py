@@ -167,3 +167,13 @@ def test_a_call_without_a_diff_is_shown_whole_at_the_question(tmp_path):
     tool_executor, asker = executor(tmp_path, spec(permission="x"), answers=[Answer(Decision.NO)])
     tool_executor.run(call(file_path=command))
     assert "rm -rf build" in asker.asked[0].summary
+
+
+def test_quoted_booleans_are_read_as_booleans(tmp_path):
+    flag = ToolSpec("flag", "test", {"type": "object", "properties": {"on": {"type": "boolean"}},
+                                      "additionalProperties": False}, "r",
+                    lambda context, args: ToolResult(True, repr(args["on"])))
+    tool_executor, _ = executor(tmp_path, flag)
+    assert tool_executor.run(call("flag", on="false")).output == "False"
+    assert tool_executor.run(call("flag", on="TRUE")).output == "True"
+    assert not tool_executor.run(call("flag", on="maybe")).ok

@@ -67,6 +67,8 @@ def convert(value: Any, expected: str | None) -> tuple[Any, bool]:
                 return value, False
         return value, False
     if expected == "boolean":
+        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            return value.strip().lower() == "true", True  # models often quote booleans too
         return value, isinstance(value, bool)
     if expected == "array":
         return value, isinstance(value, list)
