@@ -143,7 +143,8 @@ class ChatLoop:
                 refused = [ToolResult.failure("not run: the iteration budget for this message is spent")] * len(calls)
                 self.conversation.add_results(calls, refused, native)
                 return self._stop(
-                    turn, f"stopped after {iterations.limit} tool iterations (-I {iterations.limit}); "
+                    turn, f"stopped after {iterations.limit} tool round trip{'s' * (iterations.limit != 1)} "
+                    f"(-I {iterations.limit}); "
                     "send another message to let it go on, or raise -I"
                 )
             results, interrupted = self._execute(calls)
