@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Literal
 
 from ayder_cli.llm.base import ToolCall
-from ayder_cli.tools.validate import check_arguments
 
 Permission = Literal["r", "w", "x"]
 
@@ -105,31 +103,10 @@ class ToolRegistry:
         return [spec.schema() for spec in self._specs.values()]
 
     def execute(self, call: ToolCall, context: ToolContext) -> ToolResult:
-        """Run one call. Bad input and failing tools give an error result; this never raises for them."""
-        spec = self._specs.get(call.name)
-        if spec is None:
-            return ToolResult.failure(self._unknown_tool_message(call.name))
-        expects = f"expected {spec.signature(types=True)}"
-        if call.error:
-            return ToolResult.failure(f"{spec.name}: the arguments could not be read ({call.error}); {expects}")
-        arguments, problems = check_arguments(spec.parameters, call.arguments)
-        if problems:
-            return ToolResult.failure(f"{spec.name}: {'; '.join(problems)}; {expects}")
-        try:
-            result = spec.run(context, arguments)
-        except ToolError as exc:
-            return ToolResult.failure(str(exc))
-        except Exception as exc:  # a tool's bug must not end the session; the model gets one line
-            detail = first_line(str(exc)) or "no details"
-            return ToolResult.failure(f"{spec.name} failed: {type(exc).__name__}: {detail}")
-        result.output = cap_output(result.output, context.max_output_chars)
-        return result
+        """Run one call through the whole pipeline with every permission granted (nothing to ask)."""
+        from ayder_cli.tools.executor import Permissions, ToolExecutor  # the executor builds on this module
 
-    def _unknown_tool_message(self, name: str) -> str:
-        known = ", ".join(self._specs) or "none"
-        close = difflib.get_close_matches(str(name), list(self._specs), n=1, cutoff=0.6)
-        nearest = f"; did you mean {close[0]}?" if close else ""
-        return f"unknown tool {name!r}{nearest} (tools: {known})"
+        return ToolExecutor(self, context, Permissions({"r", "w", "x"})).run(call)
 
 
 def first_line(text: str) -> str:
