@@ -49,6 +49,24 @@ def project(tmp_path) -> Path:
     return root
 
 
+OUTSIDE_SECRET = "TOP SECRET: outside the project"
+
+
+@pytest.fixture
+def root(project) -> Path:
+    """The project root, by the name the tool tests use."""
+    return project
+
+
+@pytest.fixture
+def outside(tmp_path) -> Path:
+    """A directory beside the project, holding a file no tool may read or change."""
+    elsewhere = tmp_path / "outside"
+    elsewhere.mkdir()
+    (elsewhere / "secret.txt").write_text(OUTSIDE_SECRET + "\n")
+    return elsewhere
+
+
 @pytest.fixture
 def run_ayder(project):
     """Run the real ayder process in the project directory; stdin is /dev/null unless given."""

@@ -22,23 +22,10 @@ from ayder_cli.tools.edit import DELETE_LINE, EDIT_TOOLS, INSERT_LINE, REPLACE_S
 from ayder_cli.tools.executor import Answer, Decision, Permissions, ToolExecutor
 from ayder_cli.undo import UndoError, UndoJournal
 
-SECRET = "TOP SECRET: outside the project\n"
+from conftest import OUTSIDE_SECRET  # noqa: E402
+
+SECRET = OUTSIDE_SECRET + "\n"
 LINES = "one\ntwo\nthree\n"
-
-
-@pytest.fixture
-def root(tmp_path) -> Path:
-    project = tmp_path / "project"
-    project.mkdir()
-    return project
-
-
-@pytest.fixture
-def outside(tmp_path) -> Path:
-    elsewhere = tmp_path / "outside"
-    elsewhere.mkdir()
-    (elsewhere / "secret.txt").write_text(SECRET)
-    return elsewhere
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from ayder_cli.tools.files import LIST_FILES, READ_FILE
 from ayder_cli.tools.gitignore import IgnoreRules, glob_to_regex, parse, walk
 from ayder_cli.tools.search import SEARCH_TOOLS
 
-SECRET = "TOP SECRET: outside the project"
+from conftest import OUTSIDE_SECRET as SECRET  # noqa: E402
 HAS_RG = shutil.which("rg") is not None
 
 
@@ -29,21 +29,6 @@ HAS_RG = shutil.which("rg") is not None
 def python_search(monkeypatch):
     """Every test here runs the Python search unless it asks for ripgrep."""
     monkeypatch.setattr(search, "BACKEND", "python")
-
-
-@pytest.fixture
-def root(tmp_path) -> Path:
-    project = tmp_path / "project"
-    project.mkdir()
-    return project
-
-
-@pytest.fixture
-def outside(tmp_path) -> Path:
-    elsewhere = tmp_path / "outside"
-    elsewhere.mkdir()
-    (elsewhere / "secret.txt").write_text(SECRET + "\n")
-    return elsewhere
 
 
 def write(root: Path, files: dict[str, str | bytes]) -> Path:

@@ -20,23 +20,7 @@ from ayder_cli.tools import ToolContext, ToolError, ToolRegistry, ToolResult, To
 from ayder_cli.tools.files import LIST_FILES, READ_FILE
 from ayder_cli.tools.paths import display_path, resolve_in_root
 
-SECRET = "TOP SECRET: outside the project"
-
-
-@pytest.fixture
-def root(tmp_path) -> Path:
-    project = tmp_path / "project"
-    project.mkdir()
-    return project
-
-
-@pytest.fixture
-def outside(tmp_path) -> Path:
-    """A directory beside the project, holding a file no tool may read."""
-    elsewhere = tmp_path / "outside"
-    elsewhere.mkdir()
-    (elsewhere / "secret.txt").write_text(SECRET + "\n")
-    return elsewhere
+from conftest import OUTSIDE_SECRET as SECRET  # noqa: E402
 
 
 def call(root: Path, name: str, max_output_chars: int = 20_000, **arguments) -> ToolResult:
