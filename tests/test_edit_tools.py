@@ -10,7 +10,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import server_args
+from conftest import OUTSIDE_SECRET, server_args
 from fakellm import Reply
 
 from ayder_cli.commands import CommandResult, run_command
@@ -21,8 +21,6 @@ from ayder_cli.tools.atomic import TEMP_PREFIX, atomic_write
 from ayder_cli.tools.edit import DELETE_LINE, EDIT_TOOLS, INSERT_LINE, REPLACE_STRING, WRITE_FILE
 from ayder_cli.tools.executor import Answer, Decision, Permissions, ToolExecutor
 from ayder_cli.undo import UndoError, UndoJournal
-
-from conftest import OUTSIDE_SECRET  # noqa: E402
 
 SECRET = OUTSIDE_SECRET + "\n"
 LINES = "one\ntwo\nthree\n"
