@@ -50,3 +50,25 @@ def test_commands_the_model_runs_do_not_inherit_the_api_key(fake, run_ayder):
     tool_message = [m for m in fake.chat_requests()[1]["body"]["messages"] if m["role"] == "tool"][0]
     assert "PATH=" in tool_message["content"]  # the command ran and printed its environment
     assert secret not in tool_message["content"]
+
+
+def test_background_processes_end_when_ayder_exits(fake, run_ayder, project):
+    import os
+    import time
+
+    command = "echo $$ > bg.pid; sleep 300"
+    fake.queue(Reply(text="", tool_calls=[{"name": "run_background_process", "arguments": {"command": command}}]),
+               Reply(text="Started."))
+    result = run_ayder(*server_args(fake, "ollama"), "-x", "start it")
+    assert result.returncode == 0, result.stderr
+    pid = int((project / "bg.pid").read_text())
+    for _ in range(50):  # the group was killed at exit; give the kernel a moment to reap it
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        if open(f"/proc/{pid}/stat").read().split(") ", 1)[1].startswith("Z"):
+            break  # a zombie: dead, waiting for init to reap it
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"background process {pid} outlived ayder")
