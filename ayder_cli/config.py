@@ -40,6 +40,7 @@ class Config:
     max_tokens: int | None = 4096
     num_ctx: int | None = 8192
     iterations: int = 50
+    max_checkpoints: int = 3  # checkpoint cycles per message when the budget is spent; 0: just stop
     prompts: tuple[str, ...] = ("system",)
     show_thinking: bool = False
     native_tools: str = "auto"  # auto: native tool calling, text format if the server refuses it
@@ -174,6 +175,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "max_tokens": _number(1, nullable=True, integer=True),
     "num_ctx": _number(1, nullable=True, integer=True),
     "iterations": _number(1, integer=True),
+    "max_checkpoints": _number(0, integer=True),
     "prompts": _prompt_names,
     "show_thinking": _boolean,
     "native_tools": _text(choices=("auto", "on", "off")),

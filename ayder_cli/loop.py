@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Protocol
 
+from ayder_cli.checkpoint import SUMMARY_REQUEST, MemoryManager, restore_message
 from ayder_cli.config import Config
 from ayder_cli.conversation import Conversation
 from ayder_cli.intents import StreamFilter, call_format_instructions, parse
@@ -87,6 +88,7 @@ class ChatLoop:
         config: Config,
         callbacks: Callbacks,
         executor: ToolExecutor | None = None,
+        memory: MemoryManager | None = None,
         log: Callable[[str], None] = lambda message: None,
     ) -> None:
         self.client = client
@@ -94,6 +96,7 @@ class ChatLoop:
         self.config = config
         self.callbacks = callbacks
         self.executor = executor
+        self.memory = memory  # where checkpoints go; None: the loop stops when the budget is spent
         self.log = log
         self.usage = SessionUsage()
         # None: try native tool calling and fall back to text if the server refuses it.
@@ -107,7 +110,7 @@ class ChatLoop:
         if self.executor is not None:
             self.executor.new_message()
         iterations = IterationController(self.config.iterations)
-        malformed = continuations = 0
+        malformed = continuations = checkpoints = 0
         first = True
         while True:
             try:
@@ -142,6 +145,19 @@ class ChatLoop:
             if calls and not iterations.next_turn():
                 refused = [ToolResult.failure("not run: the iteration budget for this message is spent")] * len(calls)
                 self.conversation.add_results(calls, refused, native)
+                if self.memory is not None and checkpoints < self.config.max_checkpoints:
+                    checkpoints += 1
+                    try:
+                        self._checkpoint(checkpoints, iterations.limit)
+                    except KeyboardInterrupt:
+                        return RunResult(turn, interrupted=True)
+                    iterations = IterationController(self.config.iterations)
+                    malformed = continuations = 0
+                    continue
+                if checkpoints:
+                    return self._stop(turn, f"stopped after {checkpoints} checkpoint{'s' * (checkpoints != 1)} "
+                                      f"(max_checkpoints); the latest summary is in {self._memory_path()}; "
+                                      "send another message to go on")
                 return self._stop(
                     turn, f"stopped after {iterations.limit} tool round trip{'s' * (iterations.limit != 1)} "
                     f"(-I {iterations.limit}); "
@@ -152,6 +168,29 @@ class ChatLoop:
             self.conversation.add_results(calls, results, native, notes)
             if interrupted:  # Ctrl-C during a tool (or at its question): back to the user
                 return RunResult(turn, interrupted=True)
+
+    def _checkpoint(self, cycle: int, budget: int) -> None:
+        """Summarize the work without tools, save it, and go on in a fresh context from the summary."""
+        self.callbacks.on_notice(
+            f"tool budget spent (-I {budget}): writing checkpoint {cycle} to {self._memory_path()}"
+        )
+        request = self._request()
+        request.tools = None
+        request.messages = self.conversation.for_request(self.conversation.system_prompt) + [
+            {"role": "user", "content": SUMMARY_REQUEST}
+        ]
+        accumulator = Accumulator()
+        for delta in self.client.stream(request):
+            accumulator.add(delta)
+        turn = accumulator.turn()
+        self.usage.add(turn.usage)
+        summary = parse(turn.text).display.strip() or "(the model wrote no summary)"
+        self.memory.write(summary, cycle)
+        self.conversation.reset()
+        self.conversation.add_user(restore_message(summary, cycle))
+
+    def _memory_path(self) -> str:
+        return self.memory.path.relative_to(self.memory.root).as_posix() if self.memory else ""
 
     def _stop(self, turn: AssistantTurn, reason: str) -> RunResult:
         self.callbacks.on_notice(reason)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from ayder_cli.checkpoint import MemoryManager
 from ayder_cli.config import Config, check_value, load_config
 from ayder_cli.console import Console
 from ayder_cli.conversation import Conversation
@@ -105,7 +106,8 @@ def build_services(
         warn=console.notice,
         before_confirm=console.end_activity_line,
     )
-    loop = ChatLoop(client, conversation, config, console, executor=executor, log=console.log)
+    loop = ChatLoop(client, conversation, config, console, executor=executor, memory=MemoryManager(root),
+                    log=console.log)
     return Services(
         config=config,
         env=env,

@@ -384,7 +384,13 @@ def endless_calls(count: int) -> list[Reply]:
             for n in range(count)]
 
 
-def test_the_iteration_budget_stops_the_loop(fake, run_ayder, protocol, notes):
+@pytest.fixture
+def no_checkpoints(project):
+    """The budget's plain stop, without the checkpoint cycles that are on by default."""
+    write_json(project / ".ayder" / "config.json", {"max_checkpoints": 0})
+
+
+def test_the_iteration_budget_stops_the_loop(fake, run_ayder, protocol, notes, no_checkpoints):
     fake.queue(*endless_calls(5))
     result = run_ayder(*server_args(fake, protocol), "-I", "2", "q")
     assert len(fake.chat_requests()) == 3  # two rounds ran; the third reply's calls did not
@@ -394,7 +400,8 @@ def test_the_iteration_budget_stops_the_loop(fake, run_ayder, protocol, notes):
     assert result.stdout == ""
 
 
-def test_calls_refused_by_the_budget_are_answered_in_the_next_request(fake, run_ayder, protocol, notes):
+def test_calls_refused_by_the_budget_are_answered_in_the_next_request(fake, run_ayder, protocol, notes,
+                                                                     no_checkpoints):
     """A script's next prompt shows the model that its last calls were not run."""
     fake.queue(*endless_calls(3), Reply(text="Fine, stopping."))
     result = run_ayder(*server_args(fake, protocol), "-I", "2", input="look around\nnow stop\n")
@@ -489,3 +496,23 @@ def test_length_cut_after_a_tool_round_trip_continues_and_joins(fake, run_ayder,
     assert messages(third)[-1]["role"] == "user" and "Continue" in messages(third)[-1]["content"]
     assert [m["tool_call_id"] for m in of_role(third, "tool")] == [
         of_role(third, "assistant")[0]["tool_calls"][0]["id"]]
+
+
+def test_a_spent_budget_writes_a_checkpoint_and_goes_on_from_it(fake, run_ayder, protocol, notes, project):
+    write_json(project / ".ayder" / "config.json", {"max_checkpoints": 1})
+    summary = "Goal: tidy notes.txt. Done: listed the files. Next step: read notes.txt."
+    fake.queue(*endless_calls(3), Reply(text=summary), *endless_calls(3))
+    result = run_ayder(*server_args(fake, protocol), "-I", "2", "tidy up")
+    requests = fake.chat_requests()
+    assert len(requests) == 7  # 2 rounds, the refused 3rd, the summary, 2 rounds, the refused 3rd
+    summary_request = requests[3]["body"]
+    assert "tools" not in summary_request  # the summary is asked for without tools
+    assert "checkpoint summary" in summary_request["messages"][-1]["content"]
+    memory = (project / ".ayder" / "memory" / "current_memory.md").read_text()
+    assert memory.startswith("# Checkpoint 1") and summary in memory
+    fresh = messages(requests[4])
+    assert [m["role"] for m in fresh] == ["system", "user"]  # no old turns
+    assert summary in fresh[1]["content"] and "checkpoint 1" in fresh[1]["content"]
+    assert "writing checkpoint 1" in result.stderr
+    assert "stopped after 1 checkpoint" in result.stderr and result.returncode == 1
+    assert result.stdout == ""  # the summary is not the answer
