@@ -29,6 +29,8 @@ PIPED_STDIN_WAIT_S = 1.0
 @click.option("-w", "--allow-write", is_flag=True, help="Write tools (write_file, ...) run without asking.")
 @click.option("-x", "--allow-execute", is_flag=True, help="Commands (run_shell_command, ...) run without asking.")
 @click.option("--root", metavar="DIR", help="Project root: tools stay inside it (default: the current directory).")
+@click.option("--continue", "continue_session", is_flag=True, help="Resume this project's latest session.")
+@click.option("--resume", "resume_id", metavar="ID", help="Resume a session by id or by its /save name.")
 @click.option("-I", "--iterations", type=click.IntRange(min=1), metavar="N", help="Tool iterations per message.")
 @click.option("--no-stream", is_flag=True, help="Wait for the whole reply instead of streaming it.")
 @click.option("--show-thinking/--hide-thinking", default=None, help="Show the model's thinking (dimmed, on stderr).")
@@ -94,6 +96,8 @@ def run(options: dict) -> int:
         granted = {"r"} | {letter for letter, key in (("w", "allow_write"), ("x", "allow_execute")) if options[key]}
         services = build_services(config, env=env, root=root, console=console, config_file=config_file,
                                   flags=flags, granted=granted)
+        if options["continue_session"] or options["resume_id"]:
+            services.resume_session(options["resume_id"])
         _log_config(console, config, env)
         # The client holds the key now; commands the model runs must not inherit it.
         for name in {"OPENAI_API_KEY", config.api_key_env}:

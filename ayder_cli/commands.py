@@ -88,6 +88,7 @@ def _exit(services, args: str) -> CommandResult:
 @command("reset", help="start a new conversation with the same system prompt")
 def _reset(services, args: str) -> None:
     services.conversation.reset()
+    services.new_session()
     services.console.info("new conversation")
 
 
@@ -217,5 +218,27 @@ def _permissions(services, args: str) -> CommandResult | None:
     for letter, name in PERMISSION_NAMES.items():
         state = "runs without asking" if permissions.allows(letter) else "asks first (denied when there is no terminal)"
         services.console.info(f"  {letter}  {name:<8} {state}")
+    return None
+
+
+@command("sessions", help="list this project's saved sessions (resume one with --resume ID)")
+def _sessions(services, args: str) -> None:
+    sessions = services.sessions.list_sessions()
+    for info in sessions:
+        services.console.info(f"  {info.describe()}")
+    services.console.info(f"{len(sessions)} session{'s' * (len(sessions) != 1)}; "
+                          "ayder --continue resumes the latest, --resume ID a given one")
+
+
+@command("save", usage="NAME", help="name the current session, so --resume NAME finds it")
+def _save(services, args: str) -> CommandResult | None:
+    if not args:
+        services.console.error("/save needs a name", "e.g. /save refactor-auth")
+        return CommandResult.FAILED
+    if services.session is None:
+        services.console.error("this session has no transcript")
+        return CommandResult.FAILED
+    services.session.name(args)  # a SessionError is an AyderError: printed as one
+    services.console.info(f"saved as {args}; resume it with: ayder --resume {args}")
     return None
 

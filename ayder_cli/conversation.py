@@ -9,7 +9,7 @@ names each call and its result.
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from ayder_cli.llm.base import AssistantTurn, ToolCall
 
@@ -25,12 +25,18 @@ class ResultLike(Protocol):
 
 
 class Conversation:
-    def __init__(self, system_prompt: str) -> None:
+    def __init__(self, system_prompt: str, on_message: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.system_prompt = system_prompt
         self.messages: list[dict[str, Any]] = []
+        self.on_message = on_message  # e.g. the session transcript, told of every message as it is added
+
+    def _add(self, message: dict[str, Any]) -> None:
+        self.messages.append(message)
+        if self.on_message is not None:
+            self.on_message(message)
 
     def add_user(self, text: str) -> None:
-        self.messages.append({"role": "user", "content": text})
+        self._add({"role": "user", "content": text})
 
     def add_assistant(self, turn: AssistantTurn) -> None:
         """The reply as it came; one that did not finish says so, for the model's sake."""
@@ -46,20 +52,20 @@ class Conversation:
                  "function": {"name": call.name, "arguments": json.dumps(call.arguments, ensure_ascii=False)}}
                 for call in turn.tool_calls
             ]
-        self.messages.append(message)
+        self._add(message)
 
     def add_results(self, calls: list[ToolCall], results: list[ResultLike], native: bool, notes: list[str] = ()) -> None:
         """Every call gets exactly one result; `notes` (what was wrong with other calls) go along."""
         if native:
             for call, result in zip(calls, results):
-                self.messages.append({"role": "tool", "tool_call_id": call.id, "content": render_result(result)})
+                self._add({"role": "tool", "tool_call_id": call.id, "content": render_result(result)})
             if notes:
-                self.messages.append({"role": "user", "content": "\n".join(notes)})
+                self._add({"role": "user", "content": "\n".join(notes)})
             return
         parts = [f"[{call.name} {json.dumps(call.arguments, ensure_ascii=False)}] {render_result(result)}"
                  for call, result in zip(calls, results)]
         header = "Tool results:\n\n" if parts else ""
-        self.messages.append({"role": "user", "content": header + "\n\n".join(parts + list(notes))})
+        self._add({"role": "user", "content": header + "\n\n".join(parts + list(notes))})
 
     def drop_last_user(self) -> None:
         """Undo add_user when the request failed before anything arrived."""

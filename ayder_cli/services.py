@@ -13,6 +13,8 @@ from ayder_cli.conversation import Conversation
 from ayder_cli.llm import make_client
 from ayder_cli.loop import ChatLoop
 from ayder_cli.prompts import load_system_prompt
+from ayder_cli.sessions import Session, SessionError, SessionStore
+from ayder_cli.sessions import load as load_session
 from ayder_cli.tools import ToolRegistry, default_registry
 from ayder_cli.tools.base import ToolContext
 from ayder_cli.confirm import TerminalConfirmer
@@ -34,6 +36,8 @@ class Services:
     executor: Any = None  # ayder_cli.tools.executor.ToolExecutor: every call goes through it
     journal: Any = None  # ayder_cli.undo.UndoJournal: what /undo restores
     processes: Any = None  # ayder_cli.tools.processes.ProcessManager: background commands
+    sessions: SessionStore | None = None  # transcripts under .ayder/sessions/
+    session: Session | None = None  # the transcript this conversation is appended to
     # What the command line said, so /provider can re-resolve the layers.
     config_file: Path | None = None
     flags: dict[str, Any] = field(default_factory=dict)
@@ -49,6 +53,34 @@ class Services:
         config = load_config(env=self.env, root=self.root, config_file=self.config_file, flags=flags)
         self.flags = flags
         self._install(config)
+
+    def record(self, message: dict[str, Any]) -> None:
+        """Append one message to the transcript as it happens; a failing disk does not stop the chat."""
+        if self.session is None:
+            return
+        try:
+            self.session.append(message)
+        except SessionError as exc:
+            self.console.notice(f"the session transcript stopped: {exc.message}")
+            self.session = None
+
+    def new_session(self) -> None:
+        """A new conversation gets a new transcript."""
+        if self.sessions is not None:
+            self.session = self.sessions.start()
+
+    def resume_session(self, identifier: str | None) -> None:
+        """--continue (identifier None: the latest) or --resume ID: the transcript's messages come back."""
+        path = self.sessions.latest() if identifier is None else self.sessions.find(identifier)
+        if path is None:
+            self.console.notice("no earlier session in this project; starting a new one")
+            return
+        messages, warnings = load_session(path)
+        for warning in warnings:
+            self.console.notice(warning)
+        self.conversation.messages = messages
+        self.session = Session.resume(path, self.sessions.redact)
+        self.console.dim_line(f"resumed {path.name}: {len(messages)} messages")
 
     def close(self) -> None:
         """At exit: nothing ayder started keeps running."""
@@ -84,6 +116,7 @@ def build_services(
     granted: set[str] | None = None,
 ) -> Services:
     conversation = Conversation(load_system_prompt(config.prompts, root))
+    sessions = SessionStore(root, redact=_key_redactor(config, env))
     client = make_client(config, env, log=console.log)
     tools = default_registry()
     context = ToolContext(
@@ -108,7 +141,7 @@ def build_services(
     )
     loop = ChatLoop(client, conversation, config, console, executor=executor, memory=MemoryManager(root),
                     log=console.log)
-    return Services(
+    services = Services(
         config=config,
         env=env,
         root=root,
@@ -119,6 +152,32 @@ def build_services(
         executor=executor,
         journal=context.journal,
         processes=context.processes,
+        sessions=sessions,
+        session=sessions.start(),
         config_file=config_file,
         flags=dict(flags or {}),
     )
+    conversation.on_message = services.record
+    return services
+
+
+def _key_redactor(config: Config, env: Mapping[str, str]):
+    """Replaces every configured API key with *** (for what is written to disk)."""
+    from ayder_cli.config import ollama_api_key, resolve_api_key
+    from ayder_cli.errors import ConfigError
+
+    keys: set[str] = set()
+    for lookup in (lambda: resolve_api_key(config, env), lambda: ollama_api_key(config)):
+        try:
+            key = lookup()
+        except ConfigError:
+            key = None
+        if key:
+            keys.add(key)
+
+    def redact(text: str) -> str:
+        for key in keys:
+            text = text.replace(key, "***")
+        return text
+
+    return redact

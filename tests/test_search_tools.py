@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ayder_cli.llm.base import ToolCall
-from ayder_cli.tools import ToolContext, ToolRegistry, ToolResult
+from ayder_cli.tools import ToolContext, ToolRegistry, ToolResult, default_registry
 from ayder_cli.tools import gitignore, search
 from ayder_cli.tools.files import LIST_FILES, READ_FILE
 from ayder_cli.tools.gitignore import IgnoreRules, glob_to_regex, parse, walk
@@ -590,3 +590,13 @@ def test_the_schemas_are_short_and_name_their_path_arguments():
         assert len(json.dumps(spec.schema())) <= 520, spec.name
     assert [spec.path_args for spec in SEARCH_TOOLS] == [("directory",), (), ("file_path",)]
     assert LIST_FILES.path_args == ("directory",)
+
+
+def test_ayders_own_state_directory_is_never_listed_or_searched(root):
+    (root / ".ayder" / "sessions").mkdir(parents=True)
+    (root / ".ayder" / "sessions" / "s.jsonl").write_text('{"content": "needle"}\n')
+    (root / "code.py").write_text("x = 'needle'\n")
+    found = search.search(root, "needle")
+    assert "code.py:1:" in found.output and ".ayder" not in found.output
+    listed = default_registry().execute(ToolCall("c", "list_files", {}), ToolContext(root))
+    assert ".ayder" not in listed.output and "code.py" in listed.output

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 ALWAYS_IGNORED = ".git"
+AYDER_STATE = ".ayder"  # ayder's own transcripts, memory and tasks at the root: not project content
 
 # POSIX character classes git's wildmatch knows, as regex class contents (ASCII, as in git).
 _POSIX_CLASSES = {
@@ -315,7 +316,7 @@ class IgnoreRules:
         """Whether the entry at rel_path (root-relative, `/`-separated) is ignored by itself,
         not counting its parents (the walk has checked those already)."""
         directory, _, name = rel_path.rpartition("/")
-        if name == ALWAYS_IGNORED:
+        if name == ALWAYS_IGNORED or rel_path == AYDER_STATE:
             return True
         return _decide(self.chain(directory), rel_path, name, is_dir)
 
@@ -362,10 +363,10 @@ def scan(rules: IgnoreRules, directory: str) -> tuple[list[Entry], int]:
     ignored = 0
     with os.scandir(absolute) as found:
         for item in found:
-            if item.name == ALWAYS_IGNORED:
+            rel = prefix + item.name
+            if item.name == ALWAYS_IGNORED or rel == AYDER_STATE:
                 continue
             kind = _kind(item)
-            rel = prefix + item.name
             if chain and _decide(chain, rel, item.name, kind == "dir"):
                 ignored += 1
                 continue

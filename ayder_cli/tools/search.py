@@ -400,7 +400,7 @@ def ripgrep_argv(rg: str, query: Query, ignore_file: str | None) -> list[str]:
     search's own test (a NUL in the first 8 KB): rg's test stops at the first NUL anywhere.
     (rg 13 still reads .rgignore files; a project with one can see the two searches differ.)"""
     argv = [
-        rg, "--no-config", "--no-messages", "--hidden", "--glob", "!.git",
+        rg, "--no-config", "--no-messages", "--hidden", "--glob", "!.git", "--glob", "!/.ayder",
         "--no-ignore-parent", "--no-ignore-dot", "--no-ignore-exclude", "--no-ignore-global",
         "--no-require-git", "--encoding", "none", "--text", "--sort", "path",
         "--line-number", "--with-filename", "--no-heading", "--null", "--color", "never",

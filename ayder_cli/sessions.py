@@ -1,0 +1,393 @@
+"""Transcripts of conversations under `<root>/.ayder/sessions/`, one JSON line per message.
+
+A session file is `<UTC timestamp>-<6 hex id>.jsonl`, e.g.
+`20261122T015500Z-3fa9c1.jsonl`. Its first line is a header
+(`{"type": "session", ...}`); every later line is one message in the OpenAI
+shape of `conversation.py`. Each message is written, flushed and fsynced the
+moment it is appended, so a crash loses at most the message being written.
+`load()` skips a torn or broken line with a warning and keeps the rest.
+
+The file is created on the first append, so a session in which nothing was
+said leaves nothing behind. Names given with `/save NAME` live in
+`names.json` beside the transcripts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ayder_cli.errors import AyderError, ExitStatus
+
+SESSIONS_DIR = Path(".ayder") / "sessions"
+NAMES_FILE = "names.json"
+HEADER_TYPE = "session"
+FORMAT_VERSION = 1
+PROMPT_WIDTH = 60
+
+_TIMESTAMP_FORMAT = "%Y%m%dT%H%M%SZ"
+_FILE_RE = re.compile(r"^(?P<stamp>\d{8}T\d{6}Z)-(?P<id>[0-9a-f]{6})\.jsonl$")
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_LISTED_IN_ERRORS = 10
+
+
+class SessionError(AyderError):
+    """A transcript could not be written or read."""
+
+
+class SessionNotFound(SessionError):
+    """No session, or more than one, matches what the user typed."""
+
+    exit_status = ExitStatus.USAGE
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    path: Path
+    id: str
+    started: datetime  # UTC
+    first_prompt: str  # the first user message, on one line, at most PROMPT_WIDTH characters
+    messages: int
+    size: int  # bytes
+    names: tuple[str, ...] = field(default=())  # names given with /save
+
+    def describe(self) -> str:
+        """One line for /sessions."""
+        names = f" [{', '.join(self.names)}]" if self.names else ""
+        prompt = self.first_prompt or "(no prompt)"
+        return (f"{self.id}{names}  {self.started:%Y-%m-%d %H:%M}  "
+                f"{self.messages} msgs  {_human_size(self.size)}  {prompt}")
+
+
+def _identity(text: str) -> str:
+    return text
+
+
+class SessionStore:
+    """The transcripts of one project."""
+
+    def __init__(self, root: str | os.PathLike[str], redact: Callable[[str], str] = _identity) -> None:
+        self.root = Path(root)
+        self.directory = self.root / SESSIONS_DIR
+        self.redact = redact
+
+    # ---- writing
+
+    def start(self) -> Session:
+        """A new session; its file appears with the first append."""
+        stamp = datetime.now(timezone.utc).strftime(_TIMESTAMP_FORMAT)
+        taken = {info_id for _, info_id in self._files()}
+        session_id = secrets.token_hex(3)
+        while session_id in taken:
+            session_id = secrets.token_hex(3)
+        return Session(self.directory / f"{stamp}-{session_id}.jsonl", self, new=True)
+
+    def resume(self, identifier: str | os.PathLike[str]) -> Session:
+        """Go on appending to an existing session, found as find() finds it."""
+        return Session(self.find(identifier), self, new=False)
+
+    # ---- reading
+
+    @staticmethod
+    def load(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list[str]]:
+        """The same as the module's load()."""
+        return load(path)
+
+    def latest(self) -> Path | None:
+        """The session written to most recently (ties: the one started later)."""
+        files = [path for path, _ in self._files()]
+        if not files:
+            return None
+        return max(files, key=lambda path: (_mtime_ns(path), path.name))
+
+    def find(self, identifier: str | os.PathLike[str]) -> Path:
+        """A session by /save name, id, unique prefix of its file name or id, or by its path."""
+        text = str(identifier).strip()
+        if not text:
+            raise SessionNotFound("no session given", hint="pass a session id, name or file name; /sessions lists them")
+        as_path = Path(text).expanduser()
+        if text.endswith(".jsonl") and as_path.is_file():
+            return as_path
+        files = self._files()
+        names = self._read_names()
+        if text in names:
+            path = self.directory / names[text]
+            if path.is_file():
+                return path
+            raise SessionNotFound(f"the session named {text!r} ({names[text]}) no longer exists",
+                                  hint="/sessions lists the sessions there are")
+        exact = [path for path, session_id in files if session_id == text]
+        if len(exact) == 1:
+            return exact[0]
+        matches = exact or [path for path, session_id in files
+                            if path.name.startswith(text) or session_id.startswith(text)]
+        if len(matches) == 1:
+            return matches[0]
+        if not matches:
+            raise SessionNotFound(f"no session matches {text!r}", hint=self._candidates_hint(files))
+        matches.sort(key=lambda path: path.name)
+        listed = ", ".join(path.name for path in matches[:_LISTED_IN_ERRORS])
+        more = f" and {len(matches) - _LISTED_IN_ERRORS} more" if len(matches) > _LISTED_IN_ERRORS else ""
+        raise SessionNotFound(f"{text!r} matches {len(matches)} sessions: {listed}{more}",
+                              hint="type more of the file name, or the whole id")
+
+    def list_sessions(self) -> list[SessionInfo]:
+        """Every session of this project, newest first."""
+        names_by_file: dict[str, list[str]] = {}
+        for name, file_name in sorted(self._read_names().items()):
+            names_by_file.setdefault(file_name, []).append(name)
+        infos = []
+        for path, session_id in self._files():
+            try:
+                size = path.stat().st_size
+                messages, _ = load(path)
+            except (OSError, SessionError):
+                continue  # vanished or unreadable while we looked
+            infos.append(SessionInfo(
+                path=path,
+                id=session_id,
+                started=_started(path),
+                first_prompt=_first_prompt(messages),
+                messages=len(messages),
+                size=size,
+                names=tuple(names_by_file.get(path.name, ())),
+            ))
+        infos.sort(key=lambda info: (_mtime_ns(info.path), info.path.name), reverse=True)
+        return infos
+
+    # ---- names
+
+    def _names_path(self) -> Path:
+        return self.directory / NAMES_FILE
+
+    def _read_names(self) -> dict[str, str]:
+        try:
+            data = json.loads(self._names_path().read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as error:
+            raise SessionError(f"cannot read {self._names_path()}: {error}",
+                               hint="fix or delete the file; the transcripts themselves are untouched") from error
+        if not isinstance(data, dict):
+            return {}
+        return {str(key): str(value) for key, value in data.items() if isinstance(value, str)}
+
+    def _write_names(self, names: dict[str, str]) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".names-", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                json.dump(names, file, ensure_ascii=False, indent=1, sort_keys=True)
+                file.write("\n")
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(temporary, self._names_path())
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+
+    # ---- helpers
+
+    def _files(self) -> list[tuple[Path, str]]:
+        """(path, id) of every session file."""
+        try:
+            entries = list(self.directory.iterdir())
+        except FileNotFoundError:
+            return []
+        except OSError as error:
+            raise SessionError(f"cannot list {self.directory}: {error}") from error
+        found = []
+        for path in entries:
+            match = _FILE_RE.match(path.name)
+            if match and path.is_file():
+                found.append((path, match["id"]))
+        return found
+
+    def _candidates_hint(self, files: list[tuple[Path, str]]) -> str:
+        if not files:
+            return f"there are no sessions in {self.directory} yet"
+        newest = sorted((path.name for path, _ in files), reverse=True)[:_LISTED_IN_ERRORS]
+        return "sessions there are: " + ", ".join(newest) + (" ..." if len(files) > len(newest) else "")
+
+
+class Session:
+    """One transcript being written."""
+
+    def __init__(self, path: Path, store: SessionStore, *, new: bool) -> None:
+        self.path = Path(path)
+        self.store = store
+        match = _FILE_RE.match(self.path.name)
+        self.id = match["id"] if match else self.path.stem
+        self._new = new  # the header is still to be written
+        self._checked_end = new  # a resumed file may end in a torn line
+
+    @classmethod
+    def resume(cls, path: str | os.PathLike[str], redact: Callable[[str], str] = _identity) -> Session:
+        """Go on appending to the transcript at path."""
+        path = Path(path)
+        if not path.is_file():
+            raise SessionNotFound(f"no session file {path}", hint="/sessions lists the sessions there are")
+        # <root>/.ayder/sessions/<file>: the store is the one of that project
+        return cls(path, SessionStore(path.parent.parent.parent, redact), new=False)
+
+    def append(self, message: dict[str, Any]) -> None:
+        """Write one message as one line, on disk before this returns."""
+        line = json.dumps(_redacted(message, self.store.redact), ensure_ascii=False) + "\n"
+        self._write(line)
+
+    def name(self, name: str) -> None:
+        """Give this session a name find() knows (/save NAME); saving the same name again is fine."""
+        if not _NAME_RE.match(name):
+            raise SessionError(f"not a usable session name: {name!r}",
+                               hint="use letters, digits, '.', '_' or '-' (up to 64, starting with a letter or digit)")
+        if _FILE_RE.match(name + ".jsonl") or re.fullmatch(r"[0-9a-f]{6}", name):
+            raise SessionError(f"{name!r} looks like a session id", hint="pick a name that is not a file name or id")
+        names = self.store._read_names()
+        taken_by = names.get(name)
+        if taken_by and taken_by != self.path.name and (self.store.directory / taken_by).is_file():
+            raise SessionError(f"the name {name!r} is already used by session {taken_by}",
+                               hint="pick another name")
+        self._write("")  # the file exists once it has a name
+        names[name] = self.path.name
+        try:
+            self.store._write_names(names)
+        except OSError as error:
+            raise SessionError(f"cannot save the session name in {self.store._names_path()}: {error}") from error
+
+    def _write(self, text: str) -> None:
+        prefix = ""
+        if self._new:
+            header = {"type": HEADER_TYPE, "version": FORMAT_VERSION,
+                      "started": _started_from_name(self.path).isoformat(), "root": str(self.store.root)}
+            prefix = json.dumps(_redacted(header, self.store.redact), ensure_ascii=False) + "\n"
+        elif not self._checked_end and _ends_torn(self.path):
+            prefix = "\n"  # end the torn line, so the new message gets a line of its own
+        data = (prefix + text).encode("utf-8")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                while data:
+                    written = os.write(descriptor, data)
+                    data = data[written:]
+                os.fsync(descriptor)
+            finally:
+                os.close(descriptor)
+        except OSError as error:
+            raise SessionError(f"cannot write the transcript {self.path}: {error}",
+                               hint="the conversation goes on; this message is missing from the transcript") from error
+        self._new = False
+        self._checked_end = True
+
+
+def load(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The messages of a transcript, and a warning for each line that had to be skipped."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError as error:
+        raise SessionNotFound(f"no session file {path}", hint="/sessions lists the sessions there are") from error
+    except OSError as error:
+        raise SessionError(f"cannot read {path}: {error}") from error
+    lines = data.split(b"\n")
+    ends_with_newline = lines[-1] == b""
+    if ends_with_newline:
+        lines.pop()
+    messages: list[dict[str, Any]] = []
+    warnings: list[str] = []
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        is_last = number == len(lines)
+        try:
+            value = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            if is_last and not ends_with_newline:
+                warnings.append(f"{path}: line {number}: skipped an incomplete last line "
+                                f"(the write was cut off, probably by a crash)")
+            else:
+                warnings.append(f"{path}: line {number}: skipped a line that is not valid JSON")
+            continue
+        if isinstance(value, dict) and value.get("type") == HEADER_TYPE and "role" not in value:
+            continue
+        if not isinstance(value, dict) or not isinstance(value.get("role"), str):
+            warnings.append(f"{path}: line {number}: skipped a line that is not a message")
+            continue
+        messages.append(value)
+    return messages, warnings
+
+
+def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: _redacted(item, redact) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_redacted(item, redact) for item in value]
+    return value
+
+
+def _ends_torn(path: Path) -> bool:
+    """True when the file's last byte is not a newline (a write was cut off)."""
+    try:
+        with path.open("rb") as file:
+            file.seek(0, os.SEEK_END)
+            if file.tell() == 0:
+                return False
+            file.seek(-1, os.SEEK_END)
+            return file.read(1) != b"\n"
+    except FileNotFoundError:
+        return False
+
+
+def _started_from_name(path: Path) -> datetime:
+    match = _FILE_RE.match(path.name)
+    if match:
+        return datetime.strptime(match["stamp"], _TIMESTAMP_FORMAT).replace(tzinfo=timezone.utc)
+    return datetime.now(timezone.utc)
+
+
+def _started(path: Path) -> datetime:
+    """When the session began: the header says so; the file name is the fallback."""
+    try:
+        with path.open("rb") as file:
+            first = json.loads(file.readline().decode("utf-8"))
+        if isinstance(first, dict) and first.get("type") == HEADER_TYPE:
+            started = datetime.fromisoformat(first["started"])
+            return started if started.tzinfo else started.replace(tzinfo=timezone.utc)
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return _started_from_name(path)
+
+
+def _first_prompt(messages: list[dict[str, Any]]) -> str:
+    for message in messages:
+        if message.get("role") == "user" and isinstance(message.get("content"), str):
+            text = " ".join(message["content"].split())
+            if len(text) > PROMPT_WIDTH:
+                text = text[:PROMPT_WIDTH - 1].rstrip() + "…"
+            return text
+    return ""
+
+
+def _mtime_ns(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
+def _human_size(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KB"
+    return f"{size / (1024 * 1024):.1f} MB"

@@ -1,0 +1,146 @@
+"""The task tools: create_task, list_tasks, show_task, update_task_status (files under .ayder/tasks/)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ayder_cli import tasks
+from ayder_cli.errors import AyderError
+from ayder_cli.tools.base import Preview, ToolContext, ToolError, ToolResult, ToolSpec
+from ayder_cli.tools.paths import display_path
+
+STATUS = {"type": "string", "enum": list(tasks.STATUSES)}
+IDENTIFIER = {"type": "string", "description": "TASK-001, 1, or part of the title"}
+
+
+def _task_errors(function: Callable[..., Any]) -> Callable[..., Any]:
+    """A task error (unknown, ambiguous, invalid, unwritable) becomes a ToolError with its hint."""
+
+    def wrapper(context: ToolContext, args: dict[str, Any]) -> Any:
+        try:
+            return function(context, args)
+        except AyderError as exc:
+            raise ToolError(f"{exc.message} ({exc.hint})" if exc.hint else exc.message) from None
+
+    return wrapper
+
+
+def _shown(context: ToolContext, task: tasks.Task) -> str:
+    return display_path(context.root, task.path)
+
+
+@_task_errors
+def create_task(context: ToolContext, args: dict[str, Any]) -> ToolResult:
+    task = tasks.create_task(context.root, args["title"], args.get("description", ""), context.journal)
+    return ToolResult(ok=True, output=f"created {task.id} {task.title!r} ({_shown(context, task)}), status pending",
+                      summary=f"created {task.id}")
+
+
+@_task_errors
+def preview_create_task(context: ToolContext, args: dict[str, Any]) -> Preview:
+    path, text = tasks.plan_new_task(context.root, args["title"], args.get("description", ""))
+    return Preview(display_path(context.root, path), None, text)
+
+
+@_task_errors
+def list_tasks(context: ToolContext, args: dict[str, Any]) -> ToolResult:
+    found = tasks.load_tasks(context.root)
+    wanted = args.get("status")
+    if wanted:
+        wanted = tasks.normalize_status(wanted)
+        shown = [task for task in found if task.status == wanted]
+        if not shown:
+            total = f"{len(found)} task{'s' if len(found) != 1 else ''} in all" if found else "no tasks at all"
+            return ToolResult(ok=True, output=f"no {wanted} tasks ({total})", summary=f"0 {wanted}")
+    else:
+        shown = found
+        if not shown:
+            return ToolResult(ok=True, output=f"no tasks in {tasks.TASKS_DIR.as_posix()}/", summary="no tasks")
+    lines = [tasks.format_table(shown)]
+    lines += [f"warning: {warning}" for warning in tasks.task_warnings(shown, context.root)]
+    return ToolResult(ok=True, output="\n".join(lines), summary=f"{len(shown)} task{'s' if len(shown) != 1 else ''}")
+
+
+@_task_errors
+def show_task(context: ToolContext, args: dict[str, Any]) -> ToolResult:
+    task = tasks.find_task(context.root, args["identifier"])
+    header = f"{task.id} [{task.status}] {task.title} ({_shown(context, task)})"
+    if task.problem:
+        header += f"\nwarning: {task.problem}"
+    return ToolResult(ok=True, output=f"{header}\n\n{task.body}".rstrip() + "\n", summary=task.id)
+
+
+@_task_errors
+def update_task_status(context: ToolContext, args: dict[str, Any]) -> ToolResult:
+    before = tasks.find_task(context.root, args["identifier"])
+    task = tasks.set_status(context.root, args["identifier"], args["status"], context.journal)
+    if before.status == task.status:
+        return ToolResult(ok=True, output=f"{task.id} {task.title!r} is already {task.status}; nothing changed",
+                          summary="no change")
+    return ToolResult(ok=True, output=f"{task.id} {task.title!r}: {before.status} -> {task.status}",
+                      summary=f"{task.id} {task.status}")
+
+
+@_task_errors
+def preview_update_task_status(context: ToolContext, args: dict[str, Any]) -> Preview:
+    task, old, new = tasks.plan_status_change(context.root, args["identifier"], args["status"])
+    return Preview(_shown(context, task), old, new)
+
+
+CREATE_TASK = ToolSpec(
+    name="create_task",
+    description="Create a task file (.ayder/tasks/), status pending.",
+    parameters={
+        "type": "object",
+        "properties": {"title": {"type": "string"}, "description": {"type": "string"}},
+        "required": ["title", "description"],
+        "additionalProperties": False,
+    },
+    permission="w",
+    run=create_task,
+    aliases={"name": "title", "body": "description", "details": "description", "content": "description"},
+    preview=preview_create_task,
+)
+
+LIST_TASKS = ToolSpec(
+    name="list_tasks",
+    description="List tasks: id, status, title.",
+    parameters={
+        "type": "object",
+        "properties": {"status": STATUS},
+        "additionalProperties": False,
+    },
+    permission="r",
+    run=list_tasks,
+)
+
+SHOW_TASK = ToolSpec(
+    name="show_task",
+    description="Show one task's title, status and description.",
+    parameters={
+        "type": "object",
+        "properties": {"identifier": IDENTIFIER},
+        "required": ["identifier"],
+        "additionalProperties": False,
+    },
+    permission="r",
+    run=show_task,
+    aliases={"id": "identifier", "task": "identifier", "task_id": "identifier"},
+)
+
+UPDATE_TASK_STATUS = ToolSpec(
+    name="update_task_status",
+    description="Set a task's status.",
+    parameters={
+        "type": "object",
+        "properties": {"identifier": IDENTIFIER, "status": STATUS},
+        "required": ["identifier", "status"],
+        "additionalProperties": False,
+    },
+    permission="w",
+    run=update_task_status,
+    aliases={"id": "identifier", "task": "identifier", "task_id": "identifier", "new_status": "status"},
+    preview=preview_update_task_status,
+)
+
+TASK_TOOLS = [CREATE_TASK, LIST_TASKS, SHOW_TASK, UPDATE_TASK_STATUS]
