@@ -31,6 +31,9 @@ PIPED_STDIN_WAIT_S = 1.0
 @click.option("--root", metavar="DIR", help="Project root: tools stay inside it (default: the current directory).")
 @click.option("--continue", "continue_session", is_flag=True, help="Resume this project's latest session.")
 @click.option("--resume", "resume_id", metavar="ID", help="Resume a session by id or by its /save name.")
+@click.option("--tasks", "list_tasks", is_flag=True, help="List the tasks in .ayder/tasks/ and exit.")
+@click.option("--implement", "implement_id", metavar="TASK", help="Run the agent on one task (id, number or title).")
+@click.option("--implement-all", is_flag=True, help="Run the agent on every pending task, in order.")
 @click.option("-I", "--iterations", type=click.IntRange(min=1), metavar="N", help="Tool iterations per message.")
 @click.option("--no-stream", is_flag=True, help="Wait for the whole reply instead of streaming it.")
 @click.option("--show-thinking/--hide-thinking", default=None, help="Show the model's thinking (dimmed, on stderr).")
@@ -89,7 +92,10 @@ def run(options: dict) -> int:
         config_file = Path(options["config_file"]).expanduser() if options["config_file"] else None
         config = load_config(env=env, root=root, config_file=config_file, flags=flags, warn=console.notice)
         console.show_thinking = config.show_thinking
-        one_shot = _one_shot_prompt(options, terminal, console)
+        if options["list_tasks"]:
+            return _list_tasks(root, console)
+        one_shot = None if options["implement_id"] or options["implement_all"] else \
+            _one_shot_prompt(options, terminal, console)
 
         from ayder_cli.services import build_services
 
@@ -103,6 +109,14 @@ def run(options: dict) -> int:
         for name in {"OPENAI_API_KEY", config.api_key_env}:
             os.environ.pop(name, None)
         try:
+            if options["implement_id"] or options["implement_all"]:
+                from ayder_cli.task_runner import implement_all, implement_task
+
+                if options["implement_all"]:
+                    return implement_all(services)
+                status, outcome = implement_task(services, options["implement_id"])
+                console.info(outcome)
+                return status
             return _dispatch(services, one_shot, terminal, env)
         finally:
             services.close()  # background processes end with ayder
@@ -125,6 +139,17 @@ def run(options: dict) -> int:
             raise
         console.error(f"internal error: {type(exc).__name__}: {exc}", "run again with --debug for the traceback")
         return ExitStatus.ERROR
+
+
+def _list_tasks(root, console) -> int:
+    """--tasks: the table on stdout (it is what was asked for), problems on stderr."""
+    from ayder_cli.tasks import format_table, load_tasks, task_warnings
+
+    tasks = load_tasks(root)
+    print(format_table(tasks))
+    for warning in task_warnings(tasks, root):
+        console.notice(warning)
+    return 0
 
 
 def _dispatch(services, one_shot: str | None, terminal, env) -> int:

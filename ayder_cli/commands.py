@@ -242,3 +242,32 @@ def _save(services, args: str) -> CommandResult | None:
     services.console.info(f"saved as {args}; resume it with: ayder --resume {args}")
     return None
 
+
+@command("tasks", help="list the tasks in .ayder/tasks/")
+def _tasks(services, args: str) -> None:
+    from ayder_cli.tasks import format_table, load_tasks, task_warnings
+
+    tasks = load_tasks(services.root)
+    services.console.info(format_table(tasks))
+    for warning in task_warnings(tasks, services.root):
+        services.console.notice(warning)
+
+
+@command("implement", usage="TASK", help="run the agent on one task (id, number or part of the title)")
+def _implement(services, args: str) -> CommandResult | None:
+    from ayder_cli.task_runner import implement_task
+
+    if not args:
+        services.console.error("/implement needs a task", "e.g. /implement 3; /tasks lists them")
+        return CommandResult.FAILED
+    status, outcome = implement_task(services, args)
+    services.console.info(outcome)
+    return None if status == 0 else CommandResult.FAILED
+
+
+@command("implement-all", help="run the agent on every pending task, each in a fresh conversation")
+def _implement_all(services, args: str) -> CommandResult | None:
+    from ayder_cli.task_runner import implement_all
+
+    return None if implement_all(services) == 0 else CommandResult.FAILED
+

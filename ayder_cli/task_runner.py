@@ -1,0 +1,54 @@
+"""Running the agent on task files: --implement TASK and --implement-all (and their slash commands)."""
+
+from __future__ import annotations
+
+from ayder_cli.errors import AyderError, ExitStatus
+from ayder_cli.tasks import Task, find_task, load_tasks, set_status
+
+
+def task_prompt(task: Task, shown_path: str) -> str:
+    return (
+        f"Implement this task (from {shown_path}).\n\n# {task.title}\n\n{task.body.strip()}\n\n"
+        f'When it is complete, call update_task_status with identifier "{task.id}" and status "done".'
+    )
+
+
+def implement_task(services, identifier: str) -> tuple[int, str]:
+    """Run the agent on one task in the current conversation -> (exit status, one-line outcome)."""
+    task = find_task(services.root, identifier)
+    set_status(services.root, task.id, "in_progress", services.journal)
+    shown = task.path.relative_to(services.root).as_posix()
+    services.console.dim_line(f"implementing {task.id}: {task.title}")
+    try:
+        result = services.loop.run(task_prompt(task, shown))
+    except AyderError as exc:
+        services.console.error(exc.message, exc.hint)
+        return ExitStatus.ERROR, f"{task.id} failed: {exc.message}"
+    if result.interrupted:
+        return ExitStatus.INTERRUPTED, f"{task.id} interrupted"
+    if result.stopped:
+        return ExitStatus.ERROR, f"{task.id} stopped: {result.stopped}"
+    status = find_task(services.root, task.id).status
+    if status != "done":
+        return ExitStatus.ERROR, f"{task.id} was not marked done (status: {status})"
+    return ExitStatus.OK, f"{task.id} done"
+
+
+def implement_all(services) -> int:
+    """Every pending task in order, each in a fresh conversation; stop at the first that fails."""
+    pending = [task for task in load_tasks(services.root) if task.status == "pending"]
+    if not pending:
+        services.console.info("no pending tasks")
+        return ExitStatus.OK
+    outcomes: list[str] = []
+    status = ExitStatus.OK
+    for index, task in enumerate(pending):
+        services.conversation.reset()
+        services.new_session()
+        status, outcome = implement_task(services, task.id)
+        outcomes.append(outcome)
+        if status != ExitStatus.OK:
+            outcomes += [f"{later.id} not run" for later in pending[index + 1 :]]
+            break
+    services.console.info("tasks: " + "; ".join(outcomes))
+    return status

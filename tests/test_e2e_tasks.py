@@ -1,0 +1,52 @@
+"""Task files end to end: --tasks, --implement, --implement-all."""
+
+from __future__ import annotations
+
+from conftest import server_args
+from fakellm import Reply
+
+
+def write_task(project, number: int, title: str, status: str = "pending") -> None:
+    folder = project / ".ayder" / "tasks"
+    folder.mkdir(parents=True, exist_ok=True)
+    slug = title.lower().replace(" ", "-")
+    (folder / f"TASK-{number:03d}-{slug}.md").write_text(f"# {title}\n\n- **Status:** {status}\n\nDo {title}.\n")
+
+
+def mark_done(task_id: str) -> Reply:
+    return Reply(text="", tool_calls=[{"name": "update_task_status",
+                                       "arguments": {"identifier": task_id, "status": "done"}}])
+
+
+def test_tasks_lists_them_without_a_server(run_ayder, project):
+    write_task(project, 1, "add login")
+    write_task(project, 2, "fix logout", "done")
+    result = run_ayder("--base-url", "http://127.0.0.1:9", "--tasks")
+    assert result.returncode == 0, result.stderr
+    assert "TASK-001" in result.stdout and "pending" in result.stdout and "add login" in result.stdout
+    assert "TASK-002" in result.stdout and "done" in result.stdout
+
+
+def test_implement_all_stops_at_the_task_that_fails(fake, run_ayder, project):
+    for number, title in enumerate(("first", "second", "third"), 1):
+        write_task(project, number, title)
+    fake.queue(mark_done("TASK-001"), Reply(text="First is done."),
+               Reply(status=500, error="the model crashed"), Reply(status=500, error="the model crashed"),
+               Reply(status=500, error="the model crashed"), Reply(status=500, error="the model crashed"))
+    result = run_ayder(*server_args(fake, "ollama"), "-w", "--implement-all")
+    assert result.returncode == 1
+    assert "TASK-001 done" in result.stderr
+    assert "TASK-002 failed" in result.stderr and "TASK-003 not run" in result.stderr
+    statuses = {path.name[:8]: path.read_text().split("**Status:** ")[1].split("\n")[0]
+                for path in (project / ".ayder" / "tasks").iterdir()}
+    assert statuses == {"TASK-001": "done", "TASK-002": "in_progress", "TASK-003": "pending"}
+    # Each task starts a fresh conversation: the second's first request holds only its own prompt.
+    second = [r for r in fake.chat_requests() if "TASK-002" in str(r["body"]["messages"])][0]
+    assert "TASK-001" not in str(second["body"]["messages"][1:])
+
+
+def test_implement_an_unknown_task_lists_the_candidates(fake, run_ayder, project):
+    write_task(project, 1, "add login")
+    result = run_ayder(*server_args(fake, "ollama"), "--implement", "nothing like it")
+    assert result.returncode == 2
+    assert "TASK-001" in result.stderr
