@@ -31,6 +31,7 @@ PIPED_STDIN_WAIT_S = 1.0
 @click.option("--root", metavar="DIR", help="Project root: tools stay inside it (default: the current directory).")
 @click.option("--continue", "continue_session", is_flag=True, help="Resume this project's latest session.")
 @click.option("--resume", "resume_id", metavar="ID", help="Resume a session by id or by its /save name.")
+@click.option("--restore", is_flag=True, help="Start from the checkpoint in .ayder/memory/ (see /memory).")
 @click.option("--tasks", "list_tasks", is_flag=True, help="List the tasks in .ayder/tasks/ and exit.")
 @click.option("--implement", "implement_id", metavar="TASK", help="Run the agent on one task (id, number or title).")
 @click.option("--implement-all", is_flag=True, help="Run the agent on every pending task, in order.")
@@ -104,6 +105,7 @@ def run(options: dict) -> int:
                                   flags=flags, granted=granted)
         if options["continue_session"] or options["resume_id"]:
             services.resume_session(options["resume_id"])
+        _offer_checkpoint(services, options["restore"])
         _log_config(console, config, env)
         # The client holds the key now; commands the model runs must not inherit it.
         for name in {"OPENAI_API_KEY", config.api_key_env}:
@@ -139,6 +141,23 @@ def run(options: dict) -> int:
             raise
         console.error(f"internal error: {type(exc).__name__}: {exc}", "run again with --debug for the traceback")
         return ExitStatus.ERROR
+
+
+def _offer_checkpoint(services, restore: bool) -> None:
+    """A checkpoint left by an earlier run: --restore starts from it; otherwise say it is there."""
+    from ayder_cli.checkpoint import restore_message
+
+    memory = services.loop.memory
+    if not memory.exists():
+        if restore:
+            services.console.notice("--restore: there is no checkpoint in .ayder/memory/; starting fresh")
+        return
+    if restore:
+        services.conversation.add_user(restore_message(memory.summary(), 1))
+        services.console.dim_line("restored the checkpoint from .ayder/memory/current_memory.md")
+    else:
+        services.console.notice("a checkpoint from an earlier run is in .ayder/memory/current_memory.md; "
+                                "ayder --restore continues from it (/memory shows it, /memory clear removes it)")
 
 
 def _list_tasks(root, console) -> int:

@@ -271,3 +271,23 @@ def _implement_all(services, args: str) -> CommandResult | None:
 
     return None if implement_all(services) == 0 else CommandResult.FAILED
 
+
+@command("checkpoint", help="summarize the conversation now into .ayder/memory/current_memory.md")
+def _checkpoint(services, args: str) -> None:
+    summary = services.loop.write_checkpoint(1)
+    services.console.info(f"checkpoint written to {services.loop.memory.path.relative_to(services.root)}")
+    services.console.dim_line(summary)
+
+
+@command("memory", usage="[clear]", help="show the saved checkpoint, or remove it")
+def _memory(services, args: str) -> CommandResult | None:
+    memory = services.loop.memory
+    if args == "clear":
+        services.console.info("checkpoint removed" if memory.clear() else "there is no checkpoint")
+        return None
+    if args:
+        services.console.error(f"unknown /memory argument {args!r}", "use /memory or /memory clear")
+        return CommandResult.FAILED
+    services.console.info(memory.read() if memory.exists() else "there is no checkpoint")
+    return None
+

@@ -174,6 +174,12 @@ class ChatLoop:
         self.callbacks.on_notice(
             f"tool budget spent (-I {budget}): writing checkpoint {cycle} to {self._memory_path()}"
         )
+        summary = self.write_checkpoint(cycle)
+        self.conversation.reset()
+        self.conversation.add_user(restore_message(summary, cycle))
+
+    def write_checkpoint(self, cycle: int) -> str:
+        """Ask the model (no tools) to summarize the conversation so far and save it; the summary."""
         request = self._request()
         request.tools = None
         request.messages = self.conversation.for_request(self.conversation.system_prompt) + [
@@ -186,8 +192,7 @@ class ChatLoop:
         self.usage.add(turn.usage)
         summary = parse(turn.text).display.strip() or "(the model wrote no summary)"
         self.memory.write(summary, cycle)
-        self.conversation.reset()
-        self.conversation.add_user(restore_message(summary, cycle))
+        return summary
 
     def _memory_path(self) -> str:
         return self.memory.path.relative_to(self.memory.root).as_posix() if self.memory else ""

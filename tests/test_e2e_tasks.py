@@ -50,3 +50,27 @@ def test_implement_an_unknown_task_lists_the_candidates(fake, run_ayder, project
     result = run_ayder(*server_args(fake, "ollama"), "--implement", "nothing like it")
     assert result.returncode == 2
     assert "TASK-001" in result.stderr
+
+
+def test_a_checkpoint_is_announced_and_restored_on_request(fake, run_ayder, project):
+    memory = project / ".ayder" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "current_memory.md").write_text("# Checkpoint 2\n\nGoal: port the parser. Next step: tests.\n")
+    plain = run_ayder(*server_args(fake, "ollama"), "hello")
+    assert "ayder --restore continues from it" in plain.stderr
+    assert "port the parser" not in str(fake.chat_requests()[-1]["body"]["messages"])
+    restored = run_ayder(*server_args(fake, "ollama"), "--restore", "go on")
+    assert restored.returncode == 0, restored.stderr
+    sent = fake.chat_requests()[-1]["body"]["messages"]
+    assert "Goal: port the parser. Next step: tests." in sent[1]["content"]
+    assert sent[-1] == {"role": "user", "content": "go on"}
+
+
+def test_memory_commands_show_write_and_clear(fake, run_ayder, project):
+    fake.queue(Reply(text="A1"), Reply(text="Goal: greet. Next step: none."))
+    result = run_ayder(*server_args(fake, "ollama"), input="hi\n/checkpoint\n/memory\n/memory clear\n/memory\n")
+    assert result.returncode == 0, result.stderr
+    assert "checkpoint written to .ayder/memory/current_memory.md" in result.stderr
+    assert "# Checkpoint 1" in result.stderr and "Goal: greet." in result.stderr
+    assert "checkpoint removed" in result.stderr and result.stderr.rstrip().endswith("there is no checkpoint")
+    assert not (project / ".ayder" / "memory" / "current_memory.md").exists()
