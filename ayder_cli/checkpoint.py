@@ -16,6 +16,18 @@ SUMMARY_REQUEST = (
 )
 
 
+COMPACT_REQUEST = (
+    "The conversation is getting too long for the context window. Summarize everything above "
+    "so the work can go on from your summary alone: the user's requests, decisions made, files "
+    "read or changed (with the facts that matter), commands run and their outcome, and what is "
+    "still open. Be specific and brief. Do not call any tool."
+)
+
+
+def compacted_message(summary: str) -> str:
+    return f"[Summary of the earlier part of this conversation, made to save context]\n\n{summary.strip()}"
+
+
 def restore_message(summary: str, cycle: int) -> str:
     """The first user message of the fresh context after checkpoint `cycle`."""
     return (

@@ -291,3 +291,9 @@ def _memory(services, args: str) -> CommandResult | None:
     services.console.info(memory.read() if memory.exists() else "there is no checkpoint")
     return None
 
+
+@command("compact", help="replace older turns by a summary now, to free context")
+def _compact(services, args: str) -> None:
+    if not services.loop.compact():
+        services.console.info(f"conversation left as it is (~{services.loop.context_tokens()} tokens)")
+

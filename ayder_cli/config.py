@@ -41,6 +41,8 @@ class Config:
     num_ctx: int | None = 8192
     iterations: int = 50
     max_checkpoints: int = 3  # checkpoint cycles per message when the budget is spent; 0: just stop
+    compact_at: float = 0.8  # compact the conversation when it fills this share of num_ctx
+    auto_compact: bool = True
     prompts: tuple[str, ...] = ("system",)
     show_thinking: bool = False
     native_tools: str = "auto"  # auto: native tool calling, text format if the server refuses it
@@ -176,6 +178,8 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "num_ctx": _number(1, nullable=True, integer=True),
     "iterations": _number(1, integer=True),
     "max_checkpoints": _number(0, integer=True),
+    "compact_at": _number(0.05),
+    "auto_compact": _boolean,
     "prompts": _prompt_names,
     "show_thinking": _boolean,
     "native_tools": _text(choices=("auto", "on", "off")),

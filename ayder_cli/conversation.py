@@ -94,7 +94,12 @@ class Conversation:
 
     def estimated_tokens(self) -> int:
         """A rough size: about four characters a token."""
-        return sum(len(str(m.get("content") or "")) + len(str(m.get("tool_calls") or "")) for m in self.for_request()) // 4
+        return estimate_tokens(self.for_request())
+
+
+def estimate_tokens(messages: list[dict[str, Any]]) -> int:
+    """About four characters a token, tool calls included."""
+    return sum(len(str(m.get("content") or "")) + len(str(m.get("tool_calls") or "")) for m in messages) // 4
 
 
 def _answer(pending: dict[str, None]) -> list[dict[str, Any]]:

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Protocol
 
-from ayder_cli.checkpoint import SUMMARY_REQUEST, MemoryManager, restore_message
+from ayder_cli.checkpoint import COMPACT_REQUEST, SUMMARY_REQUEST, MemoryManager, compacted_message, restore_message
 from ayder_cli.config import Config
-from ayder_cli.conversation import Conversation
+from ayder_cli.conversation import Conversation, estimate_tokens
 from ayder_cli.intents import StreamFilter, call_format_instructions, parse
 from ayder_cli.llm.accumulate import Accumulator
 from ayder_cli.llm.base import AssistantTurn, ChatClient, ChatRequest, LLMError, StreamCutError, ToolCall, Usage
@@ -97,6 +97,8 @@ class ChatLoop:
         self.callbacks = callbacks
         self.executor = executor
         self.memory = memory  # where checkpoints go; None: the loop stops when the budget is spent
+        self.tokens_per_estimate = 1.0  # server-reported prompt tokens / our estimate, once known
+        self.compaction_failed_at = 0  # the size at which compaction last did not help
         self.log = log
         self.usage = SessionUsage()
         # None: try native tool calling and fall back to text if the server refuses it.
@@ -113,6 +115,8 @@ class ChatLoop:
         malformed = continuations = checkpoints = 0
         first = True
         while True:
+            if self.config.auto_compact:
+                self.compact(only_if_needed=True)
             try:
                 turn = self._ask()
             except StreamCutError as exc:
@@ -194,6 +198,51 @@ class ChatLoop:
         self.memory.write(summary, cycle)
         return summary
 
+    def context_tokens(self) -> int:
+        """The conversation's size in tokens: our estimate, scaled by what the server last reported."""
+        return int(self.conversation.estimated_tokens() * self.tokens_per_estimate)
+
+    def compact(self, only_if_needed: bool = False) -> bool:
+        """Replace older turns by a summary (system prompt and the last turns kept); True if applied."""
+        limit = self.config.num_ctx
+        before = self.context_tokens()
+        if only_if_needed and (not limit or before <= self.config.compact_at * limit
+                               or before <= self.compaction_failed_at * 1.2):
+            return False
+        messages = self.conversation.messages
+        starts = [i for i, m in enumerate(messages) if m["role"] == "user"]
+        # Kept: the last exchange, and during a run also the message being answered.
+        keep = 2 if only_if_needed else 1
+        cut = starts[-keep] if len(starts) >= keep else 0
+        if cut == 0:
+            if not only_if_needed:
+                self.callbacks.on_notice("nothing to compact: the conversation is only the latest exchange")
+            return False
+        older = Conversation(self.conversation.system_prompt)
+        older.messages = messages[:cut]
+        request = self._request()
+        request.tools = None
+        request.messages = older.for_request() + [{"role": "user", "content": COMPACT_REQUEST}]
+        accumulator = Accumulator()
+        for delta in self.client.stream(request):
+            accumulator.add(delta)
+        turn = accumulator.turn()
+        self.usage.add(turn.usage)
+        summary = parse(turn.text).display.strip()
+        kept = messages[cut:]
+        replaced = [{"role": "user", "content": compacted_message(summary)}, *kept]
+        system = [{"role": "system", "content": self.conversation.system_prompt}]
+        after = int(estimate_tokens(system + replaced) * self.tokens_per_estimate)
+        if not summary or after >= before:
+            self.callbacks.on_notice(f"compaction would not shrink the context (~{before} tokens); not applied")
+            self.compaction_failed_at = before
+            return False
+        self.conversation.messages = replaced
+        if self.conversation.on_message is not None:
+            self.conversation.on_message(replaced[0])
+        self.callbacks.on_notice(f"compacted the conversation: ~{before} -> ~{after} tokens")
+        return True
+
     def _memory_path(self) -> str:
         return self.memory.path.relative_to(self.memory.root).as_posix() if self.memory else ""
 
@@ -260,6 +309,9 @@ class ChatLoop:
         turn = self._keep(accumulator.turn())
         if turn.usage:
             callbacks.on_usage(turn.usage)
+            estimate = estimate_tokens(request.messages)
+            if turn.usage.prompt_tokens and estimate:
+                self.tokens_per_estimate = turn.usage.prompt_tokens / estimate
         return turn
 
     def _stream(self, request: ChatRequest):
@@ -347,3 +399,4 @@ def _chain(first, rest):
     if first is not None:
         yield first
     yield from rest
+

@@ -74,3 +74,30 @@ def test_memory_commands_show_write_and_clear(fake, run_ayder, project):
     assert "# Checkpoint 1" in result.stderr and "Goal: greet." in result.stderr
     assert "checkpoint removed" in result.stderr and result.stderr.rstrip().endswith("there is no checkpoint")
     assert not (project / ".ayder" / "memory" / "current_memory.md").exists()
+
+
+def test_auto_compaction_fires_at_the_threshold_and_the_next_request_is_smaller(fake, run_ayder, project):
+    import json
+
+    (project / ".ayder").mkdir(exist_ok=True)
+    (project / ".ayder" / "config.json").write_text(json.dumps({"num_ctx": 1000, "compact_at": 0.5}))
+    big = "lorem ipsum " * 150  # about 450 tokens a message
+    fake.queue(Reply(text="A1 " + big, usage=None), Reply(text="A2", usage=None),
+               Reply(text="Summary: the user sent two long notes.", usage=None), Reply(text="A3", usage=None))
+    result = run_ayder(*server_args(fake, "ollama"), input=f"Q1 {big}\nQ2\nQ3\n")
+    assert result.returncode == 0, result.stderr
+    requests = fake.chat_requests()
+    assert len(requests) == 4
+    summary_request = requests[2]["body"]
+    assert "tools" not in summary_request and "Summarize everything above" in summary_request["messages"][-1]["content"]
+    last = requests[3]["body"]["messages"]
+    assert len(json.dumps(last)) < len(json.dumps(requests[1]["body"]["messages"]))
+    assert "the user sent two long notes" in last[1]["content"]
+    assert [m["content"] for m in last[-3:]] == ["Q2", "A2", "Q3"]
+    assert "compacted the conversation" in result.stderr
+
+
+def test_a_compaction_that_would_not_shrink_is_not_applied(fake, run_ayder):
+    fake.queue(Reply(text="A1"), Reply(text="A2"), Reply(text="x" * 5000))
+    result = run_ayder(*server_args(fake, "ollama"), input="Q1\nQ2\n/compact\n")
+    assert "would not shrink" in result.stderr
