@@ -105,7 +105,9 @@ def run(options: dict) -> int:
                                   flags=flags, granted=granted)
         if options["continue_session"] or options["resume_id"]:
             services.resume_session(options["resume_id"])
-        _offer_checkpoint(services, options["restore"])
+        repl = one_shot is None and terminal.stdin_is_tty and not (options["implement_id"] or options["implement_all"])
+        if not repl or options["restore"]:  # the REPL asks instead
+            _offer_checkpoint(services, options["restore"])
         _log_config(console, config, env)
         # The client holds the key now; commands the model runs must not inherit it.
         for name in {"OPENAI_API_KEY", config.api_key_env}:

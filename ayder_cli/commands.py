@@ -297,3 +297,16 @@ def _compact(services, args: str) -> None:
     if not services.loop.compact():
         services.console.info(f"conversation left as it is (~{services.loop.context_tokens()} tokens)")
 
+
+@command("plan", usage="DESCRIPTION", help="have the model break work into task files (create_task)")
+def _plan(services, args: str) -> CommandResult | None:
+    if not args:
+        services.console.error("/plan needs a description of the work", "e.g. /plan add OAuth login")
+        return CommandResult.FAILED
+    result = services.loop.run(
+        f"Plan this work as tasks: {args}\n\nBreak it into small steps in the order they should be done and "
+        "call create_task(title, description) once for each, with enough detail to implement it later. "
+        "Do not implement anything yet."
+    )
+    return CommandResult.FAILED if result.stopped else None
+

@@ -142,6 +142,7 @@ def run_repl(services, env: Mapping[str, str]) -> int:
         f"ayder · {config.provider} {config.resolved_model} at {config.resolved_base_url} · "
         "/help for commands, Ctrl-D to leave"
     )
+    _ask_to_restore(services, session)
     for entry in read_entries(read_line, lambda: None, lambda: services.console.dim_line("block discarded")):
         try:
             if handle_entry(services, entry) is Outcome.EXIT:
@@ -149,6 +150,23 @@ def run_repl(services, env: Mapping[str, str]) -> int:
         except KeyboardInterrupt:  # Ctrl-C in a slash command: back to the prompt
             services.console.notice("interrupted")
     return ExitStatus.OK  # /exit or Ctrl-D
+
+
+def _ask_to_restore(services, session) -> None:
+    """A checkpoint from an earlier run: the REPL offers to start from it."""
+    from ayder_cli.checkpoint import restore_message
+
+    memory = services.loop.memory
+    if memory is None or not memory.exists() or services.conversation.messages:
+        return
+    services.console.notice("a checkpoint from an earlier run is in .ayder/memory/current_memory.md")
+    try:
+        answer = session.prompt("Restore it? [y/N] ")
+    except (KeyboardInterrupt, EOFError):
+        answer = ""
+    if answer.strip().lower() in ("y", "yes"):
+        services.conversation.add_user(restore_message(memory.summary(), 1))
+        services.console.dim_line("restored; your next message continues from it")
 
 
 def read_piped_stdin(stdin: IO[str] | None, wait_s: float = 1.0) -> str | None:

@@ -101,3 +101,13 @@ def test_a_compaction_that_would_not_shrink_is_not_applied(fake, run_ayder):
     fake.queue(Reply(text="A1"), Reply(text="A2"), Reply(text="x" * 5000))
     result = run_ayder(*server_args(fake, "ollama"), input="Q1\nQ2\n/compact\n")
     assert "would not shrink" in result.stderr
+
+
+def test_plan_asks_the_model_to_write_task_files(fake, run_ayder, project):
+    fake.queue(Reply(text="", tool_calls=[{"name": "create_task",
+                                           "arguments": {"title": "add login", "description": "a form"}}]),
+               Reply(text="Planned one task."))
+    result = run_ayder(*server_args(fake, "ollama"), "-w", input="/plan a login page\n")
+    assert result.returncode == 0, result.stderr
+    assert "create_task" in fake.chat_requests()[0]["body"]["messages"][-1]["content"]
+    assert [p.name for p in (project / ".ayder" / "tasks").iterdir()] == ["TASK-001-add-login.md"]

@@ -336,3 +336,20 @@ def test_error_is_red_on_a_terminal_unless_no_color(fake, project, no_color):
         assert "\x1b[" not in seen.getvalue()
     else:
         assert "\x1b[31merror: " in seen.getvalue()
+
+
+@pytest.mark.parametrize("answer, restored", [("y", True), ("", False)])
+def test_the_repl_offers_to_restore_a_checkpoint(fake, repl, project, answer, restored):
+    memory = project / ".ayder" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "current_memory.md").write_text("# Checkpoint 1\n\nGoal: finish the parser.\n")
+    child = repl(*server_args(fake, "ollama"))
+    expect_prompt(child, "Restore it? [y/N] ")
+    child.sendline(answer)
+    expect_prompt(child)
+    child.sendline("go on")
+    child.expect_exact(DEFAULT_REPLY)
+    sent = str(fake.chat_requests()[0]["body"]["messages"])
+    assert ("Goal: finish the parser." in sent) is restored
+    child.sendline("/exit")
+    assert finish(child) == 0

@@ -12,8 +12,10 @@ def default_registry() -> ToolRegistry:
     # Imported here, not above: the task tools use ayder_cli.tasks, which writes through this package.
     from ayder_cli.tools.edit import EDIT_TOOLS
     from ayder_cli.tools.files import LIST_FILES, READ_FILE
+    from ayder_cli.tools.memory_tools import MEMORY_TOOLS
     from ayder_cli.tools.search import SEARCH_TOOLS
     from ayder_cli.tools.shell import SHELL_TOOLS
     from ayder_cli.tools.task_tools import TASK_TOOLS
 
-    return ToolRegistry([READ_FILE, LIST_FILES, *SEARCH_TOOLS, *EDIT_TOOLS, *SHELL_TOOLS, *TASK_TOOLS])
+    return ToolRegistry([READ_FILE, LIST_FILES, *SEARCH_TOOLS, *EDIT_TOOLS, *SHELL_TOOLS, *TASK_TOOLS,
+                         *MEMORY_TOOLS])
