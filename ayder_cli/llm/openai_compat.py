@@ -9,7 +9,7 @@ import requests
 
 from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
 from ayder_cli.llm.http import Transport, error_text, iter_body, server_message, whole_json
-from ayder_cli.llm.sse import SSEDecoder
+from ayder_cli.llm.sse import decode_sse
 
 
 class OpenAIClient:
@@ -63,18 +63,8 @@ class OpenAIClient:
         return body
 
     def _decode_stream(self, response: requests.Response, url: str) -> Iterator[Delta]:
-        decoder = SSEDecoder()
         finished = False
-        chunks = iter_body(response, url)
-        for chunk in chunks:
-            for event, data in decoder.feed(chunk):
-                if data == "[DONE]":
-                    return
-                delta = self._event_delta(event, data, url)
-                if delta.finish_reason:
-                    finished = True
-                yield delta
-        for event, data in decoder.finish():
+        for event, data in decode_sse(iter_body(response, url)):
             if data == "[DONE]":
                 return
             delta = self._event_delta(event, data, url)
