@@ -184,19 +184,22 @@ class ChatLoop:
 
     def write_checkpoint(self, cycle: int) -> str:
         """Ask the model (no tools) to summarize the conversation so far and save it; the summary."""
+        summary = self._summarize(self.conversation.for_request(), SUMMARY_REQUEST)
+        summary = summary or "(the model wrote no summary)"
+        self.memory.write(summary, cycle)
+        return summary
+
+    def _summarize(self, messages: list[dict], instruction: str) -> str:
+        """The model's summary of `messages` (asked without tools, not shown), think blocks removed."""
         request = self._request()
         request.tools = None
-        request.messages = self.conversation.for_request(self.conversation.system_prompt) + [
-            {"role": "user", "content": SUMMARY_REQUEST}
-        ]
+        request.messages = messages + [{"role": "user", "content": instruction}]
         accumulator = Accumulator()
         for delta in self.client.stream(request):
             accumulator.add(delta)
         turn = accumulator.turn()
         self.usage.add(turn.usage)
-        summary = parse(turn.text).display.strip() or "(the model wrote no summary)"
-        self.memory.write(summary, cycle)
-        return summary
+        return parse(turn.text).display.strip()
 
     def context_tokens(self) -> int:
         """The conversation's size in tokens: our estimate, scaled by what the server last reported."""
@@ -220,15 +223,7 @@ class ChatLoop:
             return False
         older = Conversation(self.conversation.system_prompt)
         older.messages = messages[:cut]
-        request = self._request()
-        request.tools = None
-        request.messages = older.for_request() + [{"role": "user", "content": COMPACT_REQUEST}]
-        accumulator = Accumulator()
-        for delta in self.client.stream(request):
-            accumulator.add(delta)
-        turn = accumulator.turn()
-        self.usage.add(turn.usage)
-        summary = parse(turn.text).display.strip()
+        summary = self._summarize(older.for_request(), COMPACT_REQUEST)
         kept = messages[cut:]
         replaced = [{"role": "user", "content": compacted_message(summary)}, *kept]
         system = [{"role": "system", "content": self.conversation.system_prompt}]
@@ -354,12 +349,9 @@ class ChatLoop:
     def _calls_of(self, turn: AssistantTurn) -> tuple[list[ToolCall], list[str], bool]:
         """Native calls if the reply has any, else the calls written in its text."""
         if turn.tool_calls:
-            good = [call for call in turn.tool_calls if call.error is None]
+            # Every native call needs a result: a broken one is not run and gets its error as the result.
             errors = [f"{call.name}: {call.error}" for call in turn.tool_calls if call.error is not None]
-            # Every native call needs a result: a broken one gets its error as the result.
-            if errors:
-                return turn.tool_calls, errors, True
-            return good, [], True
+            return turn.tool_calls, errors, True
         if self.executor is None:
             return [], [], False
         parsed = parse(turn.text, self._schemas())  # nothing before a lone </think> is run
