@@ -72,7 +72,7 @@ def run(options: dict) -> int:
     from pathlib import Path
 
     from ayder_cli.console import Console, Terminal
-    from ayder_cli.errors import AyderError, ExitStatus, UsageError
+    from ayder_cli.errors import AyderError, ExitStatus
 
     env = dict(os.environ)
     terminal = Terminal.from_process(env)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 import re
 import stat
 from dataclasses import dataclass, field, fields, replace

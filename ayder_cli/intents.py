@@ -653,7 +653,7 @@ class _WholeReply(_Block):
     def finish(self, text: str) -> None:
         body = text.strip()
         if body.startswith("```"):
-            first_line, _, rest = body.partition("\n")
+            _, _, rest = body.partition("\n")
             body = rest[: rest.rfind("```")] if rest.rstrip().endswith("```") else ""
         try:
             value = json.loads(body)

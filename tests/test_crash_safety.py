@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 from typing import Callable
 
-import pytest
 from conftest import server_args
 from fakellm import Reply
 

@@ -225,7 +225,7 @@ def test_wrong_type_in_config_names_file_and_key(fake, run_ayder, isolated_env):
 
 
 def test_unknown_key_in_config_suggests_the_nearest(fake, run_ayder, project):
-    path = write_json(project / "mine.json", {"modle": "x"})
+    write_json(project / "mine.json", {"modle": "x"})
     err = assert_clean_error(run_ayder("--base-url", fake.url, "-c", "mine.json", "q"), code=2)
     assert "mine.json" in err and '"modle"' in err
     assert 'did you mean "model"' in err

@@ -427,7 +427,7 @@ def test_no_more_than_max_processes_run_at_once(context):
 
 def test_kill_all_leaves_nothing_running_and_can_be_called_again(context, manager, project):
     for n in range(3):
-        command = f"echo $$ >> pids; sleep 300 & echo $! >> pids; wait"
+        command = "echo $$ >> pids; sleep 300 & echo $! >> pids; wait"
         assert call(context, "run_background_process", command=command).ok, n
     pids = pids_in(project / "pids", 6)
     started = time.monotonic()
