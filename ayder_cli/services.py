@@ -32,15 +32,26 @@ class Services:
     console: Console
     conversation: Conversation
     loop: ChatLoop
-    tools: ToolRegistry
-    executor: Any = None  # ayder_cli.tools.executor.ToolExecutor: every call goes through it
-    journal: Any = None  # ayder_cli.undo.UndoJournal: what /undo restores
-    processes: Any = None  # ayder_cli.tools.processes.ProcessManager: background commands
+    executor: ToolExecutor  # every tool call goes through it
     sessions: SessionStore | None = None  # transcripts under .ayder/sessions/
     session: Session | None = None  # the transcript this conversation is appended to
     # What the command line said, so /provider can re-resolve the layers.
     config_file: Path | None = None
     flags: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def tools(self) -> ToolRegistry:
+        return self.executor.registry
+
+    @property
+    def journal(self) -> UndoJournal | None:
+        """What /undo restores."""
+        return self.executor.context.journal
+
+    @property
+    def processes(self) -> ProcessManager | None:
+        """Background commands, killed at exit."""
+        return self.executor.context.processes
 
     def set_values(self, **values: Any) -> None:
         """Change config values for this session (slash commands); validated like the files."""
@@ -148,10 +159,7 @@ def build_services(
         console=console,
         conversation=conversation,
         loop=loop,
-        tools=tools,
         executor=executor,
-        journal=context.journal,
-        processes=context.processes,
         sessions=sessions,
         session=sessions.start(),
         config_file=config_file,
