@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Protocol
 
-from ayder_cli.llm.base import AssistantTurn, ToolCall
+from ayder_cli.calls import ToolCall
+from ayder_cli.llm.base import AssistantTurn
 
 INTERRUPTED_NOTE = "[reply interrupted by the user]"
 CUT_OFF_NOTE = "[reply cut off: the connection to the server broke]"

@@ -9,12 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Protocol
 
+from ayder_cli.calls import ToolCall
 from ayder_cli.checkpoint import COMPACT_REQUEST, SUMMARY_REQUEST, MemoryManager, compacted_message, restore_message
 from ayder_cli.config import Config
 from ayder_cli.conversation import Conversation, estimate_tokens
 from ayder_cli.intents import StreamFilter, call_format_instructions, parse
 from ayder_cli.llm.accumulate import Accumulator
-from ayder_cli.llm.base import AssistantTurn, ChatClient, ChatRequest, LLMError, StreamCutError, ToolCall, Usage
+from ayder_cli.llm.base import AssistantTurn, ChatClient, ChatRequest, LLMError, StreamCutError, Usage
 from ayder_cli.tools.base import ToolResult
 from ayder_cli.tools.executor import ToolExecutor
 

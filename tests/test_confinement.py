@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ayder_cli.llm.base import ToolCall
+from ayder_cli.calls import ToolCall
 from ayder_cli.tools import default_registry
 from ayder_cli.tools.base import ToolContext
 from ayder_cli.tools.executor import Permissions, ToolExecutor

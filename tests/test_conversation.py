@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ayder_cli.conversation import NO_RESULT, Conversation, render_result
-from ayder_cli.llm.base import AssistantTurn, ToolCall
+from ayder_cli.calls import ToolCall
+from ayder_cli.llm.base import AssistantTurn
 from ayder_cli.tools.base import ToolResult
 
 

@@ -15,7 +15,7 @@ from fakellm import Reply
 
 from ayder_cli.commands import CommandResult, run_command
 from ayder_cli.console import Console, Terminal
-from ayder_cli.llm.base import ToolCall
+from ayder_cli.calls import ToolCall
 from ayder_cli.tools import ToolContext, ToolError, ToolRegistry, ToolResult
 from ayder_cli.tools.atomic import TEMP_PREFIX, atomic_write
 from ayder_cli.tools.edit import DELETE_LINE, EDIT_TOOLS, INSERT_LINE, REPLACE_STRING, WRITE_FILE

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ayder_cli.llm.base import ToolCall
+from ayder_cli.calls import ToolCall
 from ayder_cli.tools.base import Preview, ToolContext, ToolError, ToolRegistry, ToolResult, ToolSpec
 from ayder_cli.tools.executor import (
     Answer,

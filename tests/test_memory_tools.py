@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ayder_cli.llm.base import ToolCall
+from ayder_cli.calls import ToolCall
 from ayder_cli.tools import ToolContext, default_registry
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ayder_cli.llm.base import ToolCall
+from ayder_cli.calls import ToolCall
 from ayder_cli.tools import ToolContext, ToolRegistry, ToolResult, default_registry
 from ayder_cli.tools import gitignore, search
 from ayder_cli.tools.files import LIST_FILES, READ_FILE

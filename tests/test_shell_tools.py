@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ayder_cli.llm.base import ToolCall
+from ayder_cli.calls import ToolCall
 from ayder_cli.tools import processes as processes_module
 from ayder_cli.tools import shell as shell_module
 from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolResult

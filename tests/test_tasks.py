@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ayder_cli.errors import ExitStatus
-from ayder_cli.llm.base import ToolCall
+from ayder_cli.calls import ToolCall
 from ayder_cli.tasks import (
     Task,
     TaskError,

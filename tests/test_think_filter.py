@@ -27,9 +27,9 @@ def test_tags_cut_across_deltas():
 
 def test_text_is_released_as_soon_as_it_cannot_be_a_tag():
     flt = StreamFilter(think_open=False)
-    assert flt.feed("x <") == [("text", "x ")]
+    assert flt.feed("x <") == [("text", "x")]  # the space waits: markup removed after it would collapse it
     assert flt.feed("b") == []  # "<b" may still become a wrapper tag like <b:tool_call>
-    assert "".join(text for _, text in flt.feed(">")) == "<b>"
+    assert "".join(text for _, text in flt.feed(">")) == " <b>"
     assert flt.feed("<think>hm") == [("thinking", "hm")]
     assert flt.feed(" more") == [("thinking", " more")]
 
@@ -74,18 +74,44 @@ def test_any_split_gives_the_unsplit_result(text, points):
     assert run(list(text)) == run([text])
 
 
+REMOVED = None  # where a think tag was taken out of the visible text
+
+
 def reference(text: str) -> tuple[str, str]:
     """What the filter should show, read one character at a time with the whole text at hand."""
     visible, thought, thinking, at = [], [], False, 0
     while at < len(text):
         if not thinking and text.startswith("<think>", at):
             thinking, at = True, at + len("<think>")
+            visible.append(REMOVED)
         elif text.startswith("</think>", at):
             thinking, at = False, at + len("</think>")
+            visible.append(REMOVED)
         else:
             (thought if thinking else visible).append(text[at])
             at += 1
-    return "".join(visible), "".join(thought)
+    return collapse_gaps(visible), "".join(thought)
+
+
+def collapse_gaps(items: list) -> str:
+    """Join the visible characters; a whitespace run with a removed tag in it keeps at most one empty
+    line, and vanishes at the start and the end of the reply."""
+    out, run, seen_text = [], [], False
+    for item in items + ["END"]:
+        if item is REMOVED or (item != "END" and item.isspace()):
+            run.append(item)
+            continue
+        space = "".join(c for c in run if c is not REMOVED)
+        if REMOVED not in run:
+            out.append(space)
+        elif seen_text and item != "END":
+            newlines = space.count("\n")
+            out.append("\n" * min(newlines, 2) + space[space.rfind("\n") + 1:] if newlines else space)
+        run = []
+        if item != "END":
+            out.append(item)
+            seen_text = True
+    return "".join(out)
 
 
 @settings(max_examples=200, deadline=None)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from ayder_cli.commands import CommandResult, run_command
 from ayder_cli.config import Config
 from ayder_cli.console import Console, Terminal
-from ayder_cli.llm.base import ToolCall
+from ayder_cli.calls import ToolCall
 from ayder_cli.tools import ToolContext, ToolError, ToolRegistry, ToolResult, ToolSpec, default_registry
 from ayder_cli.tools.files import LIST_FILES, READ_FILE
 from ayder_cli.tools.paths import display_path, resolve_in_root

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
-from ayder_cli.llm.base import AssistantTurn, Delta, ToolCall, Usage
+from ayder_cli.calls import ToolCall, decode_arguments
+from ayder_cli.llm.base import AssistantTurn, Delta, Usage
 
 
 class _PendingCall:
@@ -76,22 +74,3 @@ def _finish_call(call: _PendingCall, position: int) -> ToolCall:
         return ToolCall(call_id, call.name, call.value)
     arguments, error = decode_arguments("".join(call.parts))
     return ToolCall(call_id, call.name, arguments, error)
-
-
-def decode_arguments(raw: str | dict | None) -> tuple[dict[str, Any], str | None]:
-    """Tool-call arguments as a dict; JSON that was encoded twice is unwrapped."""
-    if isinstance(raw, dict):
-        return raw, None
-    if raw is None or not raw.strip():
-        return {}, None
-    value: Any = raw
-    for _ in range(3):  # a string holding JSON holding JSON ... at most this deep
-        if not isinstance(value, str):
-            break
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError as exc:
-            return {}, f"arguments are not valid JSON ({exc.msg} at column {exc.colno}): {raw[:200]}"
-    if not isinstance(value, dict):
-        return {}, f"arguments must be a JSON object, got: {raw[:200]}"
-    return value, None

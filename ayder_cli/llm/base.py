@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Protocol
 
+from ayder_cli.calls import ToolCall
 from ayder_cli.errors import AyderError
 
 
@@ -49,14 +50,6 @@ class Delta:
     tool_calls: list[ToolCallFragment] | None = None
     finish_reason: str | None = None
     usage: Usage | None = None
-
-
-@dataclass
-class ToolCall:
-    id: str
-    name: str
-    arguments: dict[str, Any]
-    error: str | None = None  # set when the arguments could not be decoded
 
 
 @dataclass

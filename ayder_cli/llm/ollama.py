@@ -7,7 +7,7 @@ from typing import Any, Iterator
 
 import requests
 
-from ayder_cli.llm.accumulate import decode_arguments
+from ayder_cli.calls import decode_arguments
 from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
 from ayder_cli.llm.http import Transport, iter_body, server_message, whole_json
 from ayder_cli.llm.sse import decode_ndjson_lines

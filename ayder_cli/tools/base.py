@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Literal
 
-from ayder_cli.llm.base import ToolCall
+from ayder_cli.calls import ToolCall
 
 Permission = Literal["r", "w", "x"]
 

@@ -14,7 +14,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Protocol
 
-from ayder_cli.llm.base import ToolCall
+from ayder_cli.calls import ToolCall
 from ayder_cli.tools.base import Preview, ToolContext, ToolError, ToolRegistry, ToolResult, ToolSpec, cap_output, first_line
 from ayder_cli.tools.validate import check_arguments
 

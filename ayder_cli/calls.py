@@ -1,0 +1,55 @@
+"""Tool calls as every layer sees them: the call, its arguments decoded, structured values read from text.
+
+This module sits at the bottom: the clients (`llm`), the intent parser
+(`intents`) and the tools all use it, and it imports nothing of theirs.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    error: str | None = None  # set when the arguments could not be decoded
+
+
+def decode_arguments(raw: str | dict | None) -> tuple[dict[str, Any], str | None]:
+    """Tool-call arguments as a dict; JSON that was encoded twice is unwrapped."""
+    if isinstance(raw, dict):
+        return raw, None
+    if raw is None or not raw.strip():
+        return {}, None
+    value: Any = raw
+    for _ in range(3):  # a string holding JSON holding JSON ... at most this deep
+        if not isinstance(value, str):
+            break
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            return {}, f"arguments are not valid JSON ({exc.msg} at column {exc.colno}): {raw[:200]}"
+    if not isinstance(value, dict):
+        return {}, f"arguments must be a JSON object, got: {raw[:200]}"
+    return value, None
+
+
+def structured_value(text: str) -> Any:
+    """An object or array written as JSON or as a Python literal ({'a': 1}, ['x'], True, None).
+
+    Small models write Python as often as JSON. Literals only: ast.literal_eval
+    never runs code. Raises ValueError when the text is neither.
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        pass
+    try:
+        return ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
+        raise ValueError(f"not JSON or a literal: {text[:80]!r}") from exc

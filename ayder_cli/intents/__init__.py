@@ -1,0 +1,39 @@
+"""The intent parser: tool calls written as text, in every dialect open models use, and think blocks.
+
+`parse(text, tools)` reads a whole reply; `StreamFilter` reads it delta by
+delta and shows exactly what `parse` would. The scanner (`scanner.py`) knows
+text, think blocks and fences; each dialect (`dialects/`) knows its own
+markup; `coerce.py` types values by the tool's schema; `display.py` keeps
+markup and leaked tokens out of what the user sees.
+"""
+
+from __future__ import annotations
+
+from ayder_cli.intents.found import ParsedReply
+from ayder_cli.intents.scanner import StreamFilter
+
+__all__ = ["ParsedReply", "StreamFilter", "call_format_instructions", "parse"]
+
+
+def parse(text: str, tools: list[dict] | None = None, *, think_open: bool | None = None) -> ParsedReply:
+    """Every tool call, malformed call, think block and the display text of one reply.
+
+    think_open: None (default) treats a lone </think> as closing a block that
+    started with the reply; True/False say whether the reply starts thinking.
+    """
+    scanner = StreamFilter(tools, think_open=think_open)
+    scanner.feed(text)
+    scanner.finish()
+    return scanner.result()
+
+
+def call_format_instructions(signatures: list[str]) -> str:
+    """The system-prompt part that teaches the [CALL] format to a model without native tools."""
+    lines = [
+        "You can use tools. To call one, write a line on its own, exactly like this:",
+        '[CALL] tool_name {"argument": "value"}',
+        "The arguments are one JSON object on that same line. Write the calls, then stop and wait:",
+        "the results come back in the next message. Tools:",
+    ]
+    lines += [f"- {signature}" for signature in signatures]
+    return "\n".join(lines)

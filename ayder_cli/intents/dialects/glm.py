@@ -1,0 +1,131 @@
+"""GLM-4.5 / 4.6 / 4.7: <tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value>…</tool_call>.
+
+Newlines between the parts are optional (4.7 writes none). Values are text,
+typed by the tool's schema. Inside a value, `</arg_value>` counts only where
+the next key, the closer or the end of the reply follows it.
+"""
+
+from __future__ import annotations
+
+from ayder_cli.intents.coerce import CoerceError, typed
+from ayder_cli.intents.dialects.base import (MAX_TAG, NEED_MORE, NON_SPACE, NOT_MINE, Block, Dialect, Ends, Outcome,
+                                             may_become)
+from ayder_cli.intents.found import NAME, short
+
+OPENER, CLOSER = "<tool_call>", "</tool_call>"
+KEY, KEY_END, VALUE, VALUE_END = "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"
+_AFTER_NAME = (KEY, CLOSER)
+_AFTER_VALUE = (KEY, CLOSER)
+
+
+class Glm(Block):
+    def __init__(self, context, opener: str) -> None:
+        super().__init__(context, opener)
+        self.name: str | None = None
+        self.position = len(opener)  # where reading goes on
+        self.pairs: list[tuple[str, str]] = []
+        self.key: str | None = None  # read, waiting for its value
+        self.value_start: int | None = None  # inside a value from here
+        self.truncated = False
+
+    def read(self, buf: str, final: bool) -> Outcome:
+        if self.name is None:
+            outcome = self._name(buf, final)
+            if outcome is not None:
+                return outcome
+        while True:
+            if self.value_start is not None:
+                outcome = self._value(buf, final)
+            else:
+                outcome = self._tag(buf, final)
+            if outcome is not None:
+                return outcome
+
+    def _name(self, buf: str, final: bool) -> Outcome | None:
+        start = NON_SPACE.search(buf, len(self.opener))
+        if start is None:
+            return NEED_MORE if not final else NOT_MINE
+        name = NAME.match(buf, start.start(), start.start() + MAX_TAG)
+        if name is None:
+            return NOT_MINE
+        following = self.context.following(buf, name.end())
+        if not following or may_become(following, _AFTER_NAME):
+            if not final:
+                return NEED_MORE
+        if not following.startswith(_AFTER_NAME):
+            return NOT_MINE
+        if following.startswith(CLOSER) and not self.context.line_start:
+            return NOT_MINE  # "<tool_call>name</tool_call>" inside a sentence is a mention
+        self.name = name.group(0)
+        self.position = name.end()
+        return None
+
+    def _tag(self, buf: str, final: bool) -> Outcome | None:
+        """Between the parts: a key, a value, or the closer comes next."""
+        start = NON_SPACE.search(buf, self.position)
+        if start is None:
+            return self._cut(buf) if final else NEED_MORE
+        at = start.start()
+        if self.key is None and buf.startswith(CLOSER, at):
+            return Ends(at + len(CLOSER))
+        expected = VALUE if self.key is not None else KEY
+        if not buf.startswith(expected, at):
+            if not final and may_become(buf[at : at + len(expected)], (expected, CLOSER)):
+                return NEED_MORE
+            self.truncated = True  # a part is missing: reported, not run; what follows is text
+            return Ends(at)
+        if expected == VALUE:
+            self.value_start = self.position = at + len(VALUE)
+            return None
+        key_end = buf.find(KEY_END, at, at + MAX_TAG)
+        if key_end < 0:
+            if len(buf) - at < MAX_TAG and not final:
+                return NEED_MORE
+            self.truncated = True
+            return Ends(len(buf)) if final else Ends(at)
+        self.key = buf[at + len(KEY) : key_end].strip()
+        self.position = key_end + len(KEY_END)
+        return None
+
+    def _value(self, buf: str, final: bool) -> Outcome | None:
+        while True:
+            end = buf.find(VALUE_END, self.position)
+            if end < 0:
+                self.position = max(self.value_start, len(buf) - len(VALUE_END))
+                if not final:
+                    return NEED_MORE
+                self._end_value(buf, len(buf))  # the reply ends inside the value: closers are missing
+                return Ends(len(buf))
+            following = self.context.following(buf, end + len(VALUE_END))
+            if not final and (not following or may_become(following, _AFTER_VALUE)):
+                self.position = end
+                return NEED_MORE
+            if not following or following.startswith(_AFTER_VALUE):
+                self._end_value(buf, end)
+                self.position = end + len(VALUE_END)
+                return None
+            self.position = end + 1  # quoted inside the value
+
+    def _end_value(self, buf: str, end: int) -> None:
+        self.pairs.append((self.key, buf[self.value_start : end]))
+        self.key = self.value_start = None
+
+    def _cut(self, buf: str) -> Outcome:
+        self.truncated = self.key is not None
+        return Ends(len(buf))
+
+    def finish(self, text: str) -> None:
+        if self.truncated:
+            self.found.error(f"{self.name}: the call is cut off or misses a part (<arg_key>K</arg_key>"
+                             f"<arg_value>V</arg_value>): {short(text)}")
+            return
+        properties = self.found.parameters(self.name).get("properties", {})
+        try:
+            arguments = {key: typed(value, properties.get(key), key) for key, value in self.pairs}
+        except CoerceError as exc:
+            self.found.error(f"{self.name}: {exc}")
+            return
+        self.found.add_call(self.name, arguments, text)
+
+
+DIALECT = Dialect("glm", Glm, openers=(OPENER,))

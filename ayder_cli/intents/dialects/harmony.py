@@ -1,0 +1,63 @@
+"""gpt-oss "harmony" messages, when a server passes them through raw.
+
+  <|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{...}<|call|>   a call
+  <|channel|>final<|message|>…                                                     the answer
+  <|channel|>analysis<|message|>…<|end|>                                           thinking (the scanner's)
+
+The recipient may also stand before the channel: <|start|>assistant to=functions.NAME<|channel|>….
+A header without a recipient is only removed: the message after it is text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ayder_cli.intents.dialects.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Outcome
+from ayder_cli.intents.found import short
+
+MESSAGE, CALL = "<|message|>", "<|call|>"
+_ENDS = (CALL, "<|end|>")
+_RECIPIENT = re.compile(r"to=(?:functions\.)?(\S*)")
+
+
+class Harmony(Block):
+    def __init__(self, context, opener: str) -> None:
+        super().__init__(context, opener)
+        self.body_start: int | None = None
+        self.name: str | None = None
+        self.search = 0
+
+    def read(self, buf: str, final: bool) -> Outcome:
+        if self.body_start is None:
+            message = buf.find(MESSAGE, 0, MAX_TAG)
+            if message < 0:
+                if not final and len(buf) < MAX_TAG and "\n" not in buf:
+                    return NEED_MORE
+                return NOT_MINE
+            header = buf[:message].replace("<|constrain|>", " ").replace("<|channel|>", " ")
+            recipient = _RECIPIENT.search(header)
+            self.body_start = message + len(MESSAGE)
+            if recipient is None:
+                return Ends(self.body_start)  # the header goes; the message is text
+            self.name = recipient.group(1)
+        start = max(self.search, self.body_start)
+        ends = [(end, token) for token in _ENDS if (end := buf.find(token, start)) >= 0]
+        if ends:
+            end, token = min(ends)
+            return Ends(end + len(token))
+        self.search = max(self.body_start, len(buf) - len(CALL))
+        return Ends(len(buf)) if final else NEED_MORE
+
+    def finish(self, text: str) -> None:
+        if self.name is None:
+            return
+        body = text[self.body_start :]
+        for token in _ENDS:
+            body = body.removesuffix(token)
+        if not body.strip():
+            self.found.error(f"{self.name}: the call has no arguments (it may be cut off): {short(text)}")
+            return
+        self.found.add_call(self.name, body.strip(), text)
+
+
+DIALECT = Dialect("harmony", Harmony, openers=("<|channel|>", "<|start|>assistant to="))

@@ -1,0 +1,80 @@
+"""Hermes / Qwen2.5 / xLAM: <tool_call>{"name": ..., "arguments": {...}}</tool_call>.
+
+Also read: a JSON array of calls inside the tags (xLAM), several objects in one
+block, arguments written as a JSON string, and a little junk after the object
+before the closer (a stray "}", a few words): the closer still ends the block.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ayder_cli.intents.dialects.base import MAX_TAG, NEED_MORE, NON_SPACE, NOT_MINE, Block, Dialect, Ends, Outcome
+from ayder_cli.intents.dialects.json_extent import JsonExtent, json_values
+from ayder_cli.intents.found import short
+
+OPENER = "<tool_call>"
+CLOSER = "</tool_call>"
+
+
+class HermesJson(Block):
+    def __init__(self, context, opener: str) -> None:
+        super().__init__(context, opener)
+        self.extent: JsonExtent | None = None
+        self.complete_at: int | None = None  # where the last complete JSON value ended
+
+    def read(self, buf: str, final: bool) -> Outcome:
+        if self.extent is None:
+            rest = self.context.following(buf, len(self.opener))
+            if not rest:
+                return Ends(len(buf)) if final else NEED_MORE  # an empty block: reported as cut off
+            if rest[0] not in "{[":
+                return NOT_MINE
+            self.extent = JsonExtent(NON_SPACE.search(buf, len(self.opener)).start(), stop=CLOSER)
+        while True:
+            if self.complete_at is None:
+                end = self.extent.end(buf)
+                if end is None:
+                    return Ends(len(buf)) if final else NEED_MORE  # cut off: finish() reports it
+                if self.extent.stopped:
+                    return Ends(end)
+                self.complete_at = end
+            following = self.context.following(buf, self.complete_at)
+            if following.startswith(CLOSER):
+                return Ends(NON_SPACE.search(buf, self.complete_at).start() + len(CLOSER))
+            if following[:1] in ("{", "["):  # several values in one block
+                self.extent = JsonExtent(NON_SPACE.search(buf, self.complete_at).start(), stop=CLOSER)
+                self.complete_at = None
+                continue
+            return self._after_junk(buf, final)
+
+    def _after_junk(self, buf: str, final: bool) -> Outcome:
+        """A little text after the value, then the closer: all of it is the block. Else it ends at the value."""
+        window = buf[self.complete_at : self.complete_at + MAX_TAG + len(CLOSER)]
+        closer = window.find(CLOSER)
+        markup = window.find("<")
+        if closer >= 0 and markup == closer:
+            return Ends(self.complete_at + closer + len(CLOSER))
+        if not final and markup < 0 and len(window) < MAX_TAG + len(CLOSER):
+            return NEED_MORE
+        if not final and markup >= 0 and CLOSER.startswith(window[markup:]):
+            return NEED_MORE
+        return Ends(self.complete_at)
+
+    def finish(self, text: str) -> None:
+        body = text[len(self.opener) :]
+        body = (body[: -len(CLOSER)] if body.endswith(CLOSER) else body).strip()
+        if not body:
+            self.found.error("an empty <tool_call> block (the call may be cut off)")
+            return
+        try:
+            for value, _ in json_values(body):
+                if not isinstance(value, (dict, list)):
+                    break
+                self.found.add_json_calls(value, body, "a <tool_call> block")
+        except json.JSONDecodeError as exc:
+            self.found.error(f"a <tool_call> block is not valid JSON ({exc.msg}); the call may be cut off: "
+                             f"{short(body)}")
+
+
+DIALECT = Dialect("hermes-json", HermesJson, openers=(OPENER,))

@@ -1,0 +1,97 @@
+"""JSON calls that are the whole reply (Llama 3.x, xLAM, OpenAI-shaped), and Llama's <|python_tag|>.
+
+A reply that is nothing but `[{"name": ..., "arguments": ...}, ...]`, or one
+`{"name": ..., "parameters": ...}` object, bare or in a ```json fence, is a
+list of calls. With prose around it, it is an example and is shown. A lone
+object counts only when it has arguments and names a tool on offer, so a
+reply that *is* JSON data ({"name": "Alice", "age": 30}) stays text.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ayder_cli.intents.dialects.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Outcome, Where
+from ayder_cli.intents.dialects.json_extent import json_values
+from ayder_cli.intents.found import is_call_object, short
+
+PYTHON_TAG = "<|python_tag|>"
+_TAG_ENDS = ("<|eom_id|>", "<|eot_id|>")
+
+
+class WholeReply(Block):
+    """Held to the end of the reply: only then is it known to be the whole of it."""
+
+    def __init__(self, context, opener: str) -> None:
+        super().__init__(context, opener)
+        self.value: Any = None
+
+    def read(self, buf: str, final: bool) -> Outcome:
+        fenced = self.opener.startswith("`")
+        if not fenced:
+            following = self.context.following(buf, 1)
+            starts = "{" if self.opener == "[" else '"'
+            if following[:1] != starts:
+                return NOT_MINE if following or final else NEED_MORE
+        if not final:
+            return NEED_MORE
+        self.value = _value(buf.strip(), fenced)
+        return Ends(len(buf)) if self._is_calls(self.value) else NOT_MINE
+
+    def _is_calls(self, value: Any) -> bool:
+        if isinstance(value, list):
+            return bool(value) and all(is_call_object(item) for item in value)
+        if not is_call_object(value):
+            return False
+        function = value["function"] if isinstance(value.get("function"), dict) else value
+        arguments = next((function[key] for key in ("arguments", "parameters") if key in function), None)
+        known = not self.found.schemas or function["name"] in self.found.schemas
+        return isinstance(arguments, (dict, str)) and known
+
+    def finish(self, text: str) -> None:
+        self.found.add_json_calls(self.value, text, "a JSON reply")
+
+
+def _value(text: str, fenced: bool) -> Any:
+    if fenced:
+        _, _, rest = text.partition("\n")
+        text = rest[: rest.rfind("```")] if rest.rstrip().endswith("```") else ""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return None
+
+
+class PythonTag(Block):
+    """Llama 3.1: <|python_tag|>{"name": ..., "parameters": ...}; several may be joined by ';'."""
+
+    search = 0
+
+    def read(self, buf: str, final: bool) -> Outcome:
+        start = max(self.search, len(self.opener))
+        ends = [found for found in (buf.find(tag, start) for tag in _TAG_ENDS) if found >= 0]
+        if ends:
+            return Ends(min(ends) + len(_TAG_ENDS[0]))
+        self.search = max(len(self.opener), len(buf) - len(_TAG_ENDS[0]))
+        return Ends(len(buf)) if final else NEED_MORE
+
+    def finish(self, text: str) -> None:
+        body = text[len(self.opener) :]
+        if body.endswith(_TAG_ENDS):
+            body = body[: -len(_TAG_ENDS[0])]
+        try:
+            values = [value for value, _ in json_values(body, between=";")]
+        except json.JSONDecodeError as exc:
+            self.found.error(f"<|python_tag|> is not followed by valid JSON ({exc.msg}): {short(body)}")
+            return
+        if not values:
+            self.found.error("an empty <|python_tag|> call (it may be cut off)")
+        for value in values:
+            self.found.add_json_calls(value, body, "<|python_tag|>")
+
+
+DIALECTS = [
+    Dialect("json-reply", WholeReply, openers=("[", "{"), where=Where.REPLY_START, fences=("json",)),
+    Dialect("python-tag", PythonTag, openers=(PYTHON_TAG,)),
+]

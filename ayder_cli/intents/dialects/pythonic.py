@@ -1,0 +1,114 @@
+"""Python-style calls: `[get_weather(city="Paris"), ...]` as the whole reply (Llama 3.2/4 "pythonic"),
+the same inside <|python_start|>…<|python_end|>, and `name(key=value)` lines in a ```tool_code fence.
+
+Read with ast.parse and literal values only: nothing is ever evaluated.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from ayder_cli.intents.dialects.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Outcome, Where
+from ayder_cli.intents.found import Found, short
+
+_CALL_START = re.compile(r"[A-Za-z_][\w.]*\s*\(")
+_MAY_BE_NAME = re.compile(r"[A-Za-z_][\w.]*\s*")
+PYTHON_END = "<|python_end|>"
+
+
+class NotCalls(ValueError):
+    """The text is not Python calls with literal arguments."""
+
+
+def python_calls(text: str) -> list[tuple[str, dict]]:
+    """The calls written in `text`: a list of calls, or call statements (print(...) around one is fine)."""
+    try:
+        tree = ast.parse(text.strip())
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
+        raise NotCalls(f"not Python calls ({type(exc).__name__})") from exc
+    calls = []
+    for statement in tree.body:
+        if not isinstance(statement, ast.Expr):
+            raise NotCalls("only calls may be written, no other statements")
+        nodes = statement.value.elts if isinstance(statement.value, (ast.List, ast.Tuple)) else [statement.value]
+        calls += [_call(node) for node in nodes]
+    if not calls:
+        raise NotCalls("no call")
+    return calls
+
+
+def _call(node: ast.expr) -> tuple[str, dict]:
+    if _is_print(node):
+        node = node.args[0]
+    if not isinstance(node, ast.Call):
+        raise NotCalls("each item must be a call like name(key=value)")
+    function = node.func
+    name = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", None)
+    if name is None:
+        raise NotCalls("a call needs a plain function name")
+    if node.args or any(keyword.arg is None for keyword in node.keywords):
+        raise NotCalls(f"{name}: write every argument as key=value")
+    try:
+        return name, {keyword.arg: ast.literal_eval(keyword.value) for keyword in node.keywords}
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as exc:
+        raise NotCalls(f"{name}: arguments must be literal values (strings, numbers, lists, ...)") from exc
+
+
+def _is_print(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "print"
+            and len(node.args) == 1 and isinstance(node.args[0], ast.Call))
+
+
+def add_python_calls(found: Found, text: str, where: str) -> None:
+    try:
+        calls = python_calls(text)
+    except NotCalls as exc:
+        found.error(f"{where} could not be read: {exc}: {short(text)}")
+        return
+    for name, arguments in calls:
+        found.add_call(name, arguments, text)
+
+
+class WholeReplyList(Block):
+    """`[name(...), ...]` is a call list only if it is the whole reply, so it is held to the end."""
+
+    def read(self, buf: str, final: bool) -> Outcome:
+        following = self.context.following(buf, 1)
+        if not _CALL_START.match(following):
+            grows = not final and len(following) < MAX_TAG and _MAY_BE_NAME.fullmatch(following or "a")
+            return NEED_MORE if grows else NOT_MINE
+        if not final:
+            return NEED_MORE
+        try:
+            python_calls(buf)
+        except NotCalls:
+            return NOT_MINE
+        return Ends(len(buf))
+
+    def finish(self, text: str) -> None:
+        add_python_calls(self.found, text, "a list of calls")
+
+
+class PythonStart(Block):
+    """Llama 4: <|python_start|>[name(...)]<|python_end|>."""
+
+    search = 0
+
+    def read(self, buf: str, final: bool) -> Outcome:
+        end = buf.find(PYTHON_END, max(self.search, len(self.opener)))
+        if end >= 0:
+            return Ends(end + len(PYTHON_END))
+        self.search = max(len(self.opener), len(buf) - len(PYTHON_END))
+        return Ends(len(buf)) if final else NEED_MORE
+
+    def finish(self, text: str) -> None:
+        body = text[len(self.opener) :]
+        add_python_calls(self.found, body[: -len(PYTHON_END)] if body.endswith(PYTHON_END) else body,
+                         "a <|python_start|> block")
+
+
+DIALECTS = [
+    Dialect("pythonic-list", WholeReplyList, openers=("[",), where=Where.REPLY_START),
+    Dialect("python-start", PythonStart, openers=("<|python_start|>",)),
+]

@@ -1,0 +1,357 @@
+"""The tag reader shared by the XML dialects: <function=NAME> (Qwen3-Coder) and <invoke name="NAME">.
+
+One call is a call tag, then parameter tags (`<parameter=KEY>` or
+`<parameter name="KEY">`), then the call's closer; a wrapper may hold several
+calls. Values are raw text, so a closing tag counts only where a real one can
+stand: after it comes the next tag or the end of the reply. Otherwise it is
+part of the value (a file being written may hold any markup). Closers may be
+missing at the very end of a reply.
+
+A call with no parameter tags may hold one JSON object (its arguments) or a
+bare value for the tool's only required parameter.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from ayder_cli.intents.coerce import CoerceError, typed
+from ayder_cli.intents.dialects.base import (MAX_TAG, NEED_MORE, NON_SPACE, NOT_MINE, Block, Context, Ends,
+                                             Outcome, may_become, starts_any)
+from ayder_cli.intents.found import NAME, short
+
+PREFIXES = ("｜DSML｜", "|DSML|")  # DeepSeek V3.2 writes its tags with one of these inside
+
+
+def variants(*tags: str) -> tuple[str, ...]:
+    """Each tag as written plain and with every DSML prefix ("<invoke" -> "<｜DSML｜invoke", ...)."""
+    out = []
+    for tag in tags:
+        cut = 2 if tag.startswith("</") else 1
+        out += [tag] + [tag[:cut] + prefix + tag[cut:] for prefix in PREFIXES]
+    return tuple(out)
+
+
+CALL_TAGS = ("<function=",) + variants("<invoke")
+AFTER_CALL_TAG = variants("<parameter", "</function>", "</invoke>")
+WRAPPER_CLOSERS = ("</tool_call>",) + variants("</function_calls>", "</tool_calls>")
+AFTER_CLOSER = AFTER_CALL_TAG + CALL_TAGS + WRAPPER_CLOSERS + ("<tool_call>",)
+_ATTRIBUTE = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
+
+
+class _GoOn:
+    """This tag is read: look for the next one."""
+
+
+GO_ON = _GoOn()
+
+
+class XmlCalls(Block):
+    """`skip`: length of a wrapper's opening tag already matched; `closer`: the wrapper's closing tag
+    (None: a bare call, which ends with its own closer)."""
+
+    def __init__(self, context: Context, opener: str, skip: int = 0, closer: str | None = None) -> None:
+        super().__init__(context, opener)
+        self.skip = skip
+        self.closer = closer
+        self.position = skip
+        self.calls: list[tuple[str, list[tuple[str, str, dict]], str | None]] = []  # name, params, body
+        self.call_open = False
+        self.body_start = 0  # where the open call's text after its tag starts
+        self.param: tuple[str, int, dict] | None = None  # key, value start, attributes
+        self.lazy = False  # a bare value after the call tag: real only if its closer comes
+        self.truncated = False
+        self.started = False  # the first call tag was seen and is real
+
+    def read(self, buf: str, final: bool) -> Outcome:
+        while True:
+            at = buf.find("<", self.position)
+            if at < 0:
+                if not self.started and self.context.following(buf, self.position):
+                    return NOT_MINE
+                return self._close_all(buf, len(buf)) if final else NEED_MORE
+            if not self.started and buf[self.position : at].strip():
+                return NOT_MINE  # text between a wrapper and its first call: not ours
+            outcome = self._tag(buf, at, final)
+            if outcome is not GO_ON:
+                return outcome
+
+    def finish(self, text: str) -> None:
+        if self.truncated:
+            self.found.error(f"a tool call was cut off in the middle of a tag: {short(text)}")
+            return
+        if not self.calls:
+            self.found.error(f"a tool-call block holds no call (it may be cut off): {short(text)}")
+        for name, params, body in self.calls:
+            if not params and body and body.strip():
+                self._add_body_call(name, body, text)
+                continue
+            arguments = {}
+            try:
+                for key, value, attributes in params:
+                    arguments[key] = self._value(name, key, value, attributes)
+            except CoerceError as exc:
+                self.found.error(f"{name}: {exc}")
+                continue
+            self.found.add_call(name, arguments, text)
+
+    def _value(self, tool: str, key: str, value: str, attributes: dict):
+        if attributes.get("string") == "false":
+            try:
+                return json.loads(value)
+            except json.JSONDecodeError:
+                pass
+        return typed(value, self.found.parameters(tool).get("properties", {}).get(key), key)
+
+    def _add_body_call(self, name: str, body: str, raw: str) -> None:
+        """A call without parameter tags: a JSON object of arguments, or the value of its one parameter."""
+        text = body.strip()
+        if text.startswith("{"):
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError:
+                value = None
+            if isinstance(value, dict):
+                self.found.add_call(name, value, raw)
+                return
+        parameters = self.found.parameters(name)
+        properties = parameters.get("properties") or {}
+        only = parameters.get("required") or list(properties)
+        if len(only) != 1:
+            wanted = ", ".join(only) if only else "unknown"
+            self.found.error(f"{name}: the call holds a bare value but no <parameter> tags, and the tool's "
+                             f"parameters ({wanted}) do not say which one it is; name each with a parameter tag")
+            return
+        try:
+            self.found.add_call(name, {only[0]: typed(_one_newline_off(body), properties.get(only[0]), only[0])}, raw)
+        except CoerceError as exc:
+            self.found.error(f"{name}: {exc}")
+
+    # --- one tag at a time
+
+    def _tag(self, buf: str, at: int, final: bool):
+        """Read the tag-like thing at `at`: an outcome for the block, or GO_ON."""
+        rest = buf[at : at + MAX_TAG]
+        if self.closer is not None:
+            if rest.startswith(self.closer):
+                return self._closing_tag(buf, at, "wrapper", final)
+            if not final and self.closer.startswith(rest):
+                return NEED_MORE
+        name = tag_name(rest)
+        if name is None:
+            partial = len(rest) < MAX_TAG and ">" not in rest and "\n" not in rest and could_be_tag(rest)
+            if partial and not final:
+                return NEED_MORE
+            if partial and self.call_open and self.param is None and not self.lazy:
+                return self._cut_off(buf)  # the reply ends in the middle of a tag
+            return self._skip(at)
+        tag_end = at + rest.find(">") + 1 if ">" in rest else -1
+        if name in ("function", "invoke"):
+            return self._call_tag(buf, at, tag_end, final)
+        if name == "parameter":
+            return self._param_tag(buf, at, tag_end, final)
+        return self._closing_tag(buf, at, name, final)
+
+    def _call_tag(self, buf: str, at: int, tag_end: int, final: bool):
+        if self.lazy:
+            return NOT_MINE  # a call tag inside a bare value: the first one was a mention
+        if self.param is not None:
+            return self._skip(at)  # quoted inside a value
+        if tag_end < 0:
+            if "\n" in buf[at : at + MAX_TAG] or len(buf) - at >= MAX_TAG:
+                return NOT_MINE if not self.started else self._skip(at)
+            return self._cut_off(buf) if final else NEED_MORE
+        tag = buf[at:tag_end]
+        call_name = _call_name(tag) if "\n" not in tag else None
+        if call_name is None:
+            return NOT_MINE if not self.started else self._skip(at)
+        if not self.started:
+            following = self.context.following(buf, tag_end)
+            if not following and not final:
+                return NEED_MORE
+            if following and not starts_any(following, AFTER_CALL_TAG):
+                if not final and may_become(following, AFTER_CALL_TAG):
+                    return NEED_MORE
+                if not (self.skip or self.context.line_start) or not call_name:
+                    return NOT_MINE  # "<function=x>" mentioned in a sentence
+                self.lazy = True  # a bare value: the call counts only if its closer comes
+            self.started = True
+        self.calls.append((call_name, [], None))  # an open call without its closer ends here
+        self.call_open = True
+        self.body_start = self.position = tag_end
+        return GO_ON
+
+    def _param_tag(self, buf: str, at: int, tag_end: int, final: bool):
+        if not self.call_open or self.lazy:
+            return self._skip(at)
+        if tag_end < 0:
+            if "\n" in buf[at : at + MAX_TAG] or len(buf) - at >= MAX_TAG:
+                return self._skip(at)
+            return self._cut_off(buf) if final else NEED_MORE
+        tag = buf[at:tag_end]
+        key, attributes = _param_key(tag) if "\n" not in tag else (None, {})
+        if key is None:
+            return self._skip(at)
+        qwen_form = tag.startswith("<parameter=")
+        if qwen_form and buf[buf.rfind("\n", 0, at) + 1 : at].strip() and not _right_after_tag(buf, at):
+            return self._skip(at)  # a parameter tag counts only at the start of a line
+        if self.param is not None:
+            properties = self.found.parameters(self.calls[-1][0]).get("properties")
+            if properties is not None and key not in properties:
+                return self._skip(at)  # not one of this tool's parameters: part of the value
+            self._end_param(buf, at)
+        self.param = (key, tag_end, attributes)
+        self.position = tag_end
+        return GO_ON
+
+    def _closing_tag(self, buf: str, at: int, name: str, final: bool):
+        """</parameter>, </function>, </invoke>, or the wrapper's closer ("wrapper")."""
+        size = buf.find(">", at) + 1 - at if name.startswith("/") else len(self.closer)
+        after = at + size
+        if self.lazy and name not in ("/function", "/invoke"):
+            return self._skip(at)  # inside a bare value only the call's closer counts
+        real = self._followed_by_structure(buf, after, final)
+        if real is NEED_MORE:
+            return NEED_MORE
+        if not real:
+            return self._skip(at)  # quoted inside a value
+        if name == "/parameter":
+            if self.param is not None:
+                self._end_param(buf, at)
+            self.position = after
+            return GO_ON
+        end = after
+        more = False  # the wrapper goes on: another call or its closer follows
+        if name in ("/function", "/invoke"):
+            following = self.context.following(buf, after)
+            if self.closer is not None:
+                nexts = (self.closer,) + CALL_TAGS
+                if not final and (not following or may_become(following, nexts)):
+                    return NEED_MORE
+                more = not following or starts_any(following, nexts)  # else: the wrapper's closer is missing
+            else:
+                # A bare call: a wrapper closer right after it (its opener went missing) is ours too.
+                if not final and (not following or may_become(following, WRAPPER_CLOSERS)):
+                    return NEED_MORE
+                start = NON_SPACE.search(buf, after)
+                end = next((start.start() + len(c) for c in WRAPPER_CLOSERS if following.startswith(c)), after)
+        if self.call_open:
+            self._end_call(buf, at)
+        self.position = end
+        return GO_ON if more else Ends(end)  # a bare call's closer, or the wrapper's, ends the block
+
+    def _followed_by_structure(self, buf: str, after: int, final: bool):
+        """Inside a value, a closing tag is real only if a tag that can follow it, or the end, comes next."""
+        if self.param is None:
+            return True
+        following = self.context.following(buf, after)
+        if not following:
+            return True if final else NEED_MORE
+        if starts_any(following, variants("<parameter")):
+            return self._known_param_follows(following, final)
+        candidates = AFTER_CLOSER + ((self.closer,) if self.closer else ())
+        if starts_any(following, candidates):
+            return True
+        if not final and may_become(following, candidates):
+            return NEED_MORE
+        return False
+
+    def _known_param_follows(self, following: str, final: bool):
+        """A parameter tag after a closer makes it real, unless the schema says it is no parameter."""
+        properties = self.found.parameters(self.calls[-1][0]).get("properties")
+        if properties is None:
+            return True
+        close = following.find(">", 0, MAX_TAG)
+        if close < 0:
+            return NEED_MORE if not final and "\n" not in following[:MAX_TAG] else False
+        key, _ = _param_key(following[: close + 1])
+        return key in properties
+
+    def _cut_off(self, buf: str) -> Ends:
+        """The reply ended inside a tag: the call is reported, not run."""
+        self.truncated = True
+        self.position = len(buf)
+        return Ends(len(buf))
+
+    def _skip(self, at: int) -> _GoOn:
+        self.position = at + 1
+        return GO_ON
+
+    def _end_param(self, buf: str, at: int) -> None:
+        key, start, attributes = self.param
+        self.calls[-1][1].append((key, _one_newline_off(buf[start:at]), attributes))
+        self.param = None
+
+    def _end_call(self, buf: str, at: int) -> None:
+        if self.param is not None:
+            self._end_param(buf, at)
+        name, params, _ = self.calls[-1]
+        self.calls[-1] = (name, params, buf[self.body_start : at] if not params else None)
+        self.call_open = self.lazy = False
+
+    def _close_all(self, buf: str, end: int) -> Outcome:
+        """The reply ended inside the call: closing tags may be missing there."""
+        if self.lazy:
+            return NOT_MINE  # a bare value without its closer was a mention after all
+        if self.call_open:
+            self._end_call(buf, end)
+        self.position = end
+        return Ends(end)
+
+
+def _one_newline_off(value: str) -> str:
+    """A value with the one line break after its opening tag and before its closing tag taken off."""
+    value = value[2:] if value.startswith("\r\n") else value[1:] if value.startswith("\n") else value
+    return value[:-2] if value.endswith("\r\n") else value[:-1] if value.endswith("\n") else value
+
+
+def _right_after_tag(buf: str, at: int) -> bool:
+    before = at - 1
+    while before >= 0 and buf[before] in " \t\r\n":
+        before -= 1
+    return before >= 0 and buf[before] == ">"
+
+
+def _unprefixed(body: str) -> str:
+    for prefix in PREFIXES:
+        if body.startswith(prefix):
+            return body[len(prefix) :]
+    return body
+
+
+def tag_name(rest: str) -> str | None:
+    """'function', 'invoke', 'parameter', '/parameter', '/function', '/invoke', or None."""
+    body = rest[1:]
+    closing = body.startswith("/")
+    body = _unprefixed(body[1:] if closing else body)
+    for name, follow in (("function", "="), ("invoke", " "), ("parameter", "= ")):
+        if body.startswith(name) and len(body) > len(name) and body[len(name)] in (follow if not closing else ">"):
+            return ("/" if closing else "") + name
+    return None
+
+
+def could_be_tag(rest: str) -> bool:
+    body = rest[1:].lstrip("/")
+    if any(prefix.startswith(body) for prefix in PREFIXES):
+        return True
+    body = _unprefixed(body)
+    return any(name.startswith(body) or body.startswith(name) for name in ("function", "invoke", "parameter", "tool_call"))
+
+
+def _call_name(tag: str) -> str | None:
+    """The name in a call tag; "" when it is empty (an error for the model), None when it is no name."""
+    body = _unprefixed(tag[1:-1])
+    if body.startswith("function="):
+        name = body[len("function=") :].strip().strip('"').strip()
+    else:
+        name = dict(_ATTRIBUTE.findall(body)).get("name", "").strip()
+    return name if not name or NAME.fullmatch(name) else None
+
+
+def _param_key(tag: str) -> tuple[str | None, dict]:
+    body = _unprefixed(tag[1:-1])
+    if body.startswith("parameter="):
+        return body[len("parameter=") :].strip().strip('"') or None, {}
+    attributes = dict(_ATTRIBUTE.findall(body))
+    return attributes.get("name") or None, attributes

@@ -1,0 +1,74 @@
+"""What the user sees of a reply: no markup, no leaked special tokens, no blank lines left where they were.
+
+The scanner removes calls, think blocks and stray tokens; `View` closes the
+gap they leave. Whitespace around removed markup collapses to at most one
+empty line, and to nothing at the start or the end of the reply. Everything
+else is shown exactly as the model wrote it.
+
+Whitespace at the end of what has arrived is held until the next visible
+character (or the end) says whether markup was removed inside its run.
+Nothing else is held, so plain text still shows as it streams.
+"""
+
+from __future__ import annotations
+
+_SPACE = " \t\r\n"
+
+# Special tokens a server sometimes leaves in the text: end-of-turn markers, role headers.
+LEAKED_TOKENS = (
+    "<|im_end|>", "<|im_start|>assistant", "<|im_start|>", "<|endoftext|>", "<|end_of_text|>",
+    "<|eot_id|>", "<|eom_id|>", "<|start_header_id|>assistant<|end_header_id|>",
+    "<|end|>", "<|return|>", "<|call|>", "<|start|>assistant", "<|start|>",
+    "<|python_end|>", "<|tool_calls_section_end|>",
+    "<｜end▁of▁sentence｜>", "<｜Assistant｜>", "<｜tool▁calls▁end｜>",
+    "]~b]ai", "]~b]tool", "]~!b[", "[e~[", "<end_of_turn>",
+)
+
+# Closing tags of call markup whose opening went missing; hidden when nothing else is on the line after them.
+ORPHAN_CLOSERS = (
+    "</tool_call>", "</tool_calls>", "</function_calls>", "</function>", "</invoke>", "</parameter>",
+    "</｜DSML｜function_calls>", "</｜DSML｜tool_calls>", "</｜DSML｜invoke>",
+    "</|DSML|function_calls>", "</|DSML|tool_calls>", "</|DSML|invoke>",
+    "</arg_value>", "</minimax:tool_call>",
+)
+
+
+class View:
+    """Text released to the user, with the whitespace around removed markup collapsed."""
+
+    def __init__(self) -> None:
+        self.shown: list[str] = []
+        self._held = ""  # whitespace at the end of what arrived: shown once the next visible text comes
+        self._touched = False  # markup was removed inside the held whitespace run
+        self._started = False  # something visible was shown
+
+    def removed(self) -> None:
+        """Markup was taken out here."""
+        self._touched = True
+
+    def add(self, text: str) -> str:
+        """Take scanned text; return what can be shown now."""
+        visible_end = len(text.rstrip(_SPACE))
+        if not visible_end:
+            self._held += text
+            return ""
+        visible_start = len(text) - len(text.lstrip(_SPACE))
+        shown = self._release(self._held + text[:visible_start], at_end=False) + text[visible_start:visible_end]
+        self._started = True
+        self._held = text[visible_end:]
+        self.shown.append(shown)
+        return shown
+
+    def finish(self) -> str:
+        shown = self._release(self._held, at_end=True)
+        self.shown.append(shown)
+        return shown
+
+    def _release(self, space: str, at_end: bool) -> str:
+        touched, self._touched, self._held = self._touched, False, ""
+        if not touched:
+            return space
+        if at_end or not self._started:
+            return ""
+        newlines = space.count("\n")
+        return "\n" * min(newlines, 2) + space[space.rfind("\n") + 1 :] if newlines else space
