@@ -209,6 +209,38 @@ def test_hermes_call_round_trip(fake, run_ayder, protocol, notes, arguments):
     assert activity_lines(result.stderr) == ['→ read_file(file_path="notes.txt")  ✓ 3 lines']
 
 
+@pytest.mark.parametrize("text", [
+    "Reading.\n<tool_call>read_file\n<arg_key>file_path</arg_key>\n<arg_value>notes.txt</arg_value>\n</tool_call>",
+    "Reading.\n<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>read_file<｜tool▁sep｜>{\"file_path\": \"notes.txt\"}"
+    "<｜tool▁call▁end｜><｜tool▁calls▁end｜><｜end▁of▁sentence｜>",
+    "Reading.\n<|tool_calls_section_begin|><|tool_call_begin|>functions.read_file:0<|tool_call_argument_begin|>"
+    "{\"file_path\": \"notes.txt\"}<|tool_call_end|><|tool_calls_section_end|>",
+    "<|channel|>analysis<|message|>The user wants the notes.<|end|><|start|>assistant<|channel|>final<|message|>"
+    "Reading.<|end|><|start|>assistant<|channel|>commentary to=functions.read_file <|constrain|>json<|message|>"
+    "{\"file_path\": \"notes.txt\"}<|call|>",
+    "Reading.\n[TOOL_CALLS]read_file[ARGS]{\"file_path\": \"notes.txt\"}",
+    "Reading.\n<function=read_file>notes.txt</function>",
+], ids=["glm", "deepseek-v3.1", "kimi-k2", "harmony", "mistral-named", "lazy-parameter"])
+def test_open_model_dialects_round_trip_with_no_markup_shown(fake, run_ayder, notes, text):
+    fake.queue(Reply(text=text), Reply(text="Three lines."))
+    result = run_ayder(*server_args(fake, "openai"), "q")
+    assert_text_round_trip(fake, result, text, numbered(NOTES))
+    assert result.stdout == "Reading.\nThree lines.\n"
+    assert activity_lines(result.stderr) == ['→ read_file(file_path="notes.txt")  ✓ 3 lines']
+
+
+def test_native_array_argument_sent_as_a_json_string_is_decoded(fake, run_ayder, protocol, project):
+    arguments = {"content": "use tabs", "tags": '["style", "python"]'}
+    fake.queue(Reply(text="", tool_calls=[{"name": "save_memory", "arguments": arguments, "id": "call_m"}]),
+               Reply(text="Noted."))
+    result = run_ayder(*server_args(fake, protocol), "-w", "q")
+    assert result.returncode == 0, result.stderr
+    [tool] = of_role(fake.chat_requests()[1], "tool")
+    assert not tool["content"].startswith("error"), tool["content"]
+    saved = (project / ".ayder" / "memory" / "memories.jsonl").read_text(encoding="utf-8")
+    assert json.loads(saved.splitlines()[-1])["tags"] == ["style", "python"]
+
+
 def test_text_calls_of_several_kinds_in_one_reply_get_one_results_message(fake, run_ayder, notes):
     text = 'Looking.\n[CALL] list_files {}\n```tool\n{"name": "read_file", "arguments": {"file_path": "notes.txt"}}\n```\n'
     fake.queue(Reply(text=text), Reply(text="Done."))

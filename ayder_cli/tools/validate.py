@@ -6,6 +6,8 @@ import difflib
 import re
 from typing import Any
 
+from ayder_cli.calls import structured_value
+
 _INTEGER_TEXT = re.compile(r"\s*[-+]?\d+\s*")
 _ARTICLE = {"integer": "an integer", "object": "an object", "array": "an array"}
 
@@ -70,10 +72,15 @@ def convert(value: Any, expected: str | None) -> tuple[Any, bool]:
         if isinstance(value, str) and value.strip().lower() in ("true", "false"):
             return value.strip().lower() == "true", True  # models often quote booleans too
         return value, isinstance(value, bool)
-    if expected == "array":
-        return value, isinstance(value, list)
-    if expected == "object":
-        return value, isinstance(value, dict)
+    if expected in ("array", "object"):
+        wanted = list if expected == "array" else dict
+        if isinstance(value, str):
+            try:  # models often send a list or an object encoded as a string: '["a"]', "{'k': 1}"
+                decoded = structured_value(value)
+            except ValueError:
+                return value, False
+            return (decoded, True) if isinstance(decoded, wanted) else (value, False)
+        return value, isinstance(value, wanted)
     return value, True  # no type given: anything goes
 
 
