@@ -72,3 +72,43 @@ class View:
             return ""
         newlines = space.count("\n")
         return "\n" * min(newlines, 2) + space[space.rfind("\n") + 1 :] if newlines else space
+
+
+class Output:
+    """The pieces of one reply, in order: ("text", shown) through a View, and ("thinking", text)."""
+
+    def __init__(self) -> None:
+        self.view = View()
+        self.thinking: list[str] = []  # one entry per think block
+        self._pieces: list[tuple[str, str]] = []
+        self._block: list[str] = []  # the think block being read
+
+    def text(self, text: str) -> None:
+        shown = self.view.add(text)
+        if shown:
+            self._pieces.append(("text", shown))
+
+    def think(self, text: str) -> None:
+        if text:
+            self._pieces.append(("thinking", text))
+            self._block.append(text)
+
+    def end_think(self) -> None:
+        if self._block:
+            self.thinking.append("".join(self._block))
+            self._block = []
+
+    def finish(self) -> None:
+        self.end_think()
+        shown = self.view.finish()
+        if shown:
+            self._pieces.append(("text", shown))
+
+    def take(self) -> list[tuple[str, str]]:
+        """The pieces since the last take."""
+        pieces, self._pieces = self._pieces, []
+        return pieces
+
+    @property
+    def display(self) -> str:
+        return "".join(self.view.shown)

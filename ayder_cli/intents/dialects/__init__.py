@@ -27,3 +27,20 @@ TABLE: list[Dialect] = [
     *pythonic.DIALECTS,
     *markers.DIALECTS,
 ]
+
+
+def opener_index(scanner_tags: tuple[str, ...]) -> dict[str, list[tuple[str, Dialect | None]]]:
+    """First character -> (opener, dialect) pairs, longest opener first, then in table order.
+
+    `scanner_tags` (think tags) have no dialect (None): the scanner reads them itself.
+    """
+    pairs: list[tuple[str, Dialect | None]] = [(tag, None) for tag in scanner_tags]
+    pairs += [(opener, dialect) for dialect in TABLE for opener in dialect.openers]
+    index: dict[str, list[tuple[str, Dialect | None]]] = {}
+    for opener, dialect in sorted(pairs, key=lambda pair: -len(pair[0])):  # sorted() is stable: table order stays
+        index.setdefault(opener[0], []).append((opener, dialect))
+    return index
+
+
+FENCES = {info: dialect for dialect in TABLE for info in dialect.fences}
+PATTERNED = [dialect for dialect in TABLE if dialect.pattern is not None]

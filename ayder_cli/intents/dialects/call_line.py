@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 
 from ayder_cli.intents.dialects.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Outcome, Where
 from ayder_cli.intents.found import NAME, short

@@ -9,7 +9,8 @@ its arguments as one JSON object instead of parameter tags.
 from __future__ import annotations
 
 from ayder_cli.intents.dialects.base import Dialect
-from ayder_cli.intents.dialects.xml_calls import XmlCalls, variants
+from ayder_cli.intents.dialects.xml_calls import XmlCalls
+from ayder_cli.intents.dialects.xml_tags import variants
 from ayder_cli.intents.dialects.xml_function import in_wrapper
 
 

@@ -14,31 +14,14 @@ bare value for the tool's only required parameter.
 from __future__ import annotations
 
 import json
-import re
 
 from ayder_cli.intents.coerce import CoerceError, typed
 from ayder_cli.intents.dialects.base import (MAX_TAG, NEED_MORE, NON_SPACE, NOT_MINE, Block, Context, Ends,
                                              Outcome, may_become, starts_any)
-from ayder_cli.intents.found import NAME, short
-
-PREFIXES = ("｜DSML｜", "|DSML|")  # DeepSeek V3.2 writes its tags with one of these inside
-
-
-def variants(*tags: str) -> tuple[str, ...]:
-    """Each tag as written plain and with every DSML prefix ("<invoke" -> "<｜DSML｜invoke", ...)."""
-    out = []
-    for tag in tags:
-        cut = 2 if tag.startswith("</") else 1
-        out += [tag] + [tag[:cut] + prefix + tag[cut:] for prefix in PREFIXES]
-    return tuple(out)
-
-
-CALL_TAGS = ("<function=",) + variants("<invoke")
-AFTER_CALL_TAG = variants("<parameter", "</function>", "</invoke>")
-WRAPPER_CLOSERS = ("</tool_call>",) + variants("</function_calls>", "</tool_calls>")
-AFTER_CLOSER = AFTER_CALL_TAG + CALL_TAGS + WRAPPER_CLOSERS + ("<tool_call>",)
-_ATTRIBUTE = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
-
+from ayder_cli.intents.dialects.xml_tags import (AFTER_CALL_TAG, AFTER_CLOSER, CALL_TAGS, WRAPPER_CLOSERS,
+                                                 call_name, could_be_tag, one_newline_off, param_key,
+                                                 right_after_tag, tag_name, variants)
+from ayder_cli.intents.found import short
 
 class _GoOn:
     """This tag is read: look for the next one."""
@@ -124,7 +107,7 @@ class XmlCalls(Block):
                              f"parameters ({wanted}) do not say which one it is; name each with a parameter tag")
             return
         try:
-            self.found.add_call(name, {only[0]: typed(_one_newline_off(body), properties.get(only[0]), only[0])}, raw)
+            self.found.add_call(name, {only[0]: typed(one_newline_off(body), properties.get(only[0]), only[0])}, raw)
         except CoerceError as exc:
             self.found.error(f"{name}: {exc}")
 
@@ -163,8 +146,8 @@ class XmlCalls(Block):
                 return NOT_MINE if not self.started else self._skip(at)
             return self._cut_off(buf) if final else NEED_MORE
         tag = buf[at:tag_end]
-        call_name = _call_name(tag) if "\n" not in tag else None
-        if call_name is None:
+        name = call_name(tag) if "\n" not in tag else None
+        if name is None:
             return NOT_MINE if not self.started else self._skip(at)
         if not self.started:
             following = self.context.following(buf, tag_end)
@@ -173,11 +156,11 @@ class XmlCalls(Block):
             if following and not starts_any(following, AFTER_CALL_TAG):
                 if not final and may_become(following, AFTER_CALL_TAG):
                     return NEED_MORE
-                if not (self.skip or self.context.line_start) or not call_name:
+                if not (self.skip or self.context.line_start) or not name:
                     return NOT_MINE  # "<function=x>" mentioned in a sentence
                 self.lazy = True  # a bare value: the call counts only if its closer comes
             self.started = True
-        self.calls.append((call_name, [], None))  # an open call without its closer ends here
+        self.calls.append((name, [], None))  # an open call without its closer ends here
         self.call_open = True
         self.body_start = self.position = tag_end
         return GO_ON
@@ -190,11 +173,11 @@ class XmlCalls(Block):
                 return self._skip(at)
             return self._cut_off(buf) if final else NEED_MORE
         tag = buf[at:tag_end]
-        key, attributes = _param_key(tag) if "\n" not in tag else (None, {})
+        key, attributes = param_key(tag) if "\n" not in tag else (None, {})
         if key is None:
             return self._skip(at)
         qwen_form = tag.startswith("<parameter=")
-        if qwen_form and buf[buf.rfind("\n", 0, at) + 1 : at].strip() and not _right_after_tag(buf, at):
+        if qwen_form and buf[buf.rfind("\n", 0, at) + 1 : at].strip() and not right_after_tag(buf, at):
             return self._skip(at)  # a parameter tag counts only at the start of a line
         if self.param is not None:
             properties = self.found.parameters(self.calls[-1][0]).get("properties")
@@ -265,7 +248,7 @@ class XmlCalls(Block):
         close = following.find(">", 0, MAX_TAG)
         if close < 0:
             return NEED_MORE if not final and "\n" not in following[:MAX_TAG] else False
-        key, _ = _param_key(following[: close + 1])
+        key, _ = param_key(following[: close + 1])
         return key in properties
 
     def _cut_off(self, buf: str) -> Ends:
@@ -280,7 +263,7 @@ class XmlCalls(Block):
 
     def _end_param(self, buf: str, at: int) -> None:
         key, start, attributes = self.param
-        self.calls[-1][1].append((key, _one_newline_off(buf[start:at]), attributes))
+        self.calls[-1][1].append((key, one_newline_off(buf[start:at]), attributes))
         self.param = None
 
     def _end_call(self, buf: str, at: int) -> None:
@@ -298,60 +281,3 @@ class XmlCalls(Block):
             self._end_call(buf, end)
         self.position = end
         return Ends(end)
-
-
-def _one_newline_off(value: str) -> str:
-    """A value with the one line break after its opening tag and before its closing tag taken off."""
-    value = value[2:] if value.startswith("\r\n") else value[1:] if value.startswith("\n") else value
-    return value[:-2] if value.endswith("\r\n") else value[:-1] if value.endswith("\n") else value
-
-
-def _right_after_tag(buf: str, at: int) -> bool:
-    before = at - 1
-    while before >= 0 and buf[before] in " \t\r\n":
-        before -= 1
-    return before >= 0 and buf[before] == ">"
-
-
-def _unprefixed(body: str) -> str:
-    for prefix in PREFIXES:
-        if body.startswith(prefix):
-            return body[len(prefix) :]
-    return body
-
-
-def tag_name(rest: str) -> str | None:
-    """'function', 'invoke', 'parameter', '/parameter', '/function', '/invoke', or None."""
-    body = rest[1:]
-    closing = body.startswith("/")
-    body = _unprefixed(body[1:] if closing else body)
-    for name, follow in (("function", "="), ("invoke", " "), ("parameter", "= ")):
-        if body.startswith(name) and len(body) > len(name) and body[len(name)] in (follow if not closing else ">"):
-            return ("/" if closing else "") + name
-    return None
-
-
-def could_be_tag(rest: str) -> bool:
-    body = rest[1:].lstrip("/")
-    if any(prefix.startswith(body) for prefix in PREFIXES):
-        return True
-    body = _unprefixed(body)
-    return any(name.startswith(body) or body.startswith(name) for name in ("function", "invoke", "parameter", "tool_call"))
-
-
-def _call_name(tag: str) -> str | None:
-    """The name in a call tag; "" when it is empty (an error for the model), None when it is no name."""
-    body = _unprefixed(tag[1:-1])
-    if body.startswith("function="):
-        name = body[len("function=") :].strip().strip('"').strip()
-    else:
-        name = dict(_ATTRIBUTE.findall(body)).get("name", "").strip()
-    return name if not name or NAME.fullmatch(name) else None
-
-
-def _param_key(tag: str) -> tuple[str | None, dict]:
-    body = _unprefixed(tag[1:-1])
-    if body.startswith("parameter="):
-        return body[len("parameter=") :].strip().strip('"') or None, {}
-    attributes = dict(_ATTRIBUTE.findall(body))
-    return attributes.get("name") or None, attributes

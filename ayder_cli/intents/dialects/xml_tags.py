@@ -1,0 +1,82 @@
+"""The tags of the XML dialects: names, attributes, DSML prefixes, and which tag may follow which."""
+
+from __future__ import annotations
+
+import re
+
+from ayder_cli.intents.found import NAME
+
+PREFIXES = ("｜DSML｜", "|DSML|")  # DeepSeek V3.2 writes its tags with one of these inside
+
+
+def variants(*tags: str) -> tuple[str, ...]:
+    """Each tag as written plain and with every DSML prefix ("<invoke" -> "<｜DSML｜invoke", ...)."""
+    out = []
+    for tag in tags:
+        cut = 2 if tag.startswith("</") else 1
+        out += [tag] + [tag[:cut] + prefix + tag[cut:] for prefix in PREFIXES]
+    return tuple(out)
+
+
+CALL_TAGS = ("<function=",) + variants("<invoke")
+AFTER_CALL_TAG = variants("<parameter", "</function>", "</invoke>")
+WRAPPER_CLOSERS = ("</tool_call>",) + variants("</function_calls>", "</tool_calls>")
+AFTER_CLOSER = AFTER_CALL_TAG + CALL_TAGS + WRAPPER_CLOSERS + ("<tool_call>",)
+_ATTRIBUTE = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
+
+
+def one_newline_off(value: str) -> str:
+    """A value with the one line break after its opening tag and before its closing tag taken off."""
+    value = value[2:] if value.startswith("\r\n") else value[1:] if value.startswith("\n") else value
+    return value[:-2] if value.endswith("\r\n") else value[:-1] if value.endswith("\n") else value
+
+
+def right_after_tag(buf: str, at: int) -> bool:
+    before = at - 1
+    while before >= 0 and buf[before] in " \t\r\n":
+        before -= 1
+    return before >= 0 and buf[before] == ">"
+
+
+def _unprefixed(body: str) -> str:
+    for prefix in PREFIXES:
+        if body.startswith(prefix):
+            return body[len(prefix) :]
+    return body
+
+
+def tag_name(rest: str) -> str | None:
+    """'function', 'invoke', 'parameter', '/parameter', '/function', '/invoke', or None."""
+    body = rest[1:]
+    closing = body.startswith("/")
+    body = _unprefixed(body[1:] if closing else body)
+    for name, follow in (("function", "="), ("invoke", " "), ("parameter", "= ")):
+        if body.startswith(name) and len(body) > len(name) and body[len(name)] in (follow if not closing else ">"):
+            return ("/" if closing else "") + name
+    return None
+
+
+def could_be_tag(rest: str) -> bool:
+    body = rest[1:].lstrip("/")
+    if any(prefix.startswith(body) for prefix in PREFIXES):
+        return True
+    body = _unprefixed(body)
+    return any(name.startswith(body) or body.startswith(name) for name in ("function", "invoke", "parameter", "tool_call"))
+
+
+def call_name(tag: str) -> str | None:
+    """The name in a call tag; "" when it is empty (an error for the model), None when it is no name."""
+    body = _unprefixed(tag[1:-1])
+    if body.startswith("function="):
+        name = body[len("function=") :].strip().strip('"').strip()
+    else:
+        name = dict(_ATTRIBUTE.findall(body)).get("name", "").strip()
+    return name if not name or NAME.fullmatch(name) else None
+
+
+def param_key(tag: str) -> tuple[str | None, dict]:
+    body = _unprefixed(tag[1:-1])
+    if body.startswith("parameter="):
+        return body[len("parameter=") :].strip().strip('"') or None, {}
+    attributes = dict(_ATTRIBUTE.findall(body))
+    return attributes.get("name") or None, attributes
