@@ -77,8 +77,8 @@ class DeepSeek(Section):
 
     def name_and_arguments(self, head: str, arguments: str) -> tuple[str, str]:
         if head == "function":  # V3 / R1: the name starts the arguments part, then a ```json fence
-            name, _, rest = arguments.partition("\n")
-            return name.strip(), _unfenced(rest)
+            cut = min((found for found in map(arguments.find, ("\n", "`", "{")) if found >= 0), default=len(arguments))
+            return arguments[:cut].strip(), _unfenced(arguments[cut:])
         return head, arguments  # V3.1
 
 
