@@ -8,8 +8,10 @@ import pytest
 
 from ayder_cli.intents import StreamFilter, parse
 from intents_corpus import CASES, TOOLS, Case
+from intents_corpus_dialects import CASES as DIALECT_CASES
 
-SMALL = [c for c in CASES if "huge" not in c.tags]
+ALL_CASES = CASES + DIALECT_CASES
+SMALL = [c for c in ALL_CASES if "huge" not in c.tags]
 
 
 def stream(text: str, pieces: list[str], tools=None) -> tuple[str, str]:
@@ -26,7 +28,7 @@ def cut(text: str, points) -> list[str]:
     return [text[a:b] for a, b in zip([0, *points], [*points, len(text)])]
 
 
-@pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
+@pytest.mark.parametrize("c", ALL_CASES, ids=[c.id for c in ALL_CASES])
 def test_corpus_reply(c: Case):
     reply = parse(c.text, c.tools)
     got = [(call.name, call.arguments) for call in reply.calls]
@@ -71,6 +73,11 @@ def test_corpus_reply_streams_to_the_same_view(c: Case):
 def test_huge_reply_streams_in_chunks(c: Case):
     reply = parse(c.text, c.tools)
     assert stream(c.text, cut(c.text, range(0, len(c.text), 64)), c.tools) == (reply.display, "".join(reply.thinking))
+
+
+def test_case_ids_are_unique_across_corpora():
+    ids = [c.id for c in ALL_CASES]
+    assert len(ids) == len(set(ids))
 
 
 # ---------------------------------------------------------------------------- exact views
@@ -216,6 +223,101 @@ def test_interleaved_unbalanced_xml_does_not_raise():
     )
     reply = parse(text, TOOLS)
     assert all(c.name in ("read_file", "list_files") for c in reply.calls)
+
+
+# ---------------------------------------------------------------------------- exact views: display rules
+
+LIST_CALL = '<tool_call>\n{"name": "list_files", "arguments": {"directory": "."}}\n</tool_call>'
+
+
+def same_when_streamed(text: str, tools=None) -> None:
+    reply = parse(text, tools)
+    expected = (reply.display, "".join(reply.thinking))
+    assert stream(text, [text], tools) == expected
+    assert stream(text, list(text), tools) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "display"),
+    [
+        ("Intro.\n\n" + LIST_CALL + "\n\n\nNext.", "Intro.\n\nNext."),
+        ("Intro.\n\n" + LIST_CALL + "\n\n" + LIST_CALL + "\n\nNext.", "Intro.\n\nNext."),
+        (LIST_CALL + "\n\nHere is the plan.", "Here is the plan."),
+        ("\n\n" + LIST_CALL + "\n\n\nHere is the plan.", "Here is the plan."),
+        ("Reading it.\n\n" + LIST_CALL + "\n\n", "Reading it."),
+        ("Reading it.\n" + LIST_CALL, "Reading it."),
+        ("Done.\n</tool_call>", "Done."),
+        ("Done.\n</function>\n", "Done."),
+        ("Done.\n</function_calls>", "Done."),
+        ("Done.\n</invoke>", "Done."),
+        ("All set.<|im_end|>", "All set."),
+        ("All set.<|eot_id|>", "All set."),
+        ("All set.<｜end▁of▁sentence｜>", "All set."),
+        ("Para one.\n\n<think>\nhmm\n</think>\n\n\nPara two.", "Para one.\n\nPara two."),
+        ("<thinking>plan</thinking>\n\nAnswer.", "Answer."),
+        ("<reasoning>plan</reasoning>Answer.", "Answer."),
+    ],
+)
+def test_display_exact_view_where_markup_was_removed(text, display):
+    reply = parse(text, TOOLS)
+    assert reply.display == display
+    same_when_streamed(text, TOOLS)
+
+
+def test_display_neither_starts_nor_ends_with_a_blank_line_around_removed_markup():
+    for text in (
+        LIST_CALL + "\n\nAfter.",
+        "Before.\n\n" + LIST_CALL + "\n\n\n",
+        "<think>x</think>\n\n\nAfter.",
+        '<|python_tag|>{"name": "list_files", "parameters": {"directory": "."}}<|eom_id|>\n\nAfter.',
+    ):
+        display = parse(text, TOOLS).display
+        assert display == display.strip("\n"), (text, display)
+        assert "\n\n\n" not in display
+
+
+def test_harmony_final_channel_is_the_whole_view():
+    text = (
+        "<|channel|>analysis<|message|>Simple lookup.<|end|>"
+        "<|start|>assistant<|channel|>final<|message|>It is 42.<|return|>"
+    )
+    reply = parse(text, TOOLS)
+    assert reply.display == "It is 42."
+    assert reply.thinking == ["Simple lookup."]
+    assert reply.calls == [] and reply.errors == []
+    same_when_streamed(text, TOOLS)
+
+
+def test_lone_closing_thinking_tag_exact_view():
+    reply = parse("weighing options</thinking>Here is the answer.")
+    assert reply.thinking == ["weighing options"]
+    assert reply.display == "Here is the answer."
+
+
+def test_reasoning_tags_in_order_and_removed_from_view():
+    reply = parse("<thinking>one</thinking>a<reasoning>two</reasoning>b")
+    assert reply.thinking == ["one", "two"]
+    assert reply.display == "ab"
+
+
+def test_mistral_prose_before_calls_is_kept_exactly():
+    reply = parse('Sure.[TOOL_CALLS]list_files[ARGS]{"directory": "a"}', TOOLS)
+    assert [(c.name, c.arguments) for c in reply.calls] == [("list_files", {"directory": "a"})]
+    assert reply.display == "Sure."
+
+
+def test_fenced_dialect_examples_are_shown_verbatim():
+    text = (
+        "GLM:\n```xml\n<tool_call>list_files\n<arg_key>directory</arg_key>\n"
+        "<arg_value>a</arg_value>\n</tool_call>\n```\n"
+        "Kimi:\n```\n<|tool_calls_section_begin|><|tool_call_begin|>functions.list_files:0"
+        '<|tool_call_argument_begin|>{"directory": "a"}<|tool_call_end|><|tool_calls_section_end|>\n```\n'
+        'Mistral:\n```\n[TOOL_CALLS]list_files[ARGS]{"directory": "a"}\n```\n'
+        "Pythonic:\n```python\nlist_files(directory=\"a\")\n```\n"
+    )
+    reply = parse(text, TOOLS)
+    assert reply.calls == [] and reply.errors == []
+    assert reply.display == text
 
 
 # ---------------------------------------------------------------------------- scale

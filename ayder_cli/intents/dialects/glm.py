@@ -45,6 +45,11 @@ class Glm(Block):
         start = NON_SPACE.search(buf, len(self.opener))
         if start is None:
             return NEED_MORE if not final else NOT_MINE
+        if buf.startswith(KEY, start.start()):  # a key with no name before it: an error for the model
+            self.name, self.position = "", start.start()
+            return None
+        if not final and may_become(buf[start.start() :], (KEY,)):
+            return NEED_MORE
         name = NAME.match(buf, start.start(), start.start() + MAX_TAG)
         if name is None:
             return NOT_MINE
@@ -115,6 +120,9 @@ class Glm(Block):
         return Ends(len(buf))
 
     def finish(self, text: str) -> None:
+        if not self.name:
+            self.found.add_call(self.name, {}, text)  # reported: a call needs a name
+            return
         if self.truncated:
             self.found.error(f"{self.name}: the call is cut off or misses a part (<arg_key>K</arg_key>"
                              f"<arg_value>V</arg_value>): {short(text)}")

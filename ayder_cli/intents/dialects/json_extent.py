@@ -59,8 +59,8 @@ class JsonExtent:
 def json_values(text: str, between: str = "") -> Iterator[tuple[Any, int]]:
     """Each JSON value in `text` in turn, with where it ends; stops at the first thing that is not one.
 
-    Whitespace and the characters in `between` may separate the values.
-    Raises json.JSONDecodeError if the very first value is broken.
+    Whitespace and the characters in `between` may separate the values. Raises
+    json.JSONDecodeError if the first value, or a later object or array, is broken.
     """
     skip = re.compile(r"[\s%s]*" % re.escape(between))
     decoder, position, first = json.JSONDecoder(), skip.match(text).end(), True
@@ -68,7 +68,7 @@ def json_values(text: str, between: str = "") -> Iterator[tuple[Any, int]]:
         try:
             value, position = decoder.raw_decode(text, position)
         except json.JSONDecodeError:
-            if first:
+            if first or text[position] in "{[":  # a broken value, not text after the values
                 raise
             return
         first = False

@@ -21,8 +21,11 @@ class NotCalls(ValueError):
     """The text is not Python calls with literal arguments."""
 
 
-def python_calls(text: str) -> list[tuple[str, dict]]:
-    """The calls written in `text`: a list of calls, or call statements (print(...) around one is fine)."""
+def call_nodes(text: str) -> list[ast.Call]:
+    """The calls in `text`: a list of calls, or call statements (print(...) around one is fine).
+
+    Raises NotCalls when the text is not written as calls at all.
+    """
     try:
         tree = ast.parse(text.strip())
     except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
@@ -31,28 +34,32 @@ def python_calls(text: str) -> list[tuple[str, dict]]:
     for statement in tree.body:
         if not isinstance(statement, ast.Expr):
             raise NotCalls("only calls may be written, no other statements")
-        nodes = statement.value.elts if isinstance(statement.value, (ast.List, ast.Tuple)) else [statement.value]
-        calls += [_call(node) for node in nodes]
+        value = statement.value
+        for node in value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]:
+            node = node.args[0] if _is_print(node) else node
+            if not isinstance(node, ast.Call) or _name(node) is None:
+                raise NotCalls("each item must be a call like name(key=value)")
+            calls.append(node)
     if not calls:
         raise NotCalls("no call")
     return calls
 
 
-def _call(node: ast.expr) -> tuple[str, dict]:
-    if _is_print(node):
-        node = node.args[0]
-    if not isinstance(node, ast.Call):
-        raise NotCalls("each item must be a call like name(key=value)")
+def _name(node: ast.Call) -> str | None:
+    """`name(...)`, or `module.name(...)` (default_api.read_file): the tool is the last part."""
     function = node.func
-    name = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", None)
-    if name is None:
-        raise NotCalls("a call needs a plain function name")
+    return function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", None)
+
+
+def _arguments(node: ast.Call) -> dict:
+    name = _name(node)
     if node.args or any(keyword.arg is None for keyword in node.keywords):
         raise NotCalls(f"{name}: write every argument as key=value")
     try:
-        return name, {keyword.arg: ast.literal_eval(keyword.value) for keyword in node.keywords}
+        return {keyword.arg: ast.literal_eval(keyword.value) for keyword in node.keywords}
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as exc:
-        raise NotCalls(f"{name}: arguments must be literal values (strings, numbers, lists, ...)") from exc
+        raise NotCalls(f"{name}: arguments must be literal values (strings, numbers, lists, ...), "
+                       "never expressions") from exc
 
 
 def _is_print(node: ast.expr) -> bool:
@@ -61,13 +68,17 @@ def _is_print(node: ast.expr) -> bool:
 
 
 def add_python_calls(found: Found, text: str, where: str) -> None:
+    """Every call in `text`; one whose arguments cannot be read is reported, the others still count."""
     try:
-        calls = python_calls(text)
+        nodes = call_nodes(text)
     except NotCalls as exc:
         found.error(f"{where} could not be read: {exc}: {short(text)}")
         return
-    for name, arguments in calls:
-        found.add_call(name, arguments, text)
+    for node in nodes:
+        try:
+            found.add_call(_name(node), _arguments(node), text)
+        except NotCalls as exc:
+            found.error(f"{where}: {exc}")
 
 
 class WholeReplyList(Block):
@@ -81,9 +92,11 @@ class WholeReplyList(Block):
         if not final:
             return NEED_MORE
         try:
-            python_calls(buf)
+            names = [_name(node) for node in call_nodes(buf)]
         except NotCalls:
             return NOT_MINE
+        if self.found.schemas and not any(name in self.found.schemas for name in names):
+            return NOT_MINE  # a list of calls to nothing on offer: Python in prose, not a call
         return Ends(len(buf))
 
     def finish(self, text: str) -> None:

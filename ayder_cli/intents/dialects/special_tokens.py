@@ -12,9 +12,10 @@ A section runs to its end token, or to the end of the reply when that is missing
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
-from ayder_cli.intents.dialects.base import NEED_MORE, Block, Dialect, Ends, Outcome
+from ayder_cli.intents.dialects.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Outcome, may_become
 from ayder_cli.intents.found import short
 
 
@@ -30,6 +31,9 @@ DEEPSEEK = Tokens("<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "
 KIMI = Tokens("<|tool_calls_section_end|>", "<|tool_call_begin|>", "<|tool_call_end|>",
               "<|tool_call_argument_begin|>")
 
+_HEAD = re.compile(r"[\w.\-]+(?::\d+)?")  # "function", a tool's name, or Kimi's "functions.NAME:0"
+_HEAD_START = re.compile(r"[\w.\-]*(?::\d*)?(?:<[^>]*)?")  # the same, and the start of the separator
+
 
 class Section(Block):
     tokens: Tokens
@@ -37,12 +41,33 @@ class Section(Block):
     search = 0
 
     def read(self, buf: str, final: bool) -> Outcome:
+        if not self.search:
+            opened = self._opens_a_call(buf, final)
+            if opened is not True:
+                return opened
         end_token = self.tokens.section_end
         end = buf.find(end_token, max(self.search, len(self.opener)))
         if end >= 0:
             return Ends(end + len(end_token))
         self.search = max(len(self.opener), len(buf) - len(end_token))
         return Ends(len(buf)) if final else NEED_MORE
+
+    def _opens_a_call(self, buf: str, final: bool) -> Outcome | bool:
+        """A call follows the opener: the call-begin token, or a name and the separator.
+
+        Else the token was mentioned in prose (NOT_MINE)."""
+        tokens = self.tokens
+        following = self.context.following(buf, len(self.opener))
+        if self.opener != tokens.call_begin:  # the section opener: a call must begin right after it
+            if following.startswith(tokens.call_begin):
+                return True
+            grows = not final and may_become(following or "<", (tokens.call_begin,))
+            return NEED_MORE if grows else NOT_MINE
+        head_end = following.find(tokens.separator)
+        if head_end >= 0:
+            return True if _HEAD.fullmatch(following[:head_end]) else NOT_MINE
+        grows = not final and len(following) < MAX_TAG and _HEAD_START.fullmatch(following)
+        return NEED_MORE if grows else NOT_MINE
 
     def finish(self, text: str) -> None:
         tokens = self.tokens

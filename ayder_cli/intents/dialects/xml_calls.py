@@ -263,7 +263,8 @@ class XmlCalls(Block):
 
     def _end_param(self, buf: str, at: int) -> None:
         key, start, attributes = self.param
-        self.calls[-1][1].append((key, one_newline_off(buf[start:at]), attributes))
+        value = one_newline_off(buf[start:at], inline=bool(attributes))  # attributes: the invoke form
+        self.calls[-1][1].append((key, value, attributes))
         self.param = None
 
     def _end_call(self, buf: str, at: int) -> None:

@@ -25,10 +25,17 @@ AFTER_CLOSER = AFTER_CALL_TAG + CALL_TAGS + WRAPPER_CLOSERS + ("<tool_call>",)
 _ATTRIBUTE = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
 
 
-def one_newline_off(value: str) -> str:
-    """A value with the one line break after its opening tag and before its closing tag taken off."""
-    value = value[2:] if value.startswith("\r\n") else value[1:] if value.startswith("\n") else value
-    return value[:-2] if value.endswith("\r\n") else value[:-1] if value.endswith("\n") else value
+def one_newline_off(value: str, inline: bool = False) -> str:
+    """A value with the one line break after its opening tag and before its closing tag taken off.
+
+    `inline`: the template writes the value right inside its tags (<parameter name="k">v</parameter>),
+    so an edge newline belongs to the value (a file's last line break), unless both edges have one.
+    """
+    head = 2 if value.startswith("\r\n") else 1 if value.startswith("\n") else 0
+    tail = 2 if value.endswith("\r\n") else 1 if value.endswith("\n") else 0
+    if inline and not (head and tail):
+        return value
+    return value[head : len(value) - tail] if head + tail <= len(value) else ""  # "\n" alone: empty
 
 
 def right_after_tag(buf: str, at: int) -> bool:
