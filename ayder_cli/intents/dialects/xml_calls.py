@@ -118,7 +118,7 @@ class XmlCalls(Block):
         rest = buf[at : at + MAX_TAG]
         if self.closer is not None:
             if rest.startswith(self.closer):
-                return self._closing_tag(buf, at, "wrapper", final)
+                return self._closing_tag(buf, at, None, final)
             if not final and self.closer.startswith(rest):
                 return NEED_MORE
         name = tag_name(rest)
@@ -188,9 +188,9 @@ class XmlCalls(Block):
         self.position = tag_end
         return GO_ON
 
-    def _closing_tag(self, buf: str, at: int, name: str, final: bool):
-        """</parameter>, </function>, </invoke>, or the wrapper's closer ("wrapper")."""
-        size = buf.find(">", at) + 1 - at if name.startswith("/") else len(self.closer)
+    def _closing_tag(self, buf: str, at: int, name: str | None, final: bool):
+        """</parameter>, </function>, </invoke> (name "/parameter", ...), or the wrapper's closer (None)."""
+        size = len(self.closer) if name is None else buf.find(">", at) + 1 - at
         after = at + size
         if self.lazy and name not in ("/function", "/invoke"):
             return self._skip(at)  # inside a bare value only the call's closer counts
