@@ -48,6 +48,10 @@ class View:
 
     def add(self, text: str) -> str:
         """Take scanned text; return what can be shown now."""
+        if not self._held and not self._touched and text[-1] not in _SPACE:  # the common case: show it all
+            self._started = True
+            self.shown.append(text)
+            return text
         visible_end = len(text.rstrip(_SPACE))
         if not visible_end:
             self._held += text

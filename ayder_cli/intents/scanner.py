@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from enum import Enum
 
-from ayder_cli.intents.dialects import FENCES, PATTERNED, opener_index
+from ayder_cli.intents.dialects import FENCES, PATTERNED, OpenerIndex
 from ayder_cli.intents.dialects.base import Block, Context, Dialect, Ends, NeedMore, NotMine, Where, held_suffix
 from ayder_cli.intents.display import Output
 from ayder_cli.intents.found import Found, ParsedReply
@@ -30,8 +30,9 @@ _LONGEST_CLOSER = max(map(len, THINK.values()))
 THINK_TAGS = (*THINK, *_LONE_CLOSER.pattern.split("|"))  # opening tags, and closing ones met in text
 
 # The next character that may start something other than plain text ('{' only opens a reply).
-_INTERESTING = re.compile(r"[\n`<\[\]]")
-_INTERESTING_FIRST = re.compile(r"[\n`<\[\]{]")
+# Newlines are not among them: _text() keeps track of line starts in whatever text it is given.
+_INTERESTING = re.compile(r"[`<\[\]]")
+_INTERESTING_FIRST = re.compile(r"[`<\[\]{]")
 _NOT_BACKTICK = re.compile(r"[^`]")
 _NEWLINE = re.compile(r"\n")
 _NOT_FENCE_LINE = re.compile(r"[^ \t`]")
@@ -197,9 +198,6 @@ class StreamFilter:
             self._text(self._consume(found.start()))
             return True
         char = buf[0]
-        if char == "\n":
-            self._text(self._consume(1))
-            return True
         if char == "`":
             return self._backticks()
         if self._inline_code:
@@ -235,7 +233,7 @@ class StreamFilter:
         """At a character that may open markup: a think tag, or whatever the dialect table says."""
         buf = self._window.text
         matches: list[tuple[str, Dialect | None]] = []
-        for opener, dialect in OPENERS.get(buf[0], ()):  # longest first, so a prefix never wins
+        for opener, dialect in OPENERS.candidates(buf):
             if dialect is not None and not self._allowed(dialect.where):
                 continue
             if buf.startswith(opener):
@@ -295,4 +293,4 @@ class StreamFilter:
 
 
 
-OPENERS = opener_index(THINK_TAGS)
+OPENERS = OpenerIndex(THINK_TAGS)

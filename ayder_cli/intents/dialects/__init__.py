@@ -29,17 +29,29 @@ TABLE: list[Dialect] = [
 ]
 
 
-def opener_index(scanner_tags: tuple[str, ...]) -> dict[str, list[tuple[str, Dialect | None]]]:
-    """First character -> (opener, dialect) pairs, longest opener first, then in table order.
+class OpenerIndex:
+    """Which openers a text may start with: looked up by its first two characters, since most
+    '<' in prose ("a < b", "<br>") start no opener at all and must cost nothing."""
 
-    `scanner_tags` (think tags) have no dialect (None): the scanner reads them itself.
-    """
-    pairs: list[tuple[str, Dialect | None]] = [(tag, None) for tag in scanner_tags]
-    pairs += [(opener, dialect) for dialect in TABLE for opener in dialect.openers]
-    index: dict[str, list[tuple[str, Dialect | None]]] = {}
-    for opener, dialect in sorted(pairs, key=lambda pair: -len(pair[0])):  # sorted() is stable: table order stays
-        index.setdefault(opener[0], []).append((opener, dialect))
-    return index
+    def __init__(self, scanner_tags: tuple[str, ...]) -> None:
+        # scanner_tags (think tags) have no dialect (None): the scanner reads them itself.
+        pairs: list[tuple[str, Dialect | None]] = [(tag, None) for tag in scanner_tags]
+        pairs += [(opener, dialect) for dialect in TABLE for opener in dialect.openers]
+        pairs.sort(key=lambda pair: -len(pair[0]))  # longest first, so a prefix never wins; table order stays
+        self._by_first: dict[str, list] = {}
+        self._single: dict[str, list] = {}  # one-character openers ("[", "{" at the start of a reply)
+        for pair in pairs:
+            self._by_first.setdefault(pair[0][0], []).append(pair)
+            if len(pair[0]) == 1:
+                self._single.setdefault(pair[0], []).append(pair)
+        self._by_two = {opener[:2]: [pair for pair in pairs if pair[0].startswith(opener[:2])]
+                        + self._single.get(opener[0], []) for opener, _ in pairs if len(opener) > 1}
+
+    def candidates(self, text: str) -> list[tuple[str, Dialect | None]]:
+        """(opener, dialect) pairs `text` may start or still grow into, longest first."""
+        if len(text) < 2:
+            return self._by_first.get(text, [])
+        return self._by_two.get(text[:2]) or self._single.get(text[0], [])
 
 
 FENCES = {info: dialect for dialect in TABLE for info in dialect.fences}
