@@ -355,7 +355,8 @@ class ChatLoop:
             return turn.tool_calls, errors, True
         if self.executor is None:
             return [], [], False
-        parsed = parse(turn.text, self._schemas())  # nothing before a lone </think> is run
+        # Nothing before a lone </think> is run, nor a call that a max_tokens cut left without its end.
+        parsed = parse(turn.text, self._schemas(), cut_off=turn.finish_reason == "length")
         return parsed.calls, parsed.errors, False
 
     def _execute(self, calls: list[ToolCall]) -> tuple[list[ToolResult], bool]:

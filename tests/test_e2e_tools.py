@@ -530,6 +530,23 @@ def test_length_cut_after_a_tool_round_trip_continues_and_joins(fake, run_ayder,
         of_role(third, "assistant")[0]["tool_calls"][0]["id"]]
 
 
+@pytest.mark.parametrize("cut", [
+    "Saving it.\n<tool_call>\n<function=write_file>\n<parameter=file_path>\nnotes.txt\n</parameter>\n"
+    "<parameter=content>\nonly the first\n",
+    "Saving it.\n[CALL] write_file {\"file_path\": \"notes.txt\", \"content\": \"only the first",
+    "Saving it.\n<tool_call>write_file<arg_key>file_path</arg_key><arg_value>notes.txt</arg_value>"
+    "<arg_key>content</arg_key><arg_value>only the first\n",
+], ids=["qwen3-xml", "call-line", "glm"])
+def test_a_call_cut_off_by_max_tokens_is_not_run_and_the_file_is_kept(fake, run_ayder, notes, cut):
+    fake.queue(Reply(text=cut, finish_reason="length"), Reply(text="I will write it again later."))
+    result = run_ayder(*server_args(fake, "openai"), "-w", "q")
+    assert result.returncode == 0, result.stderr
+    assert notes.read_text(encoding="utf-8") == NOTES
+    assert activity_lines(result.stderr) == []
+    told = messages(fake.chat_requests()[1])[-1]["content"]
+    assert "could not be run" in told and "cut off" in told
+
+
 def test_a_spent_budget_writes_a_checkpoint_and_goes_on_from_it(fake, run_ayder, protocol, notes, project):
     write_json(project / ".ayder" / "config.json", {"max_checkpoints": 1})
     summary = "Goal: tidy notes.txt. Done: listed the files. Next step: read notes.txt."

@@ -45,8 +45,11 @@ class Found:
             hint = f"; did you mean {close[0]!r}?" if close else f"; tools: {', '.join(self.schemas)}"
             self.error(f"unknown tool {name!r}{hint}")
             return
+        if not isinstance(arguments, (dict, str)) and arguments is not None:
+            self.error(f"{name}: the arguments must be one JSON object, got: {short(arguments)}")
+            return
         if not isinstance(arguments, dict):
-            arguments, problem = decode_arguments(arguments if isinstance(arguments, str) else None)
+            arguments, problem = decode_arguments(arguments)
             if problem:
                 self.error(f"{name}: {problem}")
                 return

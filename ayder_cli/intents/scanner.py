@@ -53,9 +53,10 @@ class _Wait(Exception):
 class StreamFilter:
     """Feed a reply delta by delta; get back (kind, text) pieces: kind is "text" or "thinking"."""
 
-    def __init__(self, tools: list[dict] | None = None, *, think_open: bool | None = None) -> None:
+    def __init__(self, tools: list[dict] | None = None, *, think_open: bool | None = None,
+                 cut_off: bool = False) -> None:
         self.found = Found(tools)
-        self.context = Context(self.found)
+        self.context = Context(self.found, cut_off)
         self._out = Output()
         self._window = Window()
         self._mode = Mode.LEADING if think_open is None else (Mode.THINK if think_open else Mode.TEXT)

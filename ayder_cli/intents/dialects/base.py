@@ -55,8 +55,9 @@ Outcome = NeedMore | NotMine | Ends
 class Context:
     """What a reader may ask the scanner: the tools, where the block started, cheap searches."""
 
-    def __init__(self, found: Found) -> None:
+    def __init__(self, found: Found, cut_off: bool = False) -> None:
         self.found = found
+        self.cut_off = cut_off  # the reply was cut (max_tokens): a call its own closer did not end is not run
         self.line_start = True  # the block's opener stood at the start of a line
         self._skipped: dict[tuple[int, str], int] = {}  # (from, pattern) -> how far that run was read
 
@@ -121,6 +122,12 @@ def starts_any(text: str, prefixes: tuple[str, ...]) -> bool:
 def may_become(text: str, prefixes: tuple[str, ...]) -> bool:
     """`text` is a proper beginning of one of `prefixes`: more text could make it one."""
     return any(prefix.startswith(text) and prefix != text for prefix in prefixes)
+
+
+def partial_closer(text: str, tags: tuple[str, ...]) -> int:
+    """Length of a cut-off closing tag ("</par") that ends `text`; a lone "<" may be the value's own."""
+    size = held_suffix(text, tags)
+    return size if size >= 2 else 0
 
 
 def held_suffix(text: str, tags: tuple[str, ...]) -> int:

@@ -15,6 +15,7 @@ class CallLine(Block):
     """The line, with its newline."""
 
     search = 0
+    cut = False
 
     def read(self, buf: str, final: bool) -> Outcome:
         newline = buf.find("\n", self.search)
@@ -29,11 +30,15 @@ class CallLine(Block):
             return NOT_MINE  # a mention in prose, not a call
         if after and not after.startswith(_PAYLOAD_START):
             return NOT_MINE
+        self.cut = newline < 0 and self.context.cut_off  # the reply was cut on this very line
         return Ends(len(line) + (newline >= 0))
 
     def finish(self, text: str) -> None:
         rest = text.strip()[len(OPENER) :].lstrip()
         name = NAME.match(rest)
+        if self.cut:
+            self.found.error(f"the reply was cut off in this [CALL] line; it was not run: {short(text)}")
+            return
         if name is None:
             self.found.error(f"a [CALL] line needs the tool's name before the arguments: {short(text)}")
             return

@@ -73,6 +73,8 @@ class Glm(Block):
         at = start.start()
         if self.key is None and buf.startswith(CLOSER, at):
             return Ends(at + len(CLOSER))
+        if final and self.key is None and may_become(buf[at:], (CLOSER,)):
+            return Ends(len(buf))  # cut inside the closer: the call is whole
         expected = VALUE if self.key is not None else KEY
         if not buf.startswith(expected, at):
             if not final and may_become(buf[at : at + len(expected)], (expected, CLOSER)):
@@ -99,13 +101,13 @@ class Glm(Block):
                 self.position = max(self.value_start, len(buf) - len(VALUE_END))
                 if not final:
                     return NEED_MORE
-                self._end_value(buf, len(buf))  # the reply ends inside the value: closers are missing
+                self.truncated = True  # the reply ends inside the value: it is cut off
                 return Ends(len(buf))
             following = self.context.following(buf, end + len(VALUE_END))
             if not final and (not following or may_become(following, _AFTER_VALUE)):
                 self.position = end
                 return NEED_MORE
-            if not following or following.startswith(_AFTER_VALUE):
+            if not following or following.startswith(_AFTER_VALUE) or may_become(following, _AFTER_VALUE):
                 self._end_value(buf, end)
                 self.position = end + len(VALUE_END)
                 return None
@@ -116,7 +118,7 @@ class Glm(Block):
         self.key = self.value_start = None
 
     def _cut(self, buf: str) -> Outcome:
-        self.truncated = self.key is not None
+        self.truncated = self.key is not None or self.context.cut_off
         return Ends(len(buf))
 
     def finish(self, text: str) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from ayder_cli.intents.dialects.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Outcome
+from ayder_cli.intents.dialects.json_extent import JsonSequence
 from ayder_cli.intents.found import short
 
 MESSAGE, CALL = "<|message|>", "<|call|>"
@@ -25,7 +26,7 @@ class Harmony(Block):
         super().__init__(context, opener)
         self.body_start: int | None = None
         self.name: str | None = None
-        self.search = 0
+        self.arguments: JsonSequence | None = None
 
     def read(self, buf: str, final: bool) -> Outcome:
         if self.body_start is None:
@@ -40,24 +41,20 @@ class Harmony(Block):
             if recipient is None:
                 return Ends(self.body_start)  # the header goes; the message is text
             self.name = recipient.group(1)
-        start = max(self.search, self.body_start)
-        ends = [(end, token) for token in _ENDS if (end := buf.find(token, start)) >= 0]
-        if ends:
-            end, token = min(ends)
-            return Ends(end + len(token))
-        self.search = max(self.body_start, len(buf) - len(CALL))
-        return Ends(len(buf)) if final else NEED_MORE
+            self.arguments = JsonSequence(self.body_start, ends=_ENDS, text_ends=True)
+        end = self.arguments.end(buf, final)
+        return NEED_MORE if end is None else Ends(end)
 
     def finish(self, text: str) -> None:
         if self.name is None:
             return
-        body = text[self.body_start :]
-        for token in _ENDS:
-            body = body.removesuffix(token)
-        if not body.strip():
+        values = list(self.arguments.values(text))
+        if not values:
             self.found.error(f"{self.name}: the call has no arguments (it may be cut off): {short(text)}")
-            return
-        self.found.add_call(self.name, body.strip(), text)
+        elif values[0][0] is None:
+            self.found.error(f"{self.name}: the arguments are not valid JSON (it may be cut off): {short(values[0][1])}")
+        else:
+            self.found.add_call(self.name, values[0][0], text)
 
 
 DIALECT = Dialect("harmony", Harmony, openers=("<|channel|>", "<|start|>assistant to="))

@@ -74,3 +74,62 @@ def json_values(text: str, between: str = "") -> Iterator[tuple[Any, int]]:
         first = False
         yield value, position
         position = skip.match(text, position).end()
+
+
+class JsonSequence:
+    """JSON objects one after another (apart by whitespace or the `between` characters), up to one of
+    the `ends` tokens or the end of the reply. Found by JsonExtent, so a string may quote anything.
+
+    Other text either ends the sequence (`text_ends`) or is kept, to its line's end, as a bad entry.
+    `items` holds (start, end, is_json) spans of the buffer.
+    """
+
+    def __init__(self, start: int, ends: tuple[str, ...], between: str = "", text_ends: bool = False) -> None:
+        self.position = start
+        self.ends = ends
+        self.text_ends = text_ends
+        self._skip = re.compile(r"[\s%s]*" % re.escape(between))
+        self._extent: JsonExtent | None = None
+        self.items: list[tuple[int, int, bool]] = []
+
+    def end(self, buf: str, final: bool) -> int | None:
+        """Where the sequence ends (after its end token, if any); None while that is not known."""
+        while True:
+            if self._extent is not None:
+                end = self._extent.end(buf)
+                if end is None:
+                    return self._cut(buf) if final else None
+                self.items.append((self.position, end, True))
+                self._extent, self.position = None, end
+            at = self._skip.match(buf, self.position).end()
+            if at == len(buf):
+                return len(buf) if final else None
+            token = next((token for token in self.ends if buf.startswith(token, at)), None)
+            if token is not None:
+                return at + len(token)
+            if not final and any(token.startswith(buf[at:]) for token in self.ends):
+                return None  # the start of an end token
+            if buf[at] in "{[":
+                self.position, self._extent = at, JsonExtent(at)
+                continue
+            if self.text_ends:
+                return at
+            newline = buf.find("\n", at)
+            if newline < 0 and not final:
+                return None
+            self.items.append((at, newline if newline >= 0 else len(buf), False))
+            self.position = newline if newline >= 0 else len(buf)
+
+    def _cut(self, buf: str) -> int:
+        self.items.append((self.position, len(buf), True))  # a value cut off at the end of the reply
+        self._extent = None
+        return len(buf)
+
+    def values(self, text: str) -> Iterator[tuple[Any, str]]:
+        """Each item decoded (None when it is not valid JSON), with its text."""
+        for start, end, is_json in self.items:
+            raw = text[start:end]
+            try:
+                yield (json.loads(raw) if is_json else None), raw
+            except json.JSONDecodeError:
+                yield None, raw

@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from ayder_cli.intents.dialects.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Outcome, Where
-from ayder_cli.intents.dialects.json_extent import json_values
+from ayder_cli.intents.dialects.json_extent import JsonSequence
 from ayder_cli.intents.found import is_call_object, short
 
 PYTHON_TAG = "<|python_tag|>"
@@ -66,29 +66,22 @@ def _value(text: str, fenced: bool) -> Any:
 class PythonTag(Block):
     """Llama 3.1: <|python_tag|>{"name": ..., "parameters": ...}; several may be joined by ';'."""
 
-    search = 0
+    def __init__(self, context, opener: str) -> None:
+        super().__init__(context, opener)
+        self.calls = JsonSequence(len(opener), ends=_TAG_ENDS, between=";", text_ends=True)
 
     def read(self, buf: str, final: bool) -> Outcome:
-        start = max(self.search, len(self.opener))
-        ends = [found for found in (buf.find(tag, start) for tag in _TAG_ENDS) if found >= 0]
-        if ends:
-            return Ends(min(ends) + len(_TAG_ENDS[0]))
-        self.search = max(len(self.opener), len(buf) - len(_TAG_ENDS[0]))
-        return Ends(len(buf)) if final else NEED_MORE
+        end = self.calls.end(buf, final)
+        return NEED_MORE if end is None else Ends(end)
 
     def finish(self, text: str) -> None:
-        body = text[len(self.opener) :]
-        if body.endswith(_TAG_ENDS):
-            body = body[: -len(_TAG_ENDS[0])]
-        try:
-            values = [value for value, _ in json_values(body, between=";")]
-        except json.JSONDecodeError as exc:
-            self.found.error(f"<|python_tag|> is not followed by valid JSON ({exc.msg}): {short(body)}")
-            return
-        if not values:
+        if not self.calls.items:
             self.found.error("an empty <|python_tag|> call (it may be cut off)")
-        for value in values:
-            self.found.add_json_calls(value, body, "<|python_tag|>")
+        for value, raw in self.calls.values(text):
+            if value is None:
+                self.found.error(f"<|python_tag|> is not followed by valid JSON (it may be cut off): {short(raw)}")
+            else:
+                self.found.add_json_calls(value, raw, "<|python_tag|>")
 
 
 DIALECTS = [

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from ayder_cli.intents.dialects.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Outcome, may_become
+from ayder_cli.intents.dialects.json_extent import JsonExtent
 from ayder_cli.intents.found import short
 
 
@@ -35,22 +36,71 @@ _HEAD = re.compile(r"[\w.\-]+(?::\d+)?")  # "function", a tool's name, or Kimi's
 _HEAD_START = re.compile(r"[\w.\-]*(?::\d*)?(?:<[^>]*)?")  # the same, and the start of the separator
 
 
+@dataclass
+class _Call:
+    head: str  # what stands between the call's begin token and the separator
+    after_separator: int  # where the text after the separator starts
+    arguments: tuple[int, int] | None = None  # the span of the JSON arguments, once found
+
+
 class Section(Block):
+    """From the opener to the section's end token (or the end of the reply), one call at a time.
+
+    Arguments are found with JsonExtent, so a JSON string may quote any of the tokens."""
+
     tokens: Tokens
 
-    search = 0
+    def __init__(self, context, opener: str) -> None:
+        super().__init__(context, opener)
+        self.opened = False
+        self.position = len(opener)  # where reading outside the arguments goes on
+        self.search = self.position  # where the next search for a token resumes
+        self.longest = max(map(len, (self.tokens.separator, self.tokens.call_end, self.tokens.section_end)))
+        self.calls: list[_Call] = []
+        self.extent: JsonExtent | None = None
+        self.waiting = False  # a separator was read, its arguments have not started yet
 
     def read(self, buf: str, final: bool) -> Outcome:
-        if not self.search:
+        if not self.opened:
             opened = self._opens_a_call(buf, final)
             if opened is not True:
                 return opened
-        end_token = self.tokens.section_end
-        end = buf.find(end_token, max(self.search, len(self.opener)))
-        if end >= 0:
-            return Ends(end + len(end_token))
-        self.search = max(len(self.opener), len(buf) - len(end_token))
-        return Ends(len(buf)) if final else NEED_MORE
+            self.opened = True
+        tokens = self.tokens
+        while True:
+            if self.extent is not None:
+                end = self.extent.end(buf)
+                if end is None and not final:
+                    return NEED_MORE
+                self.calls[-1].arguments = (self.calls[-1].arguments[0], end or len(buf))
+                self.extent, self.position = None, end or len(buf)
+                self.search = self.position
+                if end is None:
+                    return Ends(len(buf))
+            found = self._next(buf, ("{", "[") if self.waiting else (tokens.separator,))
+            if found is None:
+                self.search = max(self.position, len(buf) - self.longest + 1)  # a token may straddle the end
+                return Ends(len(buf)) if final else NEED_MORE
+            at, token = found
+            self.search = at + len(token)
+            if token == tokens.section_end:
+                return Ends(at + len(token))
+            if token == tokens.separator:
+                begin = buf.rfind(tokens.call_begin, self.position, at)
+                head_start = begin + len(tokens.call_begin) if begin >= 0 else self.position
+                self.calls.append(_Call(buf[head_start:at], at + len(token)))
+                self.waiting, self.position = True, at + len(token)
+            elif token == tokens.call_end:
+                self.waiting, self.position = False, at + len(token)  # a call with no JSON arguments
+            else:
+                self.calls[-1].arguments = (at, at)
+                self.waiting, self.extent = False, JsonExtent(at)
+
+    def _next(self, buf: str, wanted: tuple[str, ...]) -> tuple[int, str] | None:
+        """The first of `wanted`, the call's end or the section's end after the reading position."""
+        tokens = (*wanted, self.tokens.call_end, self.tokens.section_end)
+        found = [(at, token) for token in tokens if (at := buf.find(token, self.search)) >= 0]
+        return min(found) if found else None
 
     def _opens_a_call(self, buf: str, final: bool) -> Outcome | bool:
         """A call follows the opener: the call-begin token, or a name and the separator.
@@ -70,59 +120,53 @@ class Section(Block):
         return NEED_MORE if grows else NOT_MINE
 
     def finish(self, text: str) -> None:
-        tokens = self.tokens
-        body = text.removesuffix(tokens.section_end)
-        pieces = body.split(tokens.call_begin)[1:] if tokens.call_begin in body else []
-        if not pieces:
+        if not self.calls:
             self.found.error(f"a tool-call section holds no call (it may be cut off): {short(text)}")
-        for piece in pieces:
-            call, ended, _ = piece.partition(tokens.call_end)
-            head, separated, arguments = call.partition(tokens.separator)
-            if not separated:
-                self.found.error(f"a tool call is cut off before its arguments: {short(piece)}")
+        for index, call in enumerate(self.calls):
+            start = call.arguments[0] if call.arguments else call.after_separator
+            name = self.name(call.head.strip(), text[call.after_separator : start])
+            following = self.calls[index + 1].after_separator if index + 1 < len(self.calls) else len(text)
+            ended = self.tokens.call_end in text[start:following]
+            raw = text[call.after_separator : following]
+            if self.context.cut_off and not ended:
+                self.found.error(f"{name or 'a tool call'}: the reply was cut off inside this call; "
+                                 f"it was not run: {short(raw)}")
                 continue
-            self._add(head.strip(), arguments, ended, piece)
+            if call.arguments is None:
+                if ended:
+                    self.found.add_call(name, {}, raw)
+                else:
+                    self.found.error(f"{name or 'a tool call'}: cut off before its arguments: {short(raw)}")
+                continue
+            try:
+                value = json.loads(text[call.arguments[0] : call.arguments[1]])
+            except json.JSONDecodeError as exc:
+                cut = "" if ended else "; the call may be cut off"
+                self.found.error(f"{name or 'a tool call'}: the arguments are not valid JSON ({exc.msg}){cut}: "
+                                 f"{short(raw)}")
+                continue
+            self.found.add_call(name, value, raw)
 
-    def _add(self, head: str, arguments: str, ended: str, raw: str) -> None:
-        name, text = self.name_and_arguments(head, arguments)
-        try:
-            value = json.loads(text) if text.strip() else {}
-        except json.JSONDecodeError as exc:
-            cut = "" if ended else "; the call may be cut off"
-            self.found.error(f"{name or 'a tool call'}: the arguments are not valid JSON ({exc.msg}){cut}: {short(raw)}")
-            return
-        self.found.add_call(name, value, raw)
-
-    def name_and_arguments(self, head: str, arguments: str) -> tuple[str, str]:
+    def name(self, head: str, before_arguments: str) -> str:
         raise NotImplementedError
 
 
 class DeepSeek(Section):
     tokens = DEEPSEEK
 
-    def name_and_arguments(self, head: str, arguments: str) -> tuple[str, str]:
-        if head == "function":  # V3 / R1: the name starts the arguments part, then a ```json fence
-            cut = min((found for found in map(arguments.find, ("\n", "`", "{")) if found >= 0), default=len(arguments))
-            return arguments[:cut].strip(), _unfenced(arguments[cut:])
-        return head, arguments  # V3.1
+    def name(self, head: str, before_arguments: str) -> str:
+        if head == "function":  # V3 / R1: the name comes after the separator, then a ```json fence
+            return before_arguments.split("`", 1)[0].strip()
+        return head  # V3.1
 
 
 class Kimi(Section):
     tokens = KIMI
 
-    def name_and_arguments(self, head: str, arguments: str) -> tuple[str, str]:
+    def name(self, head: str, before_arguments: str) -> str:
         name = head.removeprefix("functions.")  # "functions.NAME:0" -> NAME
         stem, colon, index = name.rpartition(":")
-        return (stem if colon and index.isdigit() else name), arguments
-
-
-def _unfenced(text: str) -> str:
-    """The JSON inside a ```json fence (or the text itself when it has none)."""
-    text = text.strip()
-    if not text.startswith("```"):
-        return text
-    text = text[3:].removeprefix("json").rstrip()
-    return text.removesuffix("```")
+        return stem if colon and index.isdigit() else name
 
 
 DIALECTS = [

@@ -17,7 +17,7 @@ import json
 
 from ayder_cli.intents.coerce import CoerceError, typed
 from ayder_cli.intents.dialects.base import (MAX_TAG, NEED_MORE, NON_SPACE, NOT_MINE, Block, Context, Ends,
-                                             Outcome, may_become, starts_any)
+                                             Outcome, may_become, partial_closer, starts_any)
 from ayder_cli.intents.dialects.xml_tags import (AFTER_CALL_TAG, AFTER_CLOSER, CALL_TAGS, WRAPPER_CLOSERS,
                                                  call_name, could_be_tag, one_newline_off, param_key,
                                                  right_after_tag, tag_name, variants)
@@ -236,8 +236,8 @@ class XmlCalls(Block):
         candidates = AFTER_CLOSER + ((self.closer,) if self.closer else ())
         if starts_any(following, candidates):
             return True
-        if not final and may_become(following, candidates):
-            return NEED_MORE
+        if may_become(following, candidates):
+            return True if final else NEED_MORE  # at the end: the reply was cut inside that tag
         return False
 
     def _known_param_follows(self, following: str, final: bool):
@@ -278,6 +278,13 @@ class XmlCalls(Block):
         """The reply ended inside the call: closing tags may be missing there."""
         if self.lazy:
             return NOT_MINE  # a bare value without its closer was a mention after all
+        if self.call_open and (self.context.cut_off or self.param is None and not self.calls[-1][1]):
+            return self._cut_off(buf)  # the call's closer never came in a cut reply, or it has nothing at all
+        if self.param is not None:  # the value runs to the end, maybe with the start of its closer
+            end -= partial_closer(buf[:end], variants("</parameter>"))
+            key, start, attributes = self.param
+            if attributes or not buf[start:end].endswith("\n"):
+                return self._cut_off(buf)  # a value cut off mid-line is not the value the model meant
         if self.call_open:
             self._end_call(buf, end)
         self.position = end
