@@ -15,6 +15,12 @@ Run:  python benchmarks/parser.py [--repeats N] [--delta N] [--held-kb N] [--onl
    not grow with the length of the reply; a ratio above 2 is flagged GROWING.
    Then the hostile runs the filter holds while it waits (whitespace after a
    tag, a line of backticks), streamed the same way, 64 KB long (--held-kb).
+4. Per dialect: a 1 MB reply written in each dialect the parser reads (the
+   renderers of tests/dialect_renderers.py), prose paragraphs between the
+   calls (replies that must be nothing but calls, a JSON or Python list, are
+   one long list). parse(text, tools) against the same floor, flagged SLOW
+   above 10x it or when the call count is off; then the same replies streamed
+   in 4-character deltas, first and last 64 KB, flagged GROWING above 2.
 
 Nothing is asserted; the script prints tables. Exit status is 0 whatever the
 result, unless --strict is given (then 1 if anything is flagged or a count is off).
@@ -27,11 +33,13 @@ import random
 import re
 import sys
 import time
+from pathlib import Path
 
 MB = 1 << 20
 KB = 1 << 10
 SIZES = (0.25, 0.5, 1.0)
 LINEAR_LIMIT = 6.0  # time(1 MB) / time(0.25 MB); 4 is linear, 16 quadratic
+SLOW_LIMIT = 10.0  # parse time / floor time on a reply written in one dialect
 GROWTH_LIMIT = 2.0  # per-delta time late in the reply / early in it
 WINDOW = 64 * KB
 # The characters the scanner stops on in plain text: the floor touches the same ones.
@@ -226,6 +234,71 @@ def streamed_cases(size: int) -> list[tuple[str, str, dict]]:
     ]
 
 
+# --------------------------------------------------------------------------- replies in every dialect
+
+
+def dialect_renderers():
+    """tests/dialect_renderers.py: how each model family writes its calls (shared with the property tests)."""
+    tests_dir = str(Path(__file__).resolve().parent.parent / "tests")
+    if tests_dir not in sys.path:
+        sys.path.insert(0, tests_dir)
+    import dialect_renderers
+
+    return dialect_renderers
+
+
+def code_value(rng: random.Random, n: int) -> str:
+    """A few lines of code, as a write_file call carries them: quotes, brackets, '<', no edge whitespace."""
+    body = "".join(f"    if a < b{k} and [a] != [\"x\"]:  # case {k}\n        return {{'ok': \"<b>\"}}\n"
+                   for k in range(rng.randint(1, 4)))
+    return f"def f_{n}(a, b):\n{body}    return a"
+
+
+def realistic_call(rng: random.Random, index: int) -> tuple[str, dict]:
+    """One call to one of TOOLS, with values every dialect can carry under TOOLS' schemas."""
+    n = rng.randint(1, 999)
+    kind = index % 5
+    if kind == 0:
+        return "read_file", {"file_path": f"src/mod_{n}.py", "start_line": n, "end_line": n + 40}
+    if kind == 1:
+        return "write_file", {"file_path": f"src/gen_{n}.py", "content": code_value(rng, n)}
+    if kind == 2:
+        return "search_code", {"pattern": "def \\w+\\(", "path": f"src/pkg_{n}", "max_results": n}
+    if kind == 3:
+        return "run_shell", {"command": f'pytest -q tests/test_{n}.py -k "not slow"', "timeout": n + 0.5}
+    return "list_files", {"path": f"pkg_{n}/sub", "recursive": True}
+
+
+def dialect_reply(dialect: str, size: int, seed: int = 11) -> tuple[str, int]:
+    """About `size` characters of reply in `dialect`, and how many calls it holds.
+
+    Calls come in groups of one to three (one block, or one section, per group),
+    a group about every 1.5 KB, with prose between them; a dialect whose calls
+    must be the whole reply gets one list of as many calls as fill `size`.
+    """
+    renderers = dialect_renderers()
+    render, _ = renderers.RENDERERS[dialect]
+    end_token = renderers.END_TOKEN.get(dialect, "")
+    rng = random.Random(seed)
+    if dialect in renderers.WHOLE_REPLY:
+        calls, total = [], 0
+        while total < size:
+            calls.append(realistic_call(rng, len(calls)))
+            total += len(render(calls[-1:])) + 2
+        return render(calls), len(calls)
+    groups, index = [], 0
+    for _ in range(size // 1500):
+        group = [realistic_call(rng, index + k) for k in range(rng.randint(1, 3))]
+        index += len(group)
+        groups.append(render(group) + end_token)
+    per_gap = max(0, (size - sum(map(len, groups))) // (len(groups) + 1))
+    parts = []
+    for group in groups:
+        parts += [prose(rng, per_gap), group, "\n"]
+    parts.append(prose(rng, per_gap))
+    return "".join(parts), index
+
+
 # --------------------------------------------------------------------------- timing
 
 
@@ -370,6 +443,40 @@ def stream_table(cases: list[tuple[str, str, dict]], delta: int, window: int) ->
     return bad
 
 
+def dialects(options: argparse.Namespace) -> bool:
+    from ayder_cli.intents import parse
+
+    size = int(options.size_mb * MB)
+    names = list(dialect_renderers().RENDERERS)
+    replies = {name: dialect_reply(name, size) for name in names}
+    repeats = min(options.repeats, 3)  # twenty dialects: keep the section well under a minute
+    print(f"\n4. Per dialect: a {options.size_mb:g} MB reply, parse(text, tools) vs one re.finditer pass over the "
+          f"same text (best of up to {repeats}); flagged SLOW above {SLOW_LIMIT:g}x or when the count is off")
+    header = (f"{'dialect':<18} {'size MB':>7} {'floor ms':>9} {'parse ms':>9} {'ratio':>6}  {'calls':>15}  "
+              f"{'errors':>6}  result")
+    print(header)
+    print("-" * len(header))
+    bad = False
+    for name in names:
+        text, expected = replies[name]
+        floor_s, _ = best_time(lambda: floor_count(text), repeats)
+        parse_s, reply = best_time(lambda: parse(text, TOOLS), repeats)
+        found = len(reply.calls)
+        ratio = parse_s / floor_s
+        flags = (["SLOW"] if ratio > SLOW_LIMIT else []) + (["COUNT OFF"] if found != expected else [])
+        bad |= bool(flags)
+        calls = f"{found}/{expected} {'ok' if found == expected else 'OFF'}"
+        print(f"{name:<18} {len(text.encode()) / MB:7.2f} {floor_s * 1000:9.1f} {parse_s * 1000:9.1f} "
+              f"{ratio:5.0f}x  {calls:>15}  {len(reply.errors):>6}  {' '.join(flags) or 'ok'}", flush=True)
+        if reply.errors:
+            print(f"    first error: {reply.errors[0][:120]}")
+
+    print(f"\n   The same replies streamed through StreamFilter in {options.delta}-character deltas: µs per delta "
+          f"over the first {WINDOW // KB} KB and the last {WINDOW // KB} KB; flagged above {GROWTH_LIMIT:g}x")
+    cases = [(name, replies[name][0], {"think_open": False}) for name in names]
+    return stream_table(cases, options.delta, WINDOW) or bad
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5, help="timed runs per case, best kept (default 5)")
@@ -377,7 +484,7 @@ def main() -> int:
     parser.add_argument("--held-kb", type=int, default=64,
                         help="length of the streamed runs the filter holds (default 64)")
     parser.add_argument("--size-mb", type=float, default=1.0, help=argparse.SUPPRESS)
-    parser.add_argument("--only", choices=("throughput", "hostile", "streaming"),
+    parser.add_argument("--only", choices=("throughput", "hostile", "streaming", "dialects"),
                         help="run one section only")
     parser.add_argument("--strict", action="store_true", help="exit 1 if anything is flagged")
     options = parser.parse_args()
@@ -386,7 +493,8 @@ def main() -> int:
 
     print(f"python {sys.version.split()[0]}, ayder_cli from {ayder_cli.__file__}\n")
     bad = False
-    for name, section in (("throughput", throughput), ("hostile", linearity), ("streaming", streaming)):
+    for name, section in (("throughput", throughput), ("hostile", linearity), ("streaming", streaming),
+                          ("dialects", dialects)):
         if options.only in (None, name):
             bad |= section(options)
     if bad:
