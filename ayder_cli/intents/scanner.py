@@ -36,6 +36,8 @@ _INTERESTING_FIRST = re.compile(r"[`<\[\]{]")
 _NOT_BACKTICK = re.compile(r"[^`]")
 _NEWLINE = re.compile(r"\n")
 _NOT_FENCE_LINE = re.compile(r"[^ \t`]")
+_INDENT = re.compile(r"[ \t]*")
+_MAY_CLOSE_FENCE = re.compile(r"\n(?=[ \t]*(?:`|\Z))")  # a line break before a line that may close a fence
 
 
 class Mode(Enum):
@@ -174,30 +176,30 @@ class StreamFilter:
     def _in_fence(self) -> bool:
         """Inside an ordinary code fence: shown verbatim, nothing in it is a call."""
         buf = self._window.text
-        skip_run = self.context.skip_run
-        newline = skip_run(buf, 0, _NEWLINE) if self._line_blank else buf.find("\n")
-        newline = newline if newline < len(buf) else -1
-        if not self._line_blank:  # mid-line: cannot be the closing fence
-            self._text(self._consume(newline + 1 if newline >= 0 else len(buf)))
+        indent = _INDENT.match(buf).end()
+        if self._line_blank and buf[indent : indent + 1] in ("`", ""):  # this line may close the fence
+            newline = self.context.skip_run(buf, 0, _NEWLINE)
+            newline = newline if newline < len(buf) else -1
+            if newline < 0 and not self._window.at_end and self.context.skip_run(buf, 0, _NOT_FENCE_LINE) == len(buf):
+                raise _Wait  # only spaces and backticks so far: this line may yet close the fence
+            line = buf if newline < 0 else buf[:newline]
+            stripped = line.lstrip(" \t")
+            if stripped.startswith(self._fence) and not stripped.strip("`").strip():
+                self._mode = Mode.TEXT
+            self._text(self._consume(len(line) + (newline >= 0)))
             return True
-        if newline < 0 and not self._window.at_end and skip_run(buf, 0, _NOT_FENCE_LINE) == len(buf):
-            raise _Wait  # only spaces and backticks so far: this line may yet close the fence
-        line = buf if newline < 0 else buf[:newline]
-        stripped = line.lstrip(" \t")
-        if stripped.startswith(self._fence) and not stripped.strip("`").strip():
-            self._mode = Mode.TEXT
-        self._text(self._consume(len(line) + (newline >= 0)))
+        # This line cannot close the fence: show it, and every line after it that cannot either.
+        found = _MAY_CLOSE_FENCE.search(buf)
+        self._text(self._consume(found.end() if found else len(buf)))
         return True
 
     def _in_text(self) -> bool:
         buf = self._window.text
-        found = (_INTERESTING_FIRST if self._reply_start else _INTERESTING).search(buf)
-        if not found:
-            self._text(self._consume(len(buf)))
-            return False
-        if found.start():
-            self._text(self._consume(found.start()))
-            return True
+        found, inline = self._plain_run(buf)
+        if found is None or found.start():
+            self._text(self._consume(found.start() if found else len(buf)))
+            self._inline_code = inline
+            return found is not None
         char = buf[0]
         if char == "`":
             return self._backticks()
@@ -205,6 +207,39 @@ class StreamFilter:
             self._text(self._consume(1))
             return True
         return self._opener()
+
+    def _plain_run(self, buf: str) -> tuple[re.Match | None, bool]:
+        """The first character of `buf` that needs a decision (None: all of it is plain text), and
+        whether inline code is open there. "a < b", "items[0]" and `inline code` are passed over."""
+        pattern, at, inline = _INTERESTING_FIRST if self._reply_start else _INTERESTING, 0, self._inline_code
+        while found := pattern.search(buf, at):
+            start = found.start()
+            if inline and buf.find("\n", at, start) >= 0:
+                inline = False  # inline code ends with its line
+            if buf[start] == "`":
+                run = self.context.skip_run(buf, start, _NOT_BACKTICK)
+                if run == len(buf) or not self._mid_line(buf, start):
+                    return found, inline  # may open a fence: the scanner decides
+                inline, at = not inline, run
+            elif inline or self._plain_at(buf, start):
+                at = start + 1
+            else:
+                return found, inline
+        return None, inline and buf.find("\n", at) < 0
+
+    def _mid_line(self, buf: str, at: int) -> bool:
+        """Something other than spaces stands before `at` on its line."""
+        line = buf.rfind("\n", 0, at)
+        return bool(buf[line + 1 : at].strip(" \t")) or (line < 0 and not self._line_blank)
+
+    def _plain_at(self, buf: str, at: int) -> bool:
+        """The character at `at` can open nothing, whatever precedes it on its line: it is plain text."""
+        if len(buf) - at < 2:
+            return False
+        pairs = OPENERS.candidates(buf[at : at + 2])
+        if self._reply_start or any(dialect is None or dialect.where is not Where.REPLY_START for _, dialect in pairs):
+            return False
+        return not any(d.pattern.match(buf, at) or d.pattern_prefix.match(buf, at) for d in PATTERNED)
 
     def _backticks(self) -> bool:
         buf = self._window.text

@@ -115,10 +115,6 @@ class Dialect:
     pattern_prefix: re.Pattern | None = None  # text that may still grow into `pattern`
 
 
-def starts_any(text: str, prefixes: tuple[str, ...]) -> bool:
-    return any(text.startswith(prefix) for prefix in prefixes)
-
-
 def may_become(text: str, prefixes: tuple[str, ...]) -> bool:
     """`text` is a proper beginning of one of `prefixes`: more text could make it one."""
     return any(prefix.startswith(text) and prefix != text for prefix in prefixes)

@@ -73,8 +73,8 @@ class Glm(Block):
         at = start.start()
         if self.key is None and buf.startswith(CLOSER, at):
             return Ends(at + len(CLOSER))
-        if final and self.key is None and may_become(buf[at:], (CLOSER,)):
-            return Ends(len(buf))  # cut inside the closer: the call is whole
+        if final and self.key is None and may_become(buf[at:], (CLOSER,)) and not self.context.cut_off:
+            return Ends(len(buf))  # the reply ends inside the closer: the call is whole
         expected = VALUE if self.key is not None else KEY
         if not buf.startswith(expected, at):
             if not final and may_become(buf[at : at + len(expected)], (expected, CLOSER)):

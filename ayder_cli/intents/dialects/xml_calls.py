@@ -17,10 +17,10 @@ import json
 
 from ayder_cli.intents.coerce import CoerceError, typed
 from ayder_cli.intents.dialects.base import (MAX_TAG, NEED_MORE, NON_SPACE, NOT_MINE, Block, Context, Ends,
-                                             Outcome, may_become, partial_closer, starts_any)
-from ayder_cli.intents.dialects.xml_tags import (AFTER_CALL_TAG, AFTER_CLOSER, CALL_TAGS, WRAPPER_CLOSERS,
-                                                 call_name, could_be_tag, one_newline_off, param_key,
-                                                 right_after_tag, tag_name, variants)
+                                             Outcome, may_become, partial_closer)
+from ayder_cli.intents.dialects.xml_tags import (AFTER_CALL_TAG, AFTER_CLOSER, CALL_TAGS, PARAMETER_CLOSERS,
+                                                 PARAMETER_TAGS, WRAPPER_CLOSERS, call_name, could_be_tag,
+                                                 one_newline_off, param_key, right_after_tag, tag_name)
 from ayder_cli.intents.found import short
 
 class _GoOn:
@@ -153,7 +153,7 @@ class XmlCalls(Block):
             following = self.context.following(buf, tag_end)
             if not following and not final:
                 return NEED_MORE
-            if following and not starts_any(following, AFTER_CALL_TAG):
+            if following and not following.startswith(AFTER_CALL_TAG):
                 if not final and may_become(following, AFTER_CALL_TAG):
                     return NEED_MORE
                 if not (self.skip or self.context.line_start) or not name:
@@ -212,7 +212,7 @@ class XmlCalls(Block):
                 nexts = (self.closer,) + CALL_TAGS
                 if not final and (not following or may_become(following, nexts)):
                     return NEED_MORE
-                more = not following or starts_any(following, nexts)  # else: the wrapper's closer is missing
+                more = not following or following.startswith(nexts)  # else: the wrapper's closer is missing
             else:
                 # A bare call: a wrapper closer right after it (its opener went missing) is ours too.
                 if not final and (not following or may_become(following, WRAPPER_CLOSERS)):
@@ -231,10 +231,10 @@ class XmlCalls(Block):
         following = self.context.following(buf, after)
         if not following:
             return True if final else NEED_MORE
-        if starts_any(following, variants("<parameter")):
+        if following.startswith(PARAMETER_TAGS):
             return self._known_param_follows(following, final)
         candidates = AFTER_CLOSER + ((self.closer,) if self.closer else ())
-        if starts_any(following, candidates):
+        if following.startswith(candidates):
             return True
         if may_become(following, candidates):
             return True if final else NEED_MORE  # at the end: the reply was cut inside that tag
@@ -281,7 +281,7 @@ class XmlCalls(Block):
         if self.call_open and (self.context.cut_off or self.param is None and not self.calls[-1][1]):
             return self._cut_off(buf)  # the call's closer never came in a cut reply, or it has nothing at all
         if self.param is not None:  # the value runs to the end, maybe with the start of its closer
-            end -= partial_closer(buf[:end], variants("</parameter>"))
+            end -= partial_closer(buf[:end], PARAMETER_CLOSERS)
             key, start, attributes = self.param
             if attributes or not buf[start:end].endswith("\n"):
                 return self._cut_off(buf)  # a value cut off mid-line is not the value the model meant

@@ -22,6 +22,8 @@ CALL_TAGS = ("<function=",) + variants("<invoke")
 AFTER_CALL_TAG = variants("<parameter", "</function>", "</invoke>")
 WRAPPER_CLOSERS = ("</tool_call>",) + variants("</function_calls>", "</tool_calls>")
 AFTER_CLOSER = AFTER_CALL_TAG + CALL_TAGS + WRAPPER_CLOSERS + ("<tool_call>",)
+PARAMETER_TAGS = variants("<parameter")
+PARAMETER_CLOSERS = variants("</parameter>")
 _ATTRIBUTE = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
 
 
@@ -52,15 +54,16 @@ def _unprefixed(body: str) -> str:
     return body
 
 
+_TAG_NAME = re.compile(r"<(?:/(?:｜DSML｜|\|DSML\|)?(function|invoke|parameter)>"
+                       r"|(?:｜DSML｜|\|DSML\|)?(function(?==)|invoke(?= )|parameter(?=[= ])))")
+
+
 def tag_name(rest: str) -> str | None:
     """'function', 'invoke', 'parameter', '/parameter', '/function', '/invoke', or None."""
-    body = rest[1:]
-    closing = body.startswith("/")
-    body = _unprefixed(body[1:] if closing else body)
-    for name, follow in (("function", "="), ("invoke", " "), ("parameter", "= ")):
-        if body.startswith(name) and len(body) > len(name) and body[len(name)] in (follow if not closing else ">"):
-            return ("/" if closing else "") + name
-    return None
+    match = _TAG_NAME.match(rest)
+    if match is None:
+        return None
+    return "/" + match.group(1) if match.group(1) else match.group(2)
 
 
 def could_be_tag(rest: str) -> bool:
