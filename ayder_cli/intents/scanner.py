@@ -15,7 +15,7 @@ import re
 from enum import Enum
 
 from ayder_cli.intents.dialects import FENCES, PATTERNED, OpenerIndex
-from ayder_cli.intents.dialects.base import Block, Context, Dialect, Ends, NeedMore, NotMine, Where, held_suffix
+from ayder_cli.intents.dialects.base import Block, Context, Ends, NeedMore, NotMine, Where, held_suffix
 from ayder_cli.intents.display import Output
 from ayder_cli.intents.found import Found, ParsedReply
 from ayder_cli.intents.window import Window
@@ -236,8 +236,8 @@ class StreamFilter:
         """The character at `at` can open nothing, whatever precedes it on its line: it is plain text."""
         if len(buf) - at < 2:
             return False
-        pairs = OPENERS.candidates(buf[at : at + 2])
-        if self._reply_start or any(dialect is None or dialect.where is not Where.REPLY_START for _, dialect in pairs):
+        dialects = OPENERS.dialects_starting(buf[at : at + 2])
+        if self._reply_start or any(dialect is None or dialect.where is not Where.REPLY_START for dialect in dialects):
             return False
         return not any(d.pattern.match(buf, at) or d.pattern_prefix.match(buf, at) for d in PATTERNED)
 
@@ -268,14 +268,9 @@ class StreamFilter:
     def _opener(self) -> bool:
         """At a character that may open markup: a think tag, or whatever the dialect table says."""
         buf = self._window.text
-        matches: list[tuple[str, Dialect | None]] = []
-        for opener, dialect in OPENERS.candidates(buf):
-            if dialect is not None and not self._allowed(dialect.where):
-                continue
-            if buf.startswith(opener):
-                matches.append((opener, dialect))
-            else:
-                self._need(len(buf) < len(opener) and opener.startswith(buf))
+        self._need(OPENERS.may_grow(buf))  # all of the window is the start of an opener: wait for the rest
+        matches = [(opener, dialect) for opener, dialect in OPENERS.matches(buf)
+                   if dialect is None or self._allowed(dialect.where)]
         for dialect in PATTERNED:
             match = dialect.pattern.match(buf)
             if match:

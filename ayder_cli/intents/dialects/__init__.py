@@ -8,6 +8,8 @@ module with a Block reader and one line below.
 
 from __future__ import annotations
 
+import re
+
 from ayder_cli.intents.dialects import (call_line, glm, harmony, hermes_json, invoke, json_reply, markers, minimax,
                                         mistral, pythonic, special_tokens, tool_fence, xml_function)
 from ayder_cli.intents.dialects.base import Dialect
@@ -30,28 +32,42 @@ TABLE: list[Dialect] = [
 
 
 class OpenerIndex:
-    """Which openers a text may start with: looked up by its first two characters, since most
-    '<' in prose ("a < b", "<br>") start no opener at all and must cost nothing."""
+    """The openers a text starts with, found by one regular expression per first two characters rather
+    than by trying each: most '<' and '[' in prose ("a < b", "items[0]") start none and cost next to nothing."""
 
     def __init__(self, scanner_tags: tuple[str, ...]) -> None:
         # scanner_tags (think tags) have no dialect (None): the scanner reads them itself.
         pairs: list[tuple[str, Dialect | None]] = [(tag, None) for tag in scanner_tags]
         pairs += [(opener, dialect) for dialect in TABLE for opener in dialect.openers]
-        pairs.sort(key=lambda pair: -len(pair[0]))  # longest first, so a prefix never wins; table order stays
-        self._by_first: dict[str, list] = {}
-        self._single: dict[str, list] = {}  # one-character openers ("[", "{" at the start of a reply)
-        for pair in pairs:
-            self._by_first.setdefault(pair[0][0], []).append(pair)
-            if len(pair[0]) == 1:
-                self._single.setdefault(pair[0], []).append(pair)
-        self._by_two = {opener[:2]: [pair for pair in pairs if pair[0].startswith(opener[:2])]
-                        + self._single.get(opener[0], []) for opener, _ in pairs if len(opener) > 1}
+        by_opener: dict[str, list[Dialect | None]] = {}  # in table order
+        for opener, dialect in pairs:
+            by_opener.setdefault(opener, []).append(dialect)
+        openers = sorted(by_opener, key=len, reverse=True)  # longest first: the alternation takes the longest
+        # Text that starts with an opener starts with every opener that is a prefix of it, too.
+        self._found = {opener: [(shorter, dialect) for shorter in openers if opener.startswith(shorter)
+                                for dialect in by_opener[shorter]] for opener in openers}
+        keys = {opener[:2] for opener in openers} | {opener[:1] for opener in openers}
+        self._patterns = {key: re.compile("|".join(re.escape(opener) for opener in openers
+                                                   if opener.startswith(key) or opener == key[0]))
+                          for key in keys}
+        self._prefixes = {opener[:size] for opener in openers for size in range(1, len(opener))}
+        self._dialects = {key: [dialect for opener, dialect in pairs if opener.startswith(key) or opener == key[0]]
+                          for key in keys if len(key) == 2}
+        self._single = {opener: by_opener[opener] for opener in openers if len(opener) == 1}  # "[" opens a reply
 
-    def candidates(self, text: str) -> list[tuple[str, Dialect | None]]:
-        """(opener, dialect) pairs `text` may start or still grow into, longest first."""
-        if len(text) < 2:
-            return self._by_first.get(text, [])
-        return self._by_two.get(text[:2]) or self._single.get(text[0], [])
+    def matches(self, text: str) -> list[tuple[str, Dialect | None]]:
+        """Every (opener, dialect) that `text` starts with: longest opener first, then in table order."""
+        pattern = self._patterns.get(text[:2]) or self._patterns.get(text[:1])
+        match = pattern.match(text) if pattern else None
+        return self._found[match.group(0)] if match else []
+
+    def may_grow(self, text: str) -> bool:
+        """`text` is the beginning of an opener, not yet all of it: more text could make it one."""
+        return text in self._prefixes
+
+    def dialects_starting(self, two: str) -> list[Dialect | None]:
+        """The dialects of every opener that starts with these two characters, or is the first one alone."""
+        return self._dialects.get(two) or self._single.get(two[:1], [])
 
 
 FENCES = {info: dialect for dialect in TABLE for info in dialect.fences}
