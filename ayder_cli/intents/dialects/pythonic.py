@@ -74,6 +74,10 @@ def add_python_calls(found: Found, text: str, where: str) -> None:
     except NotCalls as exc:
         found.error(f"{where} could not be read: {exc}: {short(text)}")
         return
+    add_calls(found, nodes, text, where)
+
+
+def add_calls(found: Found, nodes: list[ast.Call], text: str, where: str) -> None:
     for node in nodes:
         try:
             found.add_call(_name(node), _arguments(node), text)
@@ -84,6 +88,8 @@ def add_python_calls(found: Found, text: str, where: str) -> None:
 class WholeReplyList(Block):
     """`[name(...), ...]` is a call list only if it is the whole reply, so it is held to the end."""
 
+    nodes: list[ast.Call] = []  # the calls, parsed once when the end of the reply came
+
     def read(self, buf: str, final: bool) -> Outcome:
         following = self.context.following(buf, 1)
         if not _CALL_START.match(following):
@@ -92,15 +98,15 @@ class WholeReplyList(Block):
         if not final:
             return NEED_MORE
         try:
-            names = [_name(node) for node in call_nodes(buf)]
+            self.nodes = call_nodes(buf)
         except NotCalls:
             return NOT_MINE
-        if self.found.schemas and not any(name in self.found.schemas for name in names):
+        if self.found.schemas and not any(_name(node) in self.found.schemas for node in self.nodes):
             return NOT_MINE  # a list of calls to nothing on offer: Python in prose, not a call
         return Ends(len(buf))
 
     def finish(self, text: str) -> None:
-        add_python_calls(self.found, text, "a list of calls")
+        add_calls(self.found, self.nodes, text, "a list of calls")
 
 
 class PythonStart(Block):

@@ -115,21 +115,22 @@ class XmlCalls(Block):
 
     def _tag(self, buf: str, at: int, final: bool):
         """Read the tag-like thing at `at`: an outcome for the block, or GO_ON."""
-        rest = buf[at : at + MAX_TAG]
         if self.closer is not None:
-            if rest.startswith(self.closer):
+            if buf.startswith(self.closer, at):
                 return self._closing_tag(buf, at, None, final)
-            if not final and self.closer.startswith(rest):
+            if not final and len(buf) - at < len(self.closer) and self.closer.startswith(buf[at:]):
                 return NEED_MORE
-        name = tag_name(rest)
+        name = tag_name(buf, at)
         if name is None:
+            rest = buf[at : at + MAX_TAG]
             partial = len(rest) < MAX_TAG and ">" not in rest and "\n" not in rest and could_be_tag(rest)
             if partial and not final:
                 return NEED_MORE
             if partial and self.call_open and self.param is None and not self.lazy:
                 return self._cut_off(buf)  # the reply ends in the middle of a tag
             return self._skip(at)
-        tag_end = at + rest.find(">") + 1 if ">" in rest else -1
+        close = buf.find(">", at, at + MAX_TAG)
+        tag_end = close + 1 if close >= 0 else -1
         if name in ("function", "invoke"):
             return self._call_tag(buf, at, tag_end, final)
         if name == "parameter":

@@ -58,9 +58,9 @@ _TAG_NAME = re.compile(r"<(?:/(?:｜DSML｜|\|DSML\|)?(function|invoke|parameter
                        r"|(?:｜DSML｜|\|DSML\|)?(function(?==)|invoke(?= )|parameter(?=[= ])))")
 
 
-def tag_name(rest: str) -> str | None:
-    """'function', 'invoke', 'parameter', '/parameter', '/function', '/invoke', or None."""
-    match = _TAG_NAME.match(rest)
+def tag_name(buf: str, at: int) -> str | None:
+    """The tag at `at`: 'function', 'invoke', 'parameter', '/parameter', '/function', '/invoke', or None."""
+    match = _TAG_NAME.match(buf, at)
     if match is None:
         return None
     return "/" + match.group(1) if match.group(1) else match.group(2)
