@@ -434,7 +434,7 @@ def stream_table(cases: list[tuple[str, str, dict]], delta: int, window: int) ->
         early, late, total, out, flt = stream_windows(text, delta, flt_options, window)
         shown = "".join(piece for kind, piece in out if kind == "text")
         whole = parse(text, TOOLS, **flt_options)
-        same = shown == whole.display and [c.name for c in flt.calls] == [c.name for c in whole.calls]
+        same = shown == whole.display and [c.name for c in flt.found.calls] == [c.name for c in whole.calls]
         ratio = late / early
         flagged = ratio > GROWTH_LIMIT
         bad |= flagged or not same

@@ -14,20 +14,12 @@ from __future__ import annotations
 import re
 from enum import Enum
 
-from ayder_cli.intents.dialects import FENCES, PATTERNED, OpenerIndex
+from ayder_cli.intents.dialects import FENCES, OpenerIndex
 from ayder_cli.intents.dialects.base import Block, Context, Ends, NeedMore, NotMine, Where, held_suffix
 from ayder_cli.intents.display import Output
+from ayder_cli.intents import think
 from ayder_cli.intents.found import Found, ParsedReply
 from ayder_cli.intents.window import Window
-
-# Think blocks: opener -> closer. Harmony's analysis channel is thinking too.
-THINK = {"<think>": "</think>", "<thinking>": "</thinking>", "<reasoning>": "</reasoning>",
-         "<|channel|>analysis<|message|>": "<|end|>"}
-# A closer with no opener before it at the start of a reply: the prompt template opened the block.
-_LONE_CLOSER = re.compile("</think>|</thinking>|</reasoning>")
-_THINK_OPENER = re.compile("<think>|<thinking>|<reasoning>")
-_LONGEST_CLOSER = max(map(len, THINK.values()))
-THINK_TAGS = (*THINK, *_LONE_CLOSER.pattern.split("|"))  # opening tags, and closing ones met in text
 
 # The next character that may start something other than plain text ('{' only opens a reply).
 # Newlines are not among them: _text() keeps track of line starts in whatever text it is given.
@@ -69,10 +61,6 @@ class StreamFilter:
         self._reply_start = True  # nothing but whitespace shown so far
         self._line_blank = True  # nothing but spaces/tabs since the last newline
         self._inline_code = False
-
-    @property
-    def calls(self):
-        return self.found.calls
 
     # --- public
 
@@ -143,8 +131,8 @@ class StreamFilter:
     def _leading(self) -> bool:
         """At the start of a reply: a lone closing think tag means everything so far was thinking."""
         buf = self._window.text
-        closing = _LONE_CLOSER.search(buf, self._hint)
-        opening = _THINK_OPENER.search(buf, self._hint)
+        closing = think.LONE_CLOSER.search(buf, self._hint)
+        opening = think.OPENER.search(buf, self._hint)
         if closing and (not opening or closing.start() < opening.start()):
             self._out.think(self._consume(closing.start()))
             self._consume(len(closing.group(0)))
@@ -156,7 +144,7 @@ class StreamFilter:
             self._mode = Mode.TEXT
             self._replay()
             return True
-        self._hint = max(0, len(buf) - _LONGEST_CLOSER)
+        self._hint = max(0, len(buf) - think.LONGEST_CLOSER)
         raise _Wait
 
     def _in_think(self) -> bool:
@@ -221,7 +209,7 @@ class StreamFilter:
                 if run == len(buf) or not self._mid_line(buf, start):
                     return found, inline  # may open a fence: the scanner decides
                 inline, at = not inline, run
-            elif inline or self._plain_at(buf, start):
+            elif inline or OPENERS.opens_nothing(buf, start, self._reply_start):
                 at = start + 1
             else:
                 return found, inline
@@ -231,15 +219,6 @@ class StreamFilter:
         """Something other than spaces stands before `at` on its line."""
         line = buf.rfind("\n", 0, at)
         return bool(buf[line + 1 : at].strip(" \t")) or (line < 0 and not self._line_blank)
-
-    def _plain_at(self, buf: str, at: int) -> bool:
-        """The character at `at` can open nothing, whatever precedes it on its line: it is plain text."""
-        if len(buf) - at < 2:
-            return False
-        dialects = OPENERS.dialects_starting(buf[at : at + 2])
-        if self._reply_start or any(dialect is None or dialect.where is not Where.REPLY_START for dialect in dialects):
-            return False
-        return not any(d.pattern.match(buf, at) or d.pattern_prefix.match(buf, at) for d in PATTERNED)
 
     def _backticks(self) -> bool:
         buf = self._window.text
@@ -271,12 +250,6 @@ class StreamFilter:
         self._need(OPENERS.may_grow(buf))  # all of the window is the start of an opener: wait for the rest
         matches = [(opener, dialect) for opener, dialect in OPENERS.matches(buf)
                    if dialect is None or self._allowed(dialect.where)]
-        for dialect in PATTERNED:
-            match = dialect.pattern.match(buf)
-            if match:
-                matches.append((match.group(0), dialect))
-            else:
-                self._need(bool(dialect.pattern_prefix.match(buf)))
         if matches and matches[0][1] is None:
             return self._think_tag(matches[0][0])
         readers = [dialect.block(self.context, opener) for opener, dialect in matches if dialect is not None]
@@ -288,8 +261,8 @@ class StreamFilter:
     def _think_tag(self, tag: str) -> bool:
         self._consume(len(tag))
         self._out.view.removed()
-        if tag in THINK:
-            self._closer = THINK[tag]
+        if tag in think.BLOCKS:
+            self._closer = think.BLOCKS[tag]
             self._mode = Mode.THINK
         return True  # else a stray closing tag: not text the user needs
 
@@ -324,4 +297,4 @@ class StreamFilter:
 
 
 
-OPENERS = OpenerIndex(THINK_TAGS)
+OPENERS = OpenerIndex(think.TAGS)

@@ -12,7 +12,7 @@ import re
 
 from ayder_cli.intents.dialects import (call_line, glm, harmony, hermes_json, invoke, json_reply, markers, minimax,
                                         mistral, pythonic, special_tokens, tool_fence, xml_function)
-from ayder_cli.intents.dialects.base import Dialect
+from ayder_cli.intents.dialects.base import Dialect, Where
 
 TABLE: list[Dialect] = [
     *call_line.DIALECTS,
@@ -29,6 +29,8 @@ TABLE: list[Dialect] = [
     *pythonic.DIALECTS,
     *markers.DIALECTS,
 ]
+FENCES = {info: dialect for dialect in TABLE for info in dialect.fences}
+PATTERNED = [dialect for dialect in TABLE if dialect.pattern is not None]
 
 
 class OpenerIndex:
@@ -56,19 +58,22 @@ class OpenerIndex:
         self._single = {opener: by_opener[opener] for opener in openers if len(opener) == 1}  # "[" opens a reply
 
     def matches(self, text: str) -> list[tuple[str, Dialect | None]]:
-        """Every (opener, dialect) that `text` starts with: longest opener first, then in table order."""
+        """Every (opener, dialect) that `text` starts with: longest opener first, then in table order,
+        then the openers that are patterns (<NAMESPACE:tool_call>)."""
         pattern = self._patterns.get(text[:2]) or self._patterns.get(text[:1])
         match = pattern.match(text) if pattern else None
-        return self._found[match.group(0)] if match else []
+        found = list(self._found[match.group(0)]) if match else []
+        return found + [(match.group(0), dialect) for dialect in PATTERNED if (match := dialect.pattern.match(text))]
 
     def may_grow(self, text: str) -> bool:
         """`text` is the beginning of an opener, not yet all of it: more text could make it one."""
-        return text in self._prefixes
+        return text in self._prefixes or any(dialect.pattern_prefix.match(text) for dialect in PATTERNED)
 
-    def dialects_starting(self, two: str) -> list[Dialect | None]:
-        """The dialects of every opener that starts with these two characters, or is the first one alone."""
-        return self._dialects.get(two) or self._single.get(two[:1], [])
-
-
-FENCES = {info: dialect for dialect in TABLE for info in dialect.fences}
-PATTERNED = [dialect for dialect in TABLE if dialect.pattern is not None]
+    def opens_nothing(self, text: str, at: int, reply_start: bool) -> bool:
+        """The character at `at` starts no opener that could count there (a reply's first "[" may)."""
+        if len(text) - at < 2:
+            return False
+        dialects = self._dialects.get(text[at : at + 2]) or self._single.get(text[at], [])
+        if reply_start or any(dialect is None or dialect.where is not Where.REPLY_START for dialect in dialects):
+            return False
+        return not any(d.pattern.match(text, at) or d.pattern_prefix.match(text, at) for d in PATTERNED)
