@@ -6,7 +6,8 @@ import json
 import re
 from typing import Any, Iterator
 
-_TOKENS = re.compile(r'[\\"{}\[\]<]')
+_OUTSIDE = re.compile(r'["{}\[\]<]')  # what matters between strings
+_IN_STRING = re.compile(r"(?:[^\"\\]|\\.)*", re.S)  # a string's characters, escapes whole, up to its quote
 
 
 class JsonExtent:
@@ -25,35 +26,36 @@ class JsonExtent:
 
     def end(self, buf: str) -> int | None:
         """The index after the value (or after `stop`); None while neither has arrived."""
-        for token in _TOKENS.finditer(buf, self.position):
-            char, at = token.group(0), token.start()
-            if at < self.position:
-                continue  # the character an escape just covered
-            if char == "\\" and self.in_string:
-                if at + 1 == len(buf):
-                    return None  # the escaped character has not arrived
-                self.position = at + 2
+        position = self.position
+        while True:
+            if self.in_string:
+                position = _IN_STRING.match(buf, position).end()
+                if position == len(buf) or buf[position] != '"':  # the end, or a lone backslash there
+                    self.position = position
+                    return None
+                self.in_string, position = False, position + 1
                 continue
+            found = _OUTSIDE.search(buf, position)
+            if found is None:
+                self.position = len(buf)
+                return None
+            char, at = found.group(0), found.start()
+            position = at + 1
             if char == '"':
-                self.in_string = not self.in_string
-            elif self.in_string:
-                pass
+                self.in_string = True
             elif char in "{[":
                 self.depth += 1
             elif char in "}]":
                 self.depth = max(0, self.depth - 1)
                 if self.depth == 0:
-                    self.position = at + 1
-                    return at + 1
+                    self.position = position
+                    return position
             elif self.stop and buf.startswith(self.stop, at):
                 self.stopped = True
                 return at + len(self.stop)
             elif self.stop and len(buf) - at < len(self.stop) and self.stop.startswith(buf[at:]):
                 self.position = at
                 return None  # a part of `stop` at the end: wait for the rest
-            self.position = at + 1
-        self.position = max(self.position, len(buf))
-        return None
 
 
 def json_values(text: str, between: str = "") -> Iterator[tuple[Any, int]]:
