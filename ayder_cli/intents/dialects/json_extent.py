@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any, Iterator
 
+_DECODER = json.JSONDecoder()
 _OUTSIDE = re.compile(r'["{}\[\]<]')  # what matters between strings
 _IN_STRING = re.compile(r"(?:[^\"\\]|\\.)*", re.S)  # a string's characters, escapes whole, up to its quote
 
@@ -23,10 +24,18 @@ class JsonExtent:
         self.in_string = False
         self.depth = 0
         self.stopped = False  # the search ended at `stop`, not at the value's end
+        self.fresh = True
 
     def end(self, buf: str) -> int | None:
         """The index after the value (or after `stop`); None while neither has arrived."""
         position = self.position
+        if self.fresh:  # the first look: a value already whole is read by the C decoder at once
+            self.fresh = False
+            try:
+                self.position = _DECODER.raw_decode(buf, position)[1]
+                return self.position
+            except ValueError:
+                pass  # cut off so far, or broken: read it token by token from here on
         while True:
             if self.in_string:
                 position = _IN_STRING.match(buf, position).end()

@@ -14,6 +14,7 @@ bare value for the tool's only required parameter.
 from __future__ import annotations
 
 import json
+import re
 
 from ayder_cli.intents.coerce import CoerceError, typed
 from ayder_cli.intents.dialects.base import (MAX_TAG, NEED_MORE, NON_SPACE, NOT_MINE, Block, Context, Ends,
@@ -22,6 +23,10 @@ from ayder_cli.intents.dialects.xml_tags import (AFTER_CALL_TAG, AFTER_CLOSER, C
                                                  PARAMETER_TAGS, WRAPPER_CLOSERS, call_name, could_be_tag,
                                                  one_newline_off, param_key, right_after_tag, tag_name)
 from ayder_cli.intents.found import short
+
+# A '<' that may start a tag of these dialects (or the wrapper's closer); "a < b" in a value cannot.
+_MAY_BE_TAG = re.compile(r"<(?=[/fipt｜|]|\Z)")
+
 
 class _GoOn:
     """This tag is read: look for the next one."""
@@ -49,7 +54,8 @@ class XmlCalls(Block):
 
     def read(self, buf: str, final: bool) -> Outcome:
         while True:
-            at = buf.find("<", self.position)
+            found = _MAY_BE_TAG.search(buf, self.position)
+            at = found.start() if found else -1
             if at < 0:
                 if not self.started and self.context.following(buf, self.position):
                     return NOT_MINE

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ayder_cli.intents.found import NAME
 
@@ -74,6 +75,7 @@ def could_be_tag(rest: str) -> bool:
     return any(name.startswith(body) or body.startswith(name) for name in ("function", "invoke", "parameter", "tool_call"))
 
 
+@lru_cache(maxsize=512)
 def call_name(tag: str) -> str | None:
     """The name in a call tag; "" when it is empty (an error for the model), None when it is no name."""
     body = _unprefixed(tag[1:-1])
@@ -84,6 +86,7 @@ def call_name(tag: str) -> str | None:
     return name if not name or NAME.fullmatch(name) else None
 
 
+@lru_cache(maxsize=512)  # the same few tags come again and again; callers only read the attributes
 def param_key(tag: str) -> tuple[str | None, dict]:
     body = _unprefixed(tag[1:-1])
     if body.startswith("parameter="):
