@@ -51,12 +51,14 @@ class XmlCalls(Block):
         self.lazy = False  # a bare value after the call tag: real only if its closer comes
         self.truncated = False
         self.started = False  # the first call tag was seen and is real
+        self.scanned = 0  # no tag can start before this index
 
     def read(self, buf: str, final: bool) -> Outcome:
         while True:
-            found = _MAY_BE_TAG.search(buf, self.position)
+            found = _MAY_BE_TAG.search(buf, max(self.position, self.scanned))
             at = found.start() if found else -1
             if at < 0:
+                self.scanned = len(buf)  # no tag up to here: the next delta is searched from its start
                 if not self.started and self.context.following(buf, self.position):
                     return NOT_MINE
                 return self._close_all(buf, len(buf)) if final else NEED_MORE
