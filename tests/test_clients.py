@@ -350,6 +350,25 @@ def test_connection_error_is_retried_with_backoff(server, sleeps):
     assert sleeps == [0.25, 0.5]
 
 
+def test_a_refused_connection_on_this_machine_fails_at_once(closed_url, sleeps):
+    # Nothing listens on the port: waiting will not change that, so there is no retry and no backoff.
+    config = Config(provider="ollama", base_url=closed_url, max_retries=3)
+    client = make_client(config, {})
+    client.transport.sleep = sleeps.append
+    with pytest.raises(LLMError) as caught:
+        collect(client, request())
+    assert "connection refused" in caught.value.message and closed_url in caught.value.message
+    assert sleeps == []
+
+
+def test_a_refused_connection_to_another_host_is_still_retried(server, sleeps):
+    refused = requests.exceptions.ConnectionError(ConnectionRefusedError(111, "Connection refused"))
+    server.add(responses.POST, OPENAI_CHAT, body=refused)
+    server.add(responses.POST, OPENAI_CHAT, body=sse(text_chunk("back", "stop")))
+    assert collect(openai(sleeps, max_retries=3), request()).text == "back"
+    assert sleeps == [0.25]
+
+
 @pytest.mark.parametrize("status", [429, 500, 502, 503, 504])
 def test_busy_server_is_retried_honouring_retry_after(server, sleeps, status):
     server.add(responses.POST, OPENAI_CHAT, status=status, headers={"Retry-After": "3"},

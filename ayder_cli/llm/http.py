@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import email.utils
 import time
+import urllib.parse
 from typing import Any, Callable, Iterator
 
 import requests
@@ -57,7 +58,7 @@ class Transport:
             try:
                 response = self.session.request(method, url, json=body, stream=stream, timeout=self.timeout)
             except requests.exceptions.ConnectionError as exc:
-                if last or isinstance(exc, requests.exceptions.SSLError):
+                if last or isinstance(exc, requests.exceptions.SSLError) or refused_on_loopback(url, exc):
                     raise self.unreachable(url, exc) from exc
                 self.sleep(backoff_s(attempt))
                 continue
@@ -85,6 +86,21 @@ class Transport:
 
     def close(self) -> None:
         self.session.close()
+
+
+def refused_on_loopback(url: str, exc: BaseException) -> bool:
+    """Nothing listens on this machine's port: nothing will change in a second, so do not retry."""
+    host = (urllib.parse.urlsplit(url).hostname or "").lower()
+    if not (host == "localhost" or host == "::1" or host.startswith("127.")):
+        return False
+    for _ in range(10):  # urllib3 wraps the socket's error a few levels deep
+        if exc is None:
+            return False
+        if isinstance(exc, ConnectionRefusedError):
+            return True
+        inner = exc.args[0] if exc.args and isinstance(exc.args[0], BaseException) else None
+        exc = exc.__cause__ or exc.__context__ or inner or getattr(exc, "reason", None)
+    return False
 
 
 def backoff_s(attempt: int) -> float:
