@@ -25,6 +25,9 @@ PIPED_STDIN_WAIT_S = 1.0
 @click.option("--base-url", metavar="URL", help="Server URL (Ollama: http://host:11434; OpenAI: .../v1).")
 @click.option("-c", "--config", "config_file", metavar="FILE", help="Extra config file (JSON), over the others.")
 @click.option("--prompts", metavar="LIST", help="Comma-separated prompt names from prompts/, joined in order.")
+@click.option("--no-instructions", is_flag=True, help="Leave AGENTS.md and other instruction files out of the prompt.")
+@click.option("--tools", "tool_groups", metavar="LIST",
+              help="Tool groups offered besides core: files, processes, tasks, memory, or all.")
 @click.option("-r", "--allow-read", is_flag=True, help="Read tools run without asking (the default).")
 @click.option("-w", "--allow-write", is_flag=True, help="Write tools (write_file, ...) run without asking.")
 @click.option("-x", "--allow-execute", is_flag=True, help="Commands (run_shell_command, ...) run without asking.")
@@ -36,6 +39,8 @@ PIPED_STDIN_WAIT_S = 1.0
 @click.option("--implement", "implement_id", metavar="TASK", help="Run the agent on one task (id, number or title).")
 @click.option("--implement-all", is_flag=True, help="Run the agent on every pending task, in order.")
 @click.option("-I", "--iterations", type=click.IntRange(min=1), metavar="N", help="Tool iterations per message.")
+@click.option("--num-ctx", type=click.IntRange(min=256), metavar="N",
+              help="Context window in tokens (default: what the server serves).")
 @click.option("--no-stream", is_flag=True, help="Wait for the whole reply instead of streaming it.")
 @click.option("--show-thinking/--hide-thinking", default=None, help="Show the model's thinking (dimmed, on stderr).")
 @click.option("-v", "--verbose", is_flag=True, help="Request metadata on stderr (never the API key).")
@@ -86,7 +91,9 @@ def run(options: dict) -> int:
             "model": options["model"],
             "base_url": options["base_url"],
             "prompts": options["prompts"],
+            "tool_groups": options["tool_groups"],
             "iterations": options["iterations"],
+            "num_ctx": options["num_ctx"],
             "stream": False if options["no_stream"] else None,
             "show_thinking": options["show_thinking"],
         }
@@ -102,7 +109,8 @@ def run(options: dict) -> int:
 
         granted = {"r"} | {letter for letter, key in (("w", "allow_write"), ("x", "allow_execute")) if options[key]}
         services = build_services(config, env=env, root=root, console=console, config_file=config_file,
-                                  flags=flags, granted=granted)
+                                  flags=flags, granted=granted, use_instructions=not options["no_instructions"],
+                                  cwd=_working_directory())
         if options["continue_session"] or options["resume_id"]:
             services.resume_session(options["resume_id"])
         repl = one_shot is None and terminal.stdin_is_tty and not (options["implement_id"] or options["implement_all"])
@@ -205,6 +213,16 @@ def _project_root(given: str | None):
     if not root.is_dir():
         raise UsageError(f"--root {given}: not a directory")
     return root.resolve()
+
+
+def _working_directory():
+    """The current directory, resolved (None if it was removed): AGENTS.md files are read down to it."""
+    from pathlib import Path
+
+    try:
+        return Path.cwd().resolve()
+    except OSError:
+        return None
 
 
 def _one_shot_prompt(options: dict, terminal, console) -> str | None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Callable
 
+from ayder_cli.config import check_value
 from ayder_cli.errors import AyderError
 
 
@@ -167,8 +168,10 @@ def _usage(services, args: str) -> None:
     )
 
 
-@command("tools", help="list the tools the model may call")
+@command("tools", usage="[GROUP,...]", help="list the tools the model may call, or offer more groups of them")
 def _tools(services, args: str) -> None:
+    if args:  # an unknown group is a ConfigError naming the groups
+        services.offer_tools(*check_value("/tools", "tool_groups", args.replace(" ", ",")))
     specs = services.tools.specs()
     policy = services.executor.policy
     permissions = services.executor.permissions
@@ -177,6 +180,8 @@ def _tools(services, args: str) -> None:
         notes = []
         if spec.name in policy.disabled:
             notes.append("disabled")
+        elif not policy.offers(spec):
+            notes.append(f"not offered: /tools {spec.group}")
         if spec.name in policy.max_calls_per_message:
             notes.append(f"at most {policy.max_calls_per_message[spec.name]} per message")
         if not permissions.allows(spec.permission) and spec.name not in services.executor.always:
@@ -303,6 +308,7 @@ def _plan(services, args: str) -> CommandResult | None:
     if not args:
         services.console.error("/plan needs a description of the work", "e.g. /plan add OAuth login")
         return CommandResult.FAILED
+    services.offer_tools("tasks")  # create_task
     result = services.loop.run(
         f"Plan this work as tasks: {args}\n\nBreak it into small steps in the order they should be done and "
         "call create_task(title, description) once for each, with enough detail to implement it later. "
@@ -310,3 +316,40 @@ def _plan(services, args: str) -> CommandResult | None:
     )
     return CommandResult.FAILED if result.stopped else None
 
+
+
+@command("status", help="model, server and the project instructions in use")
+def _status(services, args: str) -> None:
+    config = services.config
+    instructions = services.instructions
+    rows = [
+        ("model", config.resolved_model),
+        ("provider", config.provider),
+        ("server", config.resolved_base_url),
+        ("context", f"{services.loop.config.num_ctx or '?'} tokens ({services.window or 'unknown'})"),
+    ]
+    if instructions.files:
+        rows += [("instructions" if i == 0 else "", f.describe()) for i, f in enumerate(instructions.files)]
+        rows += [("", f"{label} (left out: over the size cap)") for label in instructions.left_out]
+    else:
+        rows.append(("instructions", instructions.describe()))
+    for label, value in rows:
+        services.console.info(f"{label + ':' if label else '':<14}{value}")
+
+
+INIT_REQUEST = (
+    "Write an AGENTS.md file at the project root: the instructions a coding agent reads before working on "
+    "this project. First look around: list the files, read the README, the build or package files "
+    "(pyproject.toml, package.json, Makefile, ...) and the CI configuration. Then write AGENTS.md with "
+    "write_file, in short Markdown: what the project is, how the code is laid out, the exact commands to "
+    "install, build, run and test it, and the conventions the code follows. Keep it under 60 lines and state "
+    "only what you found in the files. If AGENTS.md already exists, read it and improve it instead."
+)
+
+
+@command("init", usage="[NOTES]", help="have the model write an AGENTS.md for this project")
+def _init(services, args: str) -> CommandResult | None:
+    result = services.loop.run(INIT_REQUEST + (f"\n\nAlso: {args}" if args else ""))
+    if (services.root / "AGENTS.md").is_file():
+        services.console.dim_line("AGENTS.md goes into the system prompt from the next run (or now: /reload)")
+    return CommandResult.FAILED if result.stopped else None

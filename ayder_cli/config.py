@@ -38,16 +38,19 @@ class Config:
     top_p: float | None = None
     max_tokens: int | None = 4096
     num_ctx: int | None = 8192
+    keep_alive: str = "10m"  # Ollama keeps the model loaded this long after a request ("-1": for ever)
     iterations: int = 50
     max_checkpoints: int = 3  # checkpoint cycles per message when the budget is spent; 0: just stop
     compact_at: float = 0.8  # compact the conversation when it fills this share of num_ctx
     auto_compact: bool = True
     prompts: tuple[str, ...] = ("system",)
+    instructions: tuple[str, ...] = ()  # file names read beside AGENTS.md, e.g. ("CLAUDE.md",)
     show_thinking: bool = False
     native_tools: str = "auto"  # auto: native tool calling, text format if the server refuses it
     max_tool_output_chars: int = 20000  # a tool's output sent back to the model is cut to this
     shell_timeout_s: float = 120.0  # default timeout of run_shell_command
     tools: Mapping[str, Any] = field(default_factory=dict)  # disabled, max_calls_per_message, shell_deny
+    tool_groups: tuple[str, ...] = ("core",)  # the tool groups offered (TOOL_GROUPS); core always is
     # Where each value came from ("default", a file path, "environment", "flag").
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
@@ -149,6 +152,25 @@ def _tool_policy(value: Any) -> dict[str, Any]:
     return dict(value)
 
 
+TOOL_GROUPS = ("core", "files", "processes", "tasks", "memory")  # ayder_cli.tools.GROUPS describes each
+
+
+def _tool_groups(value: Any) -> tuple[str, ...]:
+    """["core", "tasks"], "core,tasks" or "all" -> the groups in TOOL_GROUPS order, core always among them."""
+    if isinstance(value, str):
+        value = value.split(",")
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f'must be a list of tool groups, e.g. ["core", "tasks"] ({", ".join(TOOL_GROUPS)} or all)')
+    names = {v.strip() for v in value if v.strip()}
+    if "all" in names:
+        return TOOL_GROUPS
+    for name in sorted(names - set(TOOL_GROUPS)):
+        close = difflib.get_close_matches(name, TOOL_GROUPS, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"has an unknown tool group {name!r}{hint}; the groups are {', '.join(TOOL_GROUPS)}, or all")
+    return tuple(group for group in TOOL_GROUPS if group in names or group == "core")
+
+
 def _prompt_names(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         value = value.split(",")
@@ -158,6 +180,23 @@ def _prompt_names(value: Any) -> tuple[str, ...]:
     if not names:
         raise ValueError("must name at least one prompt")
     return names
+
+
+def _duration(value: Any) -> str:
+    """Ollama's keep_alive: "10m", "1h", "90s", "0" (unload at once) or "-1" (keep loaded)."""
+    if not isinstance(value, str) or not re.fullmatch(r"-1|\d+(?:\.\d+)?[smh]?", value.strip()):
+        raise ValueError('must be a duration like "10m", "1h", "90s", "0" or "-1"')
+    return value.strip()
+
+
+def _file_names(value: Any) -> tuple[str, ...]:
+    """Plain file names (no directories), e.g. ["CLAUDE.md", "CONVENTIONS.md"]."""
+    if not isinstance(value, list | tuple) or not all(
+        isinstance(v, str) and v.strip() and v.strip() not in (".", "..") and not set(v) & {"/", "\\"}
+        for v in value
+    ):
+        raise ValueError('must be a list of file names, e.g. ["CLAUDE.md", "CONVENTIONS.md"]')
+    return tuple(dict.fromkeys(v.strip() for v in value))
 
 
 CHECKS: dict[str, Callable[[Any], Any]] = {
@@ -175,16 +214,19 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "top_p": _number(0, nullable=True),
     "max_tokens": _number(1, nullable=True, integer=True),
     "num_ctx": _number(1, nullable=True, integer=True),
+    "keep_alive": _duration,
     "iterations": _number(1, integer=True),
     "max_checkpoints": _number(0, integer=True),
     "compact_at": _number(0.05),
     "auto_compact": _boolean,
     "prompts": _prompt_names,
+    "instructions": _file_names,
     "show_thinking": _boolean,
     "native_tools": _text(choices=("auto", "on", "off")),
     "max_tool_output_chars": _number(1000, integer=True),
     "shell_timeout_s": _number(0.1),
     "tools": _tool_policy,
+    "tool_groups": _tool_groups,
 }
 assert set(CHECKS) == set(KEYS)
 
@@ -290,6 +332,9 @@ def _provider_env_base_url(provider: str, env: Mapping[str, str]) -> str | None:
     return None
 
 
+FLAG_NAMES = {"tool_groups": "--tools"}  # a key whose flag is not --the-key-name
+
+
 def load_config(
     *,
     env: Mapping[str, str],
@@ -307,7 +352,8 @@ def load_config(
         layers.append((str(config_file), read_config_file(config_file, warn)))
     layers.append(("environment", _env_layer(env)))
     flag_values = {k: v for k, v in (flags or {}).items() if v is not None}
-    layers.append(("flag", {k: check_value(f"--{k.replace('_', '-')}", k, v) for k, v in flag_values.items()}))
+    layers.append(("flag", {k: check_value(FLAG_NAMES.get(k, f"--{k.replace('_', '-')}"), k, v)
+                            for k, v in flag_values.items()}))
 
     merged: dict[str, Any] = {}
     sources: dict[str, str] = {key: "default" for key in KEYS}

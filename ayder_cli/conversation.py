@@ -30,6 +30,10 @@ class Conversation:
         self.system_prompt = system_prompt
         self.messages: list[dict[str, Any]] = []
         self.on_message = on_message  # e.g. the session transcript, told of every message as it is added
+        # Sent before the text of the first user message (the environment note), never stored in
+        # messages: the system prompt before it stays the same from run to run, the transcript
+        # holds what the user wrote.
+        self.preamble = ""
 
     def _add(self, message: dict[str, Any]) -> None:
         self.messages.append(message)
@@ -78,7 +82,11 @@ class Conversation:
         system = system_prompt if system_prompt is not None else self.system_prompt
         messages = [{"role": "system", "content": system}] if system else []
         pending: dict[str, None] = {}  # call ids still waiting for their result
+        preamble = self.preamble
         for message in self.messages:
+            if preamble and message["role"] == "user" and isinstance(message.get("content"), str):
+                message = {**message, "content": f"{preamble}\n\n{message['content']}"}
+                preamble = ""
             if message["role"] == "tool":
                 if message.get("tool_call_id") not in pending:
                     continue  # an orphan result: its call is not in the history

@@ -6,6 +6,7 @@ console implements for the terminal and tests implement with a recorder.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Callable, Protocol
 
@@ -13,15 +14,22 @@ from ayder_cli.calls import ToolCall
 from ayder_cli.checkpoint import COMPACT_REQUEST, SUMMARY_REQUEST, MemoryManager, compacted_message, restore_message
 from ayder_cli.config import Config
 from ayder_cli.conversation import Conversation, estimate_tokens
+from ayder_cli.fit import CHARS_PER_ESTIMATED_TOKEN, Budget, shorten_middles
 from ayder_cli.intents import StreamFilter, call_format_instructions, parse
 from ayder_cli.llm.accumulate import Accumulator
 from ayder_cli.llm.base import AssistantTurn, ChatClient, ChatRequest, LLMError, StreamCutError, Usage
+from ayder_cli.llm.served import context_overflow
 from ayder_cli.tools.base import ToolResult
-from ayder_cli.tools.executor import ToolExecutor
+from ayder_cli.tools.executor import ToolExecutor, describe
 
 MAX_MALFORMED_RETRIES = 2  # corrective messages in a row before the loop gives up
 MAX_CONTINUATIONS = 3  # automatic "continue" after a reply cut at max_tokens
 CONTINUE_PROMPT = "Your reply was cut off by the length limit. Continue exactly where it stopped."
+REPEATS_TO_STOP = 3  # the same calls in this many replies in a row stop the turn
+REPEAT_NOTE = ("[not run again: your previous reply made this same call with the same arguments, "
+               "so here is the same result again. Do something different, or answer with what you have.]")
+# Tools whose result changes by itself (polling a background process): calling them again is not repeating.
+POLLING_TOOLS = frozenset({"get_background_output", "list_background_processes"})
 
 
 class Callbacks(Protocol):
@@ -59,6 +67,66 @@ class IterationController:
     @property
     def exhausted(self) -> bool:
         return self.used >= self.limit
+
+
+class RepeatGuard:
+    """Spots a model making the same tool calls in consecutive replies, within one user message.
+
+    A reply repeats when its calls (names and arguments) are exactly those of the
+    reply before it. The first repeat is not run: the model gets the earlier
+    results again, with a note. The next one stops the turn. A reply with any
+    other call, or a malformed one, starts the count again.
+    """
+
+    def __init__(self, stop_at: int = REPEATS_TO_STOP) -> None:
+        self.stop_at = stop_at
+        self.times = 0  # replies in a row that made the current calls
+        self._keys: list[tuple[str, str]] | None = None  # the previous reply's calls
+        self._results: dict[tuple[str, str], ToolResult] = {}  # their results, from when they ran
+
+    def see(self, calls: list[ToolCall], errors: list[str]) -> None:
+        """Count one reply's calls: the previous reply's again, or new ones."""
+        keys = None
+        if not errors and not any(call.error is not None or call.name in POLLING_TOOLS for call in calls):
+            keys = sorted(_call_key(call) for call in calls)
+        same = keys is not None and keys == self._keys and all(key in self._results for key in keys)
+        self.times = self.times + 1 if same else 1
+        self._keys = keys
+
+    @property
+    def repeating(self) -> bool:
+        """This reply's calls are the previous reply's: answer them without running them."""
+        return self.times > 1
+
+    @property
+    def stopped(self) -> bool:
+        return self.times >= self.stop_at
+
+    def remember(self, calls: list[ToolCall], results: list[ToolResult]) -> None:
+        """The results of calls that ran, to send back when they are repeated."""
+        if not self.repeating:
+            self._results = {_call_key(call): result for call, result in zip(calls, results)}
+
+    def replay(self, calls: list[ToolCall]) -> list[ToolResult]:
+        """The earlier result of each repeated call, with a note that it is a repeat."""
+        replayed = []
+        for call in calls:
+            earlier = self._results[_call_key(call)]
+            if earlier.ok:
+                replayed.append(ToolResult(True, f"{REPEAT_NOTE}\n\n{earlier.output}", summary=earlier.summary))
+            else:
+                replayed.append(ToolResult(False, error=f"{REPEAT_NOTE}\n{earlier.error}", summary=earlier.summary))
+        return replayed
+
+
+def _call_key(call: ToolCall) -> tuple[str, str]:
+    """A call's name and arguments as canonical JSON: equal calls, equal keys."""
+    return call.name, json.dumps(call.arguments, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _described(calls: list[ToolCall]) -> str:
+    """read_file(file_path="a.py"), list_files() -- as the activity lines show them."""
+    return ", ".join(describe(call.name, call.arguments) for call in calls)
 
 
 @dataclass
@@ -112,14 +180,12 @@ class ChatLoop:
         self.conversation.add_user(user_text)
         if self.executor is not None:
             self.executor.new_message()
-        iterations = IterationController(self.config.iterations)
+        iterations, repeats = IterationController(self.config.iterations), RepeatGuard()
         malformed = continuations = checkpoints = 0
         first = True
         while True:
-            if self.config.auto_compact:
-                self.compact(only_if_needed=True)
             try:
-                turn = self._ask()
+                turn = self._ask_fitting()
             except StreamCutError as exc:
                 exc.hint = exc.hint or "what arrived is kept in the conversation; ask again to retry"
                 raise  # the partial reply is kept, so the prompt stays too
@@ -147,6 +213,9 @@ class ChatLoop:
             malformed = 0 if runnable or not errors else malformed + 1
             if malformed > MAX_MALFORMED_RETRIES:
                 return self._stop(turn, f"stopped: the model wrote malformed tool calls {malformed} times in a row")
+            repeats.see(calls, errors)
+            if repeats.stopped:
+                return self._stop_repeating(turn, calls, native, repeats.times)
             if calls and not iterations.next_turn():
                 refused = [ToolResult.failure("not run: the iteration budget for this message is spent")] * len(calls)
                 self.conversation.add_results(calls, refused, native)
@@ -156,7 +225,7 @@ class ChatLoop:
                         self._checkpoint(checkpoints, iterations.limit)
                     except KeyboardInterrupt:
                         return RunResult(turn, interrupted=True)
-                    iterations = IterationController(self.config.iterations)
+                    iterations, repeats = IterationController(self.config.iterations), RepeatGuard()
                     malformed = continuations = 0
                     continue
                 if checkpoints:
@@ -168,7 +237,8 @@ class ChatLoop:
                     f"(-I {iterations.limit}); "
                     "send another message to let it go on, or raise -I"
                 )
-            results, interrupted = self._execute(calls)
+            results, interrupted = self._replay(calls, repeats) if repeats.repeating else self._execute(calls)
+            repeats.remember(calls, results)
             notes = [self._correction(errors)] if errors else []
             self.conversation.add_results(calls, results, native, notes)
             if interrupted:  # Ctrl-C during a tool (or at its question): back to the user
@@ -268,7 +338,53 @@ class ChatLoop:
             top_p=config.top_p,
             max_tokens=config.max_tokens,
             num_ctx=config.num_ctx,
+            keep_alive=config.keep_alive,
         )
+
+    def _ask_fitting(self) -> AssistantTurn:
+        """Ask with the conversation made to fit the window; a server that still finds it too long
+        gets one more try after compaction, then a one-line error with the numbers."""
+        self._fit(forced=False)
+        try:
+            return self._ask()
+        except LLMError as exc:
+            overflow = context_overflow(exc.message)
+            if overflow is None:
+                raise
+            needed, available = overflow
+            if available and available < (self.config.num_ctx or available + 1):
+                self.config = self.config.with_values(num_ctx=available)  # what the server really serves
+            self.callbacks.on_notice("the server found the conversation too long; compacting and asking once more")
+            self._fit(forced=True)
+        try:
+            return self._ask()
+        except LLMError as exc:
+            overflow = context_overflow(exc.message)
+            if overflow is None:
+                raise
+            needed, available = overflow
+            numbers = f" ({needed} tokens needed, {available} available)" if needed else ""
+            raise LLMError(f"the conversation does not fit the server's context window{numbers}: {exc.message}",
+                           hint="start the server with a larger window (llama.cpp -c N, Ollama num_ctx), "
+                                "set --num-ctx to what it serves, or /reset", status=exc.status) from exc
+
+    def _fit(self, forced: bool) -> None:
+        """Compact when the conversation nears the window (always when `forced`); then, if one message
+        is still too big for it, cut its middle: a request known not to fit is never sent."""
+        if forced:
+            self.compact()
+        elif self.config.auto_compact:
+            self.compact(only_if_needed=True)
+        window = self.config.num_ctx
+        if not window:
+            return
+        schemas = self._schemas() if self.native_tools is not False else None
+        budget = Budget.for_window(window, self.config.max_tokens).prompt - len(json.dumps(schemas or [])) // 4
+        over = self.context_tokens() - budget
+        if over > 0:
+            chars = int(over / self.tokens_per_estimate * CHARS_PER_ESTIMATED_TOKEN) + 64
+            for note in shorten_middles(self.conversation.messages, chars):
+                self.callbacks.on_notice(f"{note}, so the request fits the {window}-token context window")
 
     def _ask(self) -> AssistantTurn:
         """One model turn: stream it to the callbacks and keep it in the conversation."""
@@ -377,6 +493,16 @@ class ChatLoop:
             self.callbacks.on_tool_done(call, result)
             results.append(result)
         return results, False
+
+    def _replay(self, calls: list[ToolCall], repeats: RepeatGuard) -> tuple[list[ToolResult], bool]:
+        """Calls the previous reply made already: not run again, their earlier results sent back."""
+        self.callbacks.on_notice(f"the model repeated {_described(calls)}; not run again, it gets the earlier result")
+        return repeats.replay(calls), False
+
+    def _stop_repeating(self, turn: AssistantTurn, calls: list[ToolCall], native: bool, times: int) -> RunResult:
+        refused = ToolResult.failure(f"not run: the same call came {times} times in a row; the turn was stopped")
+        self.conversation.add_results(calls, [refused] * len(calls), native)
+        return self._stop(turn, f"the model repeated {_described(calls)} {times} times; stopped")
 
     def _correction(self, errors: list[str]) -> str:
         """What was wrong with the calls, and the one format that always works."""

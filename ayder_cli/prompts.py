@@ -1,4 +1,5 @@
-"""System prompt selection: names from prompts/, project overrides in .ayder/prompts/."""
+"""System prompt selection: names from prompts/, project overrides in .ayder/prompts/, then the
+project instructions (AGENTS.md, read by instructions.py)."""
 
 from __future__ import annotations
 
@@ -45,3 +46,8 @@ def load_system_prompt(names: tuple[str, ...] | list[str], root: Path) -> str:
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"cannot read prompt {available[name]}: {exc}") from None
     return "\n".join(parts)
+
+
+def compose_system_prompt(prompt: str, instructions_block: str) -> str:
+    """The prompt parts, then the project instructions (both stable per project: the cached prefix)."""
+    return "\n\n".join(part for part in (prompt, instructions_block) if part)

@@ -5,14 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
+from urllib.parse import urlsplit
 
 from ayder_cli.checkpoint import MemoryManager
 from ayder_cli.config import Config, check_value, load_config
 from ayder_cli.console import Console
 from ayder_cli.conversation import Conversation
+from ayder_cli.instructions import Instructions, environment_note, load_instructions
 from ayder_cli.llm import make_client
 from ayder_cli.loop import ChatLoop
-from ayder_cli.prompts import load_system_prompt
+from ayder_cli.prompts import compose_system_prompt, load_system_prompt
 from ayder_cli.sessions import Session, SessionError, SessionStore
 from ayder_cli.sessions import load as load_session
 from ayder_cli.tools import ToolRegistry, default_registry
@@ -38,6 +40,10 @@ class Services:
     # What the command line said, so /provider can re-resolve the layers.
     config_file: Path | None = None
     flags: dict[str, Any] = field(default_factory=dict)
+    window: str = ""  # what the server said of the context window it serves (/status)
+    # Project instructions (AGENTS.md, ...) in the system prompt; disabled by --no-instructions.
+    instructions: Instructions = field(default_factory=Instructions)
+    cwd: Path | None = None  # where ayder started: instruction files are read from the root down to it
 
     @property
     def tools(self) -> ToolRegistry:
@@ -76,7 +82,8 @@ class Services:
             self.session = None
 
     def new_session(self) -> None:
-        """A new conversation gets a new transcript."""
+        """A new conversation gets a new transcript, and a fresh environment note."""
+        self.conversation.preamble = environment_note(self.root, self.cwd, self.env)
         if self.sessions is not None:
             self.session = self.sessions.start()
 
@@ -93,13 +100,21 @@ class Services:
         self.session = Session.resume(path, self.sessions.redact)
         self.console.dim_line(f"resumed {path.name}: {len(messages)} messages")
 
+    def offer_tools(self, *groups: str) -> None:
+        """A mode needs these tool groups (--implement and /plan: tasks): offered from now on."""
+        self.executor.offer(*groups)
+
     def close(self) -> None:
         """At exit: nothing ayder started keeps running."""
         if self.processes is not None:
             self.processes.kill_all()
 
     def reload_prompt(self) -> str:
-        self.conversation.system_prompt = load_system_prompt(self.config.prompts, self.root)
+        """Re-read the prompt files and the project instructions."""
+        if self.instructions.enabled:
+            self.instructions = read_instructions(self.config, self.env, self.root, self.cwd, self.console)
+        self.conversation.system_prompt = compose_system_prompt(
+            load_system_prompt(self.config.prompts, self.root), self.instructions.prompt_block())
         return self.conversation.system_prompt
 
     def _install(self, config: Config) -> None:
@@ -125,10 +140,18 @@ def build_services(
     config_file: Path | None = None,
     flags: dict[str, Any] | None = None,
     granted: set[str] | None = None,
+    use_instructions: bool = True,
+    cwd: Path | None = None,
 ) -> Services:
-    conversation = Conversation(load_system_prompt(config.prompts, root))
+    instructions = (read_instructions(config, env, root, cwd, console) if use_instructions
+                    else _no_instructions(console))
+    conversation = Conversation(compose_system_prompt(load_system_prompt(config.prompts, root),
+                                                      instructions.prompt_block()))
+    # After the cached prefix (system prompt, instructions, tools): it changes from run to run.
+    conversation.preamble = environment_note(root, cwd, env)
     sessions = SessionStore(root, redact=_key_redactor(config, env))
     client = make_client(config, env, log=console.log)
+    config, window = with_served_window(config, client, console)
     tools = default_registry()
     context = ToolContext(
         root,
@@ -146,6 +169,7 @@ def build_services(
         policy=ToolPolicy(
             disabled=frozenset(config.tools.get("disabled", ())),
             max_calls_per_message=dict(config.tools.get("max_calls_per_message", {})),
+            groups=frozenset(config.tool_groups),
         ),
         warn=console.notice,
         before_confirm=console.end_activity_line,
@@ -164,9 +188,46 @@ def build_services(
         session=sessions.start(),
         config_file=config_file,
         flags=dict(flags or {}),
+        window=window,
+        instructions=instructions,
+        cwd=cwd,
     )
     conversation.on_message = services.record
     return services
+
+
+def read_instructions(config: Config, env: Mapping[str, str], root: Path, cwd: Path | None,
+                      console: Console) -> Instructions:
+    """The project instructions; -v lists them, and what the size cap cut is always said."""
+    instructions = load_instructions(root, cwd, env, config.instructions, warn=console.notice)
+    console.log(f"instructions: {instructions.describe()}")
+    if instructions.notice:
+        console.notice(instructions.notice)
+    return instructions
+
+
+def _no_instructions(console: Console) -> Instructions:
+    instructions = Instructions(enabled=False)
+    console.log(f"instructions: {instructions.describe()}")
+    return instructions
+
+
+def with_served_window(config: Config, client, console: Console) -> tuple[Config, str]:
+    """The config with num_ctx set to the window the server serves, unless a file or flag set it;
+    and what the server said about its window (for /status)."""
+    if urlsplit(config.resolved_base_url).hostname == "api.openai.com":
+        return config, "not asked (a cloud API)"  # it reports no window, and the round trips cost
+    window = client.served_window(config.resolved_model, config.num_ctx)
+    if window is None:
+        console.log(f"context window: {config.num_ctx} tokens (from the config; the server does not say)")
+        return config, "the server does not say"
+    console.log(f"context window: {window.describe()}")
+    if config.sources.get("num_ctx", "default") == "default":
+        return config.with_values(num_ctx=window.tokens), f"the server serves {window.describe()}"
+    if config.num_ctx and window.tokens < config.num_ctx and config.provider != "ollama":
+        console.notice(f"num_ctx is {config.num_ctx}, but the server serves {window.tokens} tokens; "
+                       "longer prompts will be cut or refused (lower num_ctx, or restart the server with more)")
+    return config, f"set by you; the server serves {window.describe()}"
 
 
 def _key_redactor(config: Config, env: Mapping[str, str]):

@@ -16,6 +16,7 @@ def task_prompt(task: Task, shown_path: str) -> str:
 def implement_task(services, identifier: str) -> tuple[int, str]:
     """Run the agent on one task in the current conversation -> (exit status, one-line outcome)."""
     task = find_task(services.root, identifier)
+    services.offer_tools("tasks")  # the model marks the task done with update_task_status
     set_status(services.root, task.id, "in_progress", services.journal)
     shown = task.path.relative_to(services.root).as_posix()
     services.console.dim_line(f"implementing {task.id}: {task.title}")

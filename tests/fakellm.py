@@ -5,7 +5,9 @@ Tests queue Reply objects; each request takes the next one (or a default
 
     POST /api/chat                 Ollama, NDJSON when streaming
     POST /v1/chat/completions      OpenAI-compatible, SSE when streaming
-    GET  /api/tags, /v1/models     model lists
+    GET  /api/tags, /v1/models     model lists (/v1/models entries carry `model_meta`)
+    GET  /props                    llama.cpp's server properties, when `props` is set
+    POST /api/show                 Ollama's model details, when `show` is set
 
 Run it by hand too:  python tests/fakellm.py --port 8000 --reply "hello"
 """
@@ -53,6 +55,9 @@ class FakeLLM:
         self.script: deque[Reply] = deque()
         self.requests: list[dict[str, Any]] = []
         self.models = models
+        self.props: dict[str, Any] | None = None  # llama.cpp GET /props (None: 404, as other servers)
+        self.show: dict[str, Any] | None = None  # Ollama POST /api/show (None: 404, as a model it lacks)
+        self.model_meta: dict[str, Any] = {}  # extra fields of each /v1/models entry (vLLM max_model_len, ...)
         self.default = Reply()
         self._served: list[Reply] = []
         self._lock = threading.Lock()
@@ -126,8 +131,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._record(None)
         if self.path == "/api/tags":
             self._json(200, {"models": [{"name": m} for m in self.fake.models]})
-        elif self.path.endswith("/models"):
-            self._json(200, {"object": "list", "data": [{"id": m, "object": "model"} for m in self.fake.models]})
+        elif self.path == "/props" and self.fake.props is not None:
+            self._json(200, self.fake.props)
+        elif self.path.endswith("/v1/models"):
+            self._json(200, {"object": "list", "data": [{"id": m, "object": "model", **self.fake.model_meta}
+                                                        for m in self.fake.models]})
         else:
             self._json(404, {"error": "not found"})
 
@@ -141,6 +149,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._record(body)
         if self.path == "/api/chat":
             self._chat(body, ollama=True)
+        elif self.path == "/api/show" and self.fake.show is not None:
+            self._json(200, self.fake.show)
         elif self.path.endswith("/chat/completions"):
             self._chat(body, ollama=False)
         else:

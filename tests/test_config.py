@@ -275,6 +275,29 @@ def test_prompts_accepts_a_comma_separated_flag(layers):
     assert layers.load(prompts="plain, system").prompts == ("plain", "system")
 
 
+def test_tool_groups_core_by_default_more_from_a_file_or_the_tools_flag(layers):
+    assert layers.load().tool_groups == ("core",)
+    layers.project({"tool_groups": ["tasks"]})
+    assert layers.load().tool_groups == ("core", "tasks")  # core is always offered
+    assert layers.load(tool_groups="memory, processes").tool_groups == ("core", "processes", "memory")  # flag wins
+    assert layers.load(tool_groups="all").tool_groups == ("core", "files", "processes", "tasks", "memory")
+
+
+def test_an_unknown_tool_group_names_the_flag_and_the_groups(layers):
+    with pytest.raises(ConfigError) as caught:
+        layers.load(tool_groups="core,proc")
+    assert caught.value.exit_status == ExitStatus.USAGE
+    assert caught.value.message.startswith("--tools: ")
+    assert "unknown tool group 'proc'" in caught.value.message
+    assert "core, files, processes, tasks, memory, or all" in caught.value.message
+    layers.project({"tool_groups": "tasks"})  # a string is read as a comma-separated list
+    assert layers.load().tool_groups == ("core", "tasks")
+    layers.project({"tool_groups": [1]})
+    with pytest.raises(ConfigError) as caught:
+        layers.load()
+    assert '"tool_groups" must be a list of tool groups' in caught.value.message
+
+
 # --- API keys
 
 

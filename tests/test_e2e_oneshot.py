@@ -8,7 +8,7 @@ import sys
 import threading
 
 import pytest
-from conftest import ayder_command, read_until, server_args, write_json
+from conftest import ayder_command, read_until, sent_messages, server_args, write_json
 from fakellm import Reply
 
 from ayder_cli import __version__
@@ -18,7 +18,7 @@ USAGE_LINE = "tokens: prompt 12 · completion 7 · total 19"
 
 
 def user_message(request: dict) -> str:
-    messages = request["body"]["messages"]
+    messages = sent_messages(request)
     assert messages[-1]["role"] == "user"
     return messages[-1]["content"]
 
@@ -43,7 +43,7 @@ def test_answer_on_stdout_only_and_usage_on_stderr(fake, run_ayder, protocol, st
     assert "Hello from the model." not in result.stderr
     body = fake.chat_requests()[0]["body"]
     assert body["stream"] is stream
-    assert body["messages"][-1] == {"role": "user", "content": "say hi"}
+    assert sent_messages(fake.chat_requests()[0])[-1] == {"role": "user", "content": "say hi"}
 
 
 def test_redirected_stdout_gives_a_clean_file(fake, project, protocol):

@@ -59,7 +59,7 @@ def test_background_processes_end_when_ayder_exits(fake, run_ayder, project):
     command = "echo $$ > bg.pid; sleep 300"
     fake.queue(Reply(text="", tool_calls=[{"name": "run_background_process", "arguments": {"command": command}}]),
                Reply(text="Started."))
-    result = run_ayder(*server_args(fake, "ollama"), "-x", "start it")
+    result = run_ayder(*server_args(fake, "ollama"), "--tools", "processes", "-x", "start it")
     assert result.returncode == 0, result.stderr
     pid = int((project / "bg.pid").read_text())
     for _ in range(50):  # the group was killed at exit; give the kernel a moment to reap it

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
-from conftest import server_args
+from conftest import sent_messages, server_args
 from fakellm import Reply
 
 from ayder_cli.prompts import bundled_prompts_dir
@@ -15,7 +15,7 @@ PLAIN_TXT = (bundled_prompts_dir() / "plain.txt").read_text().strip("\n")
 
 def conversation(request: dict) -> list[tuple[str, str]]:
     """(role, content) of every message the server received in one request."""
-    return [(m["role"], m["content"]) for m in request["body"]["messages"]]
+    return [(m["role"], m["content"]) for m in sent_messages(request)]
 
 
 def test_each_line_is_a_prompt_and_stdout_holds_only_the_answers(fake, run_ayder, protocol):
@@ -23,7 +23,7 @@ def test_each_line_is_a_prompt_and_stdout_holds_only_the_answers(fake, run_ayder
     result = run_ayder(*server_args(fake, protocol), input="first question\nsecond question\n")
     assert result.returncode == 0, result.stderr
     assert result.stdout == "First answer.\nSecond answer.\n"
-    assert [m[-1]["content"] for m in (r["body"]["messages"] for r in fake.chat_requests())] == [
+    assert [m[-1]["content"] for m in map(sent_messages, fake.chat_requests())] == [
         "first question", "second question"]
 
 
@@ -73,7 +73,7 @@ def test_triple_quote_block_is_one_message_with_its_newlines(fake, run_ayder, pr
     script = 'before\n"""\ndef f():\n    return 1\n\nprint(f())\n"""\nafter\n'
     result = run_ayder(*server_args(fake, protocol), input=script)
     assert result.returncode == 0, result.stderr
-    users = [r["body"]["messages"][-1]["content"] for r in fake.chat_requests()]
+    users = [sent_messages(r)[-1]["content"] for r in fake.chat_requests()]
     assert users == ["before", "def f():\n    return 1\n\nprint(f())", "after"]
 
 
@@ -81,7 +81,7 @@ def test_unclosed_block_at_end_of_input_is_sent_with_a_notice(fake, run_ayder):
     result = run_ayder("--base-url", fake.url, input='"""\nline one\nline two\n')
     assert result.returncode == 0, result.stderr
     assert '"""' in result.stderr and "block" in result.stderr
-    assert fake.chat_requests()[0]["body"]["messages"][-1]["content"] == "line one\nline two"
+    assert sent_messages(fake.chat_requests()[0])[-1]["content"] == "line one\nline two"
 
 
 def test_a_failed_prompt_does_not_stop_the_script_but_sets_exit_1(fake, run_ayder, protocol):
@@ -95,7 +95,7 @@ def test_a_failed_prompt_does_not_stop_the_script_but_sets_exit_1(fake, run_ayde
 
 
 def test_openai_usage_still_reported_after_an_unrelated_400(fake, run_ayder):
-    fake.queue(Reply(status=400, error="context length exceeded"), Reply(text="A2"))
+    fake.queue(Reply(status=400, error="temperature must be between 0 and 2"), Reply(text="A2"))
     result = run_ayder(*server_args(fake, "openai"), input="Q1\nQ2\n")
     assert result.returncode == 1
     assert fake.chat_requests()[-1]["body"].get("stream_options") == {"include_usage": True}

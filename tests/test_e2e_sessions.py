@@ -6,12 +6,12 @@ import signal
 import subprocess
 import threading
 
-from conftest import read_until, server_args
+from conftest import read_until, sent_messages, server_args
 from fakellm import Reply
 
 
 def conversation_of(request: dict) -> list[tuple[str, str]]:
-    return [(m["role"], m["content"]) for m in request["body"]["messages"] if m["role"] != "system"]
+    return [(m["role"], m["content"]) for m in sent_messages(request) if m["role"] != "system"]
 
 
 def test_continue_after_sigkill_restores_every_completed_message(fake, spawn_ayder, run_ayder):

@@ -233,7 +233,7 @@ def test_native_array_argument_sent_as_a_json_string_is_decoded(fake, run_ayder,
     arguments = {"content": "use tabs", "tags": '["style", "python"]'}
     fake.queue(Reply(text="", tool_calls=[{"name": "save_memory", "arguments": arguments, "id": "call_m"}]),
                Reply(text="Noted."))
-    result = run_ayder(*server_args(fake, protocol), "-w", "q")
+    result = run_ayder(*server_args(fake, protocol), "--tools", "memory", "-w", "q")
     assert result.returncode == 0, result.stderr
     [tool] = of_role(fake.chat_requests()[1], "tool")
     assert not tool["content"].startswith("error"), tool["content"]
@@ -367,7 +367,7 @@ def test_paths_outside_the_project_are_refused_and_never_sent(fake, run_ayder, p
     path = "../outside.txt" if form == "relative" else str(outside)
     fake.queue(
         Reply(text="", tool_calls=[{"name": "read_file", "arguments": {"file_path": path}, "id": "call_o"}]),
-        Reply(text=f'[CALL] read_file {{"file_path": {json.dumps(path)}}}'),
+        Reply(text=f'[CALL] read_file {{"file_path": {json.dumps(path)}, "start_line": 1}}'),  # not a repeat
         Reply(text="I cannot read it."),
     )
     result = run_ayder(*server_args(fake, protocol), "q")
@@ -412,7 +412,9 @@ def test_symlinks_out_of_the_project_are_refused(fake, run_ayder, project):
 
 
 def endless_calls(count: int) -> list[Reply]:
-    return [Reply(text="", tool_calls=[{"name": "list_files", "arguments": {}, "id": f"call_{n}"}])
+    """A model that never stops calling; the calls alternate, so the guard against repeats stays quiet."""
+    return [Reply(text="", tool_calls=[{"name": "list_files", "arguments": {"directory": "."} if n % 2 else {},
+                                        "id": f"call_{n}"}])
             for n in range(count)]
 
 

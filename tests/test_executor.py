@@ -133,6 +133,28 @@ def test_disabled_tools_are_not_offered_and_not_run(tmp_path):
     assert not result.ok and "unknown tool 'other'" in result.error and ran == []
 
 
+def test_only_the_offered_groups_are_sent_and_callable_and_a_mode_can_offer_more(tmp_path):
+    from dataclasses import replace
+
+    specs = [spec("touch"), replace(spec("plan"), group="tasks"), replace(spec("note"), group="memory")]
+    tool_executor, _ = executor(tmp_path, *specs, granted="rwx", policy=ToolPolicy(groups=frozenset({"core"})))
+    assert [s["function"]["name"] for s in tool_executor.schemas()] == ["touch"]
+    result = tool_executor.run(call("plan", file_path="a"))
+    assert not result.ok and ran == []
+    assert result.error == ("unknown tool 'plan': not offered in this session "
+                            "(the user can add it with --tools tasks); tools: touch")
+
+    tool_executor.offer("tasks")  # --implement, /plan
+    assert [s.name for s in tool_executor.offered()] == ["touch", "plan"]
+    assert tool_executor.run(call("plan", file_path="a")).ok
+
+    every, _ = executor(tmp_path, *specs)  # no groups in the policy: a bare executor offers every tool
+    assert [s.name for s in every.offered()] == ["touch", "plan", "note"]
+    disabled, _ = executor(tmp_path, *specs, policy=ToolPolicy(disabled=frozenset({"plan"}), groups=None))
+    assert [s.name for s in disabled.offered()] == ["touch", "note"]
+    assert "not offered" not in disabled.run(call("plan", file_path="a")).error  # disabled by the user: just unknown
+
+
 def test_calls_per_message_are_capped_and_the_cap_resets(tmp_path):
     tool_executor, _ = executor(tmp_path, granted="rw", policy=ToolPolicy(max_calls_per_message={"touch": 2}))
     results = [tool_executor.run(call(file_path=str(n))) for n in range(3)]

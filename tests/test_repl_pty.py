@@ -11,7 +11,7 @@ import threading
 import time
 
 import pytest
-from conftest import ayder_command, read_until, server_args
+from conftest import ayder_command, read_until, sent_messages, server_args
 from fakellm import Reply
 
 pexpect = pytest.importorskip("pexpect")
@@ -72,7 +72,7 @@ def test_typed_prompt_streams_the_reply(fake, repl, protocol):
     child.expect_exact("Streamed reply text.")
     child.expect_exact("tokens: prompt 12")
     expect_prompt(child)
-    assert fake.chat_requests()[0]["body"]["messages"][-1] == {"role": "user", "content": "hello there"}
+    assert sent_messages(fake.chat_requests()[0])[-1] == {"role": "user", "content": "hello there"}
     child.sendline("/exit")
     assert finish(child) == 0
 
@@ -89,7 +89,7 @@ def test_xterm_prompt_streams_the_reply(fake, repl):
     wait_for_raw_mode(child)  # the next prompt is up
     child.sendcontrol("d")
     assert finish(child) == 0
-    assert fake.chat_requests()[0]["body"]["messages"][-1]["content"] == "question"
+    assert sent_messages(fake.chat_requests()[0])[-1]["content"] == "question"
 
 
 def test_repl_with_stdout_redirected_keeps_the_file_clean(fake, project, isolated_env):
@@ -127,7 +127,7 @@ def test_ctrl_c_mid_reply_keeps_the_partial_reply_marked_interrupted(fake, repl,
     child.sendline("second question")
     child.expect_exact("Second answer.")
     expect_prompt(child)
-    messages = fake.chat_requests()[1]["body"]["messages"]
+    messages = sent_messages(fake.chat_requests()[1])
     assert messages[-3:] == [
         {"role": "user", "content": "first question"},
         {"role": "assistant", "content": f"Partial reply so far\n\n{INTERRUPTED_NOTE}"},
@@ -148,7 +148,7 @@ def test_ctrl_c_while_waiting_for_the_first_token_returns_to_the_prompt(fake, re
     expect_prompt(child)
     child.sendline("next question")
     child.expect_exact(DEFAULT_REPLY)
-    assert fake.chat_requests()[1]["body"]["messages"][-3:] == [
+    assert sent_messages(fake.chat_requests()[1])[-3:] == [
         {"role": "user", "content": "slow question"},
         {"role": "assistant", "content": INTERRUPTED_NOTE},
         {"role": "user", "content": "next question"},
@@ -168,7 +168,7 @@ def test_ctrl_c_at_the_prompt_clears_the_line(fake, repl):
     child.sendline("fresh line")
     child.expect_exact(DEFAULT_REPLY)
     expect_prompt(child)
-    assert fake.chat_requests()[0]["body"]["messages"][-1]["content"] == "fresh line"
+    assert sent_messages(fake.chat_requests()[0])[-1]["content"] == "fresh line"
     assert child.isalive()
     child.sendline("/exit")
     assert finish(child) == 0
@@ -186,7 +186,7 @@ def test_triple_quote_block_typed_at_the_prompt(fake, repl):
     child.sendline('"""')
     child.expect_exact(DEFAULT_REPLY)
     expect_prompt(child)
-    assert fake.chat_requests()[0]["body"]["messages"][-1]["content"] == "def f():\n    return 1"
+    assert sent_messages(fake.chat_requests()[0])[-1]["content"] == "def f():\n    return 1"
     child.sendline("/exit")
     assert finish(child) == 0
 
@@ -203,7 +203,7 @@ def test_ctrl_c_inside_a_block_discards_it(fake, repl):
     expect_prompt(child)
     child.sendline("sent")
     child.expect_exact(DEFAULT_REPLY)
-    assert [r["body"]["messages"][-1]["content"] for r in fake.chat_requests()] == ["sent"]
+    assert [sent_messages(r)[-1]["content"] for r in fake.chat_requests()] == ["sent"]
     expect_prompt(child)
     child.sendcontrol("d")
     assert finish(child) == 0
@@ -265,7 +265,7 @@ def test_history_is_recalled_with_the_up_arrow(fake, repl):
     child.send("\r")
     child.expect_exact(DEFAULT_REPLY)
     expect_prompt(child)
-    assert fake.chat_requests()[1]["body"]["messages"][-1]["content"] == "from an earlier session"
+    assert sent_messages(fake.chat_requests()[1])[-1]["content"] == "from an earlier session"
     child.sendline("/exit")
     assert finish(child) == 0
 

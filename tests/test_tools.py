@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ayder_cli.commands import CommandResult, run_command
-from ayder_cli.config import Config
+from ayder_cli.config import TOOL_GROUPS, Config
 from ayder_cli.console import Console, Terminal
 from ayder_cli.calls import ToolCall
-from ayder_cli.tools import ToolContext, ToolError, ToolRegistry, ToolResult, ToolSpec, default_registry
+from ayder_cli.tools import GROUPS, ToolContext, ToolError, ToolRegistry, ToolResult, ToolSpec, default_registry
 from ayder_cli.tools.files import LIST_FILES, READ_FILE
 from ayder_cli.tools.paths import display_path, resolve_in_root
 
@@ -437,18 +437,30 @@ def test_schemas_are_openai_tools_in_registration_order_and_small():
     assert [s["function"]["name"] for s in schemas] == registry.names()
     assert registry.get("read_file") is READ_FILE and registry.get("list_files") is LIST_FILES
     assert registry.get("nope") is None
-    for schema in schemas:
+    for schema in default_registry().schemas():
         assert schema["type"] == "function"
         function = schema["function"]
         assert set(function) == {"name", "description", "parameters"}
-        assert "\n" not in function["description"] and len(function["description"]) <= 100
+        assert "\n" not in function["description"] and len(function["description"]) <= 100, function["name"]
         parameters = function["parameters"]
         assert parameters["type"] == "object" and parameters["additionalProperties"] is False
-        assert set(parameters["required"]) <= set(parameters["properties"])
+        assert set(parameters.get("required", ())) <= set(parameters["properties"])
         for prop in parameters["properties"].values():
-            assert prop["type"] in ("string", "integer") and prop["description"]
-    assert len(json.dumps(schemas)) < 1500
+            assert prop["type"] in ("string", "integer", "number", "boolean", "array")
+            assert len(prop.get("description", "")) <= 40  # the name says most; a short note where it does not
+    assert len(json.dumps(schemas)) < 750
     assert all(spec.permission == "r" for spec in registry.specs())
+
+
+def test_every_tool_is_in_a_known_group_and_core_is_the_small_default():
+    specs = default_registry().specs()
+    assert tuple(GROUPS) == TOOL_GROUPS
+    assert {spec.group for spec in specs} == set(GROUPS)
+    assert [spec.name for spec in specs if spec.group == "core"] == [
+        "read_file", "list_files", "search_codebase", "write_file", "replace_string", "run_shell_command"]
+    assert {spec.name for spec in specs if spec.group == "tasks"} == {
+        "create_task", "list_tasks", "show_task", "update_task_status"}
+    assert {spec.name for spec in specs if spec.group == "memory"} == {"save_memory", "load_memory"}
 
 
 # --- /tools
@@ -469,6 +481,30 @@ def test_tools_command_lists_each_tool_with_its_permission(root):
     assert lines[1].endswith(f"  {LIST_FILES.description}")
     assert lines[0].index(READ_FILE.description) == lines[1].index(LIST_FILES.description)  # aligned
     assert terminal.stdout.getvalue() == ""
+
+
+def test_tools_command_names_the_groups_not_offered_and_offers_them(root):
+    from ayder_cli.services import build_services
+
+    err = io.StringIO()
+    terminal = Terminal(stdin=None, stdout=io.StringIO(), stderr=err, stdin_is_tty=False, stdout_is_tty=False,
+                        stderr_is_tty=False, no_color=True)
+    services = build_services(Config(), env={}, root=root, console=Console(terminal))
+    run_command("/tools", services)
+    lines = {line.split()[1].split("(")[0]: line for line in err.getvalue().splitlines()}
+    assert "not offered" not in lines["read_file"] and "not offered" not in lines["run_shell_command"]
+    assert lines["create_task"].endswith("[not offered: /tools tasks, asks first]")
+    assert "[not offered: /tools processes]" in lines["list_background_processes"]
+
+    assert run_command("/tools tasks memory", services) is CommandResult.OK
+    offered = [spec.name for spec in services.executor.offered()]
+    assert {"create_task", "update_task_status", "save_memory"} <= set(offered)
+    assert "run_background_process" not in offered
+
+    err.truncate(0)
+    assert run_command("/tools prcesses", services) is CommandResult.FAILED
+    assert "unknown tool group 'prcesses' (did you mean 'processes'?)" in err.getvalue()
+    assert "core, files, processes, tasks, memory, or all" in err.getvalue()
 
 
 def test_tools_command_in_a_piped_script(fake, run_ayder):

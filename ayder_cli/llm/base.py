@@ -19,6 +19,7 @@ class ChatRequest:
     top_p: float | None = None
     max_tokens: int | None = None
     num_ctx: int | None = None
+    keep_alive: str | None = None  # Ollama: how long the model stays loaded after this request
 
 
 @dataclass

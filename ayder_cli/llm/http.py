@@ -84,6 +84,20 @@ class Transport:
             return response
         raise AssertionError("unreachable")  # pragma: no cover
 
+    def probe(self, method: str, url: str, body: dict[str, Any] | None = None) -> Any:
+        """One quick look at a server's own endpoint: its JSON, or None on any failure (never retried)."""
+        try:
+            response = self.session.request(method, url, json=body, timeout=(min(self.timeout[0], 2.0), 5.0))
+        except requests.exceptions.RequestException:
+            return None
+        with response:
+            if response.status_code != 200:
+                return None
+            try:
+                return response.json()
+            except ValueError:
+                return None
+
     def close(self) -> None:
         self.session.close()
 

@@ -10,6 +10,7 @@ import requests
 from ayder_cli.calls import decode_arguments
 from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
 from ayder_cli.llm.http import Transport, iter_body, server_message, whole_json
+from ayder_cli.llm.served import ServedWindow, from_ollama_show
 from ayder_cli.llm.sse import decode_ndjson_lines
 
 
@@ -70,9 +71,16 @@ class OllamaClient:
         }
         if options:
             body["options"] = options
+        if request.keep_alive is not None:
+            body["keep_alive"] = request.keep_alive
         if request.tools:
             body["tools"] = request.tools
         return body
+
+    def served_window(self, model: str, requested: int | None) -> ServedWindow | None:
+        """What Ollama serves for `model` when ayder sends num_ctx `requested` (/api/show)."""
+        return from_ollama_show(self.transport.probe("POST", f"{self.base_url}/api/show", {"model": model}),
+                                requested)
 
     def list_models(self) -> list[str]:
         url = f"{self.base_url}/api/tags"

@@ -9,6 +9,8 @@ import requests
 
 from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
 from ayder_cli.llm.http import Transport, error_text, iter_body, server_message, whole_json
+from ayder_cli.llm.served import (ServedWindow, from_llama_cpp_props, from_lm_studio_models,
+                                  from_openai_models)
 from ayder_cli.llm.sse import decode_sse
 
 
@@ -83,6 +85,14 @@ class OpenAIClient:
         if event == "error" or payload.get("error"):
             raise StreamCutError(f"the server reported an error mid-stream: {self.redact(error_text(payload))}")
         return chunk_delta(payload)
+
+    def served_window(self, model: str, requested: int | None) -> ServedWindow | None:
+        """The window the server reports: llama.cpp /props, vLLM or llama.cpp /v1/models, LM Studio."""
+        root = self.base_url.removesuffix("/v1")
+        probe = self.transport.probe
+        return (from_llama_cpp_props(probe("GET", f"{root}/props"))
+                or from_openai_models(probe("GET", f"{self.base_url}/models"), model)
+                or from_lm_studio_models(probe("GET", f"{root}/api/v0/models"), model))
 
     def list_models(self) -> list[str]:
         url = f"{self.base_url}/models"

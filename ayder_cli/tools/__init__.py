@@ -4,11 +4,22 @@ from __future__ import annotations
 
 from ayder_cli.tools.base import ToolContext, ToolError, ToolRegistry, ToolResult, ToolSpec
 
-__all__ = ["ToolContext", "ToolError", "ToolRegistry", "ToolResult", "ToolSpec", "default_registry"]
+__all__ = ["GROUPS", "ToolContext", "ToolError", "ToolRegistry", "ToolResult", "ToolSpec", "default_registry"]
+
+# Every tool belongs to one group. Core is always offered; the others when the config
+# (tool_groups), --tools or a mode that needs them (--implement: tasks) asks for them,
+# so the first request stays small (DESIGN: prompt budget). config.TOOL_GROUPS holds the same names.
+GROUPS = {
+    "core": "read, list and search files, write and edit them, run a command (always offered)",
+    "files": "project tree, file info, insert and delete lines",
+    "processes": "background commands: start, read output, list, stop",
+    "tasks": "task files in .ayder/tasks/ (offered by --implement, /implement and /plan)",
+    "memory": "notes kept across sessions in .ayder/memory/",
+}
 
 
 def default_registry() -> ToolRegistry:
-    """The tools offered to the model, in the order they are offered: reads, writes, commands, tasks."""
+    """Every tool, in the order they are offered: reads, writes, commands, tasks, memory."""
     # Imported here, not above: the task tools use ayder_cli.tasks, which writes through this package.
     from ayder_cli.tools.edit import EDIT_TOOLS
     from ayder_cli.tools.files import LIST_FILES, READ_FILE

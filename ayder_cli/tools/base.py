@@ -53,7 +53,7 @@ class Preview:
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
-    description: str  # one short line: it is sent with every request
+    description: str  # what a model needs to call it right, in as few words: it is sent with every request
     parameters: dict[str, Any]  # JSON schema of the arguments object
     permission: Permission
     run: Callable[[ToolContext, dict[str, Any]], ToolResult]
@@ -62,6 +62,7 @@ class ToolSpec:
     # For a write: what it would change, computed without writing (for the confirmation diff).
     # It may return None (nothing to show, e.g. a command) or raise ToolError (refused before asking).
     preview: Callable[[ToolContext, dict[str, Any]], Preview | None] | None = None
+    group: str = "core"  # offered by default, or only when its group is asked for (see GROUPS)
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI `tools` entry for this tool."""

@@ -236,14 +236,14 @@ def _runner(plan: Plan, name: str) -> Callable[[ToolContext, dict[str, Any]], To
     return run
 
 
-FILE_PATH = {"type": "string", "description": "Path relative to the project root"}
+FILE_PATH = {"type": "string"}
 FILE_PATH_ALIASES = {alias: "file_path" for alias in
                      ("path", "filepath", "file", "filename", "file_name", "absolute_path", "target_file")}
 LINE_ALIASES = {"line": "line_number", "line_no": "line_number", "lineno": "line_number", "line_num": "line_number"}
 
 
 def _spec(name: str, description: str, properties: dict[str, Any], required: list[str],
-          aliases: dict[str, str], plan: Plan) -> ToolSpec:
+          aliases: dict[str, str], plan: Plan, group: str = "core") -> ToolSpec:
     return ToolSpec(
         name=name,
         description=description,
@@ -258,6 +258,7 @@ def _spec(name: str, description: str, properties: dict[str, Any], required: lis
         aliases={**FILE_PATH_ALIASES, **aliases},
         path_args=("file_path",),
         preview=_previewer(plan),
+        group=group,
     )
 
 
@@ -272,11 +273,11 @@ WRITE_FILE = _spec(
 
 REPLACE_STRING = _spec(
     "replace_string",
-    "Replace exact text in a file (unique unless replace_all).",
+    "Replace exact text in a file; old_string must occur once unless replace_all.",
     {
-        "old_string": {"type": "string", "description": "Exact text to find"},
+        "old_string": {"type": "string"},
         "new_string": {"type": "string"},
-        "replace_all": {"type": "boolean", "description": "Replace every occurrence"},
+        "replace_all": {"type": "boolean"},
     },
     ["old_string", "new_string"],
     {"old": "old_string", "old_str": "old_string", "old_text": "old_string", "search": "old_string",
@@ -287,14 +288,15 @@ REPLACE_STRING = _spec(
 
 INSERT_LINE = _spec(
     "insert_line",
-    "Insert text before line_number (from 1; line count + 1 appends).",
+    "Insert lines of content before line_number (from 1; line count + 1 appends).",
     {
         "line_number": {"type": "integer"},
-        "content": {"type": "string", "description": "One or more lines"},
+        "content": {"type": "string"},
     },
     ["line_number", "content"],
     {**LINE_ALIASES, "text": "content", "line_content": "content"},
     plan_insert_line,
+    group="files",
 )
 
 DELETE_LINE = _spec(
@@ -304,6 +306,7 @@ DELETE_LINE = _spec(
     ["line_number"],
     LINE_ALIASES,
     plan_delete_line,
+    group="files",
 )
 
 EDIT_TOOLS = [WRITE_FILE, REPLACE_STRING, INSERT_LINE, DELETE_LINE]

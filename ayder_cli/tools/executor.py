@@ -45,10 +45,16 @@ class Permissions:
 
 @dataclass
 class ToolPolicy:
-    """From the config: tools never offered, and a cap on calls per tool per user message."""
+    """From the config: the groups offered, tools never offered, and a cap on calls per tool per user message."""
 
     disabled: frozenset[str] = frozenset()
     max_calls_per_message: dict[str, int] = field(default_factory=dict)
+    groups: frozenset[str] | None = None  # the tool groups offered (core always); None: every group
+
+    def offers(self, spec: ToolSpec) -> bool:
+        if spec.name in self.disabled:
+            return False
+        return self.groups is None or spec.group == "core" or spec.group in self.groups
 
 
 class Decision(Enum):
@@ -177,15 +183,20 @@ class ToolExecutor:
         self.calls_this_message.clear()
 
     def offered(self) -> list[ToolSpec]:
-        """The tools the model is told about: all but the disabled ones."""
-        return [spec for spec in self.registry.specs() if spec.name not in self.policy.disabled]
+        """The tools the model is told about, and the only ones it can call: its groups', less the disabled."""
+        return [spec for spec in self.registry.specs() if self.policy.offers(spec)]
+
+    def offer(self, *groups: str) -> None:
+        """Offer more tool groups from now on (a mode that needs them: --implement offers tasks)."""
+        if self.policy.groups is not None:
+            self.policy.groups = self.policy.groups | frozenset(groups)
 
     def schemas(self) -> list[dict[str, Any]]:
         return [spec.schema() for spec in self.offered()]
 
     def run(self, call: ToolCall) -> ToolResult:
         spec = self.registry.get(call.name)
-        if spec is None or spec.name in self.policy.disabled:
+        if spec is None or not self.policy.offers(spec):
             return ToolResult.failure(self._unknown(call.name))
         arguments = normalize(spec, call.arguments if isinstance(call.arguments, dict) else {}, self.context.root)
         arguments, problem = validate(spec, call, arguments if isinstance(call.arguments, dict) else call.arguments)
@@ -201,6 +212,10 @@ class ToolExecutor:
 
     def _unknown(self, name: str) -> str:
         names = [spec.name for spec in self.offered()]
+        spec = self.registry.get(str(name))
+        if spec is not None and spec.name not in self.policy.disabled:  # in a group not offered
+            return (f"unknown tool {name!r}: not offered in this session (the user can add it with "
+                    f"--tools {spec.group}); tools: {', '.join(names) or 'none'}")
         close = difflib.get_close_matches(str(name), names, n=1, cutoff=0.6)
         nearest = f"; did you mean {close[0]}?" if close else ""
         return f"unknown tool {name!r}{nearest} (tools: {', '.join(names) or 'none'})"

@@ -167,13 +167,13 @@ def _count(n: int, singular: str, plural: str | None = None) -> str:
 
 READ_FILE = ToolSpec(
     name="read_file",
-    description=f"Read a text file, with line numbers (at most {MAX_LINES} lines per call).",
+    description="Read a text file with numbered lines; start_line/end_line (from 1, inclusive) pick a range.",
     parameters={
         "type": "object",
         "properties": {
-            "file_path": {"type": "string", "description": "Path relative to the project root"},
-            "start_line": {"type": "integer", "description": "First line to read, from 1"},
-            "end_line": {"type": "integer", "description": "Last line to read, inclusive"},
+            "file_path": {"type": "string"},
+            "start_line": {"type": "integer"},
+            "end_line": {"type": "integer"},
         },
         "required": ["file_path"],
         "additionalProperties": False,
@@ -184,14 +184,13 @@ READ_FILE = ToolSpec(
 
 LIST_FILES = ToolSpec(
     name="list_files",
-    description="List a directory's entries, one level (skips .gitignore'd); directories end with /.",
+    description="List a directory (default .), one level; directories end with /.",
     parameters={
         "type": "object",
         "properties": {
-            "directory": {"type": "string", "description": "Path relative to the project root (default .)"},
-            "pattern": {"type": "string", "description": "Glob on names (*.py); with / or ** on paths, recursive"},
+            "directory": {"type": "string"},
+            "pattern": {"type": "string", "description": "glob: *.py; with / or **, recursive"},
         },
-        "required": [],
         "additionalProperties": False,
     },
     permission="r",

@@ -78,6 +78,7 @@ SAVE_MEMORY = ToolSpec(
     },
     permission="w",
     run=save_memory,
+    group="memory",
     aliases={"note": "content", "text": "content"},
 )
 
@@ -91,6 +92,7 @@ LOAD_MEMORY = ToolSpec(
     },
     permission="r",
     run=load_memory,
+    group="memory",
     aliases={"search": "query"},
 )
 

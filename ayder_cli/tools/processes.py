@@ -393,8 +393,7 @@ _ID_ALIASES = {"id": "process_id", "pid": "process_id"}
 
 RUN_BACKGROUND_PROCESS = ToolSpec(
     name="run_background_process",
-    description="Start a long-running command (server, watcher) in the background, in the project root; "
-                "returns an id.",
+    description="Start a long-running command (server, watcher) in the background; returns its id.",
     parameters={
         "type": "object",
         "properties": {"command": {"type": "string"}},
@@ -403,6 +402,7 @@ RUN_BACKGROUND_PROCESS = ToolSpec(
     },
     permission="x",
     run=run_background_process,
+    group="processes",
     aliases={"cmd": "command"},
     preview=_check_background,
 )
@@ -414,22 +414,24 @@ GET_BACKGROUND_OUTPUT = ToolSpec(
         "type": "object",
         "properties": {
             "process_id": _PROCESS_ID,
-            "tail": {"type": "integer", "description": "Last N lines only"},
+            "tail": {"type": "integer", "description": "last N lines only"},
         },
         "required": ["process_id"],
         "additionalProperties": False,
     },
     permission="r",
     run=get_background_output,
+    group="processes",
     aliases={**_ID_ALIASES, "lines": "tail"},
 )
 
 LIST_BACKGROUND_PROCESSES = ToolSpec(
     name="list_background_processes",
     description="List background processes: id, status, runtime, command.",
-    parameters={"type": "object", "properties": {}, "required": [], "additionalProperties": False},
+    parameters={"type": "object", "properties": {}, "additionalProperties": False},
     permission="r",
     run=list_background_processes,
+    group="processes",
 )
 
 KILL_BACKGROUND_PROCESS = ToolSpec(
@@ -443,6 +445,7 @@ KILL_BACKGROUND_PROCESS = ToolSpec(
     },
     permission="x",
     run=kill_background_process,
+    group="processes",
     aliases=_ID_ALIASES,
 )
 

@@ -632,12 +632,12 @@ def _size(size: int) -> str:
 
 SEARCH_CODEBASE = ToolSpec(
     name="search_codebase",
-    description="Regex search of text files (skips .gitignore'd); prints path:line: text.",
+    description="Regex search of the project's text files; prints path:line: text.",
     parameters={
         "type": "object",
         "properties": {
             "pattern": {"type": "string"},
-            "file_pattern": {"type": "string", "description": "Glob, e.g. *.py"},
+            "file_pattern": {"type": "string", "description": "glob: *.py"},
             "case_sensitive": {"type": "boolean"},
             "context_lines": {"type": "integer"},
             "max_results": {"type": "integer"},
@@ -655,18 +655,16 @@ SEARCH_CODEBASE = ToolSpec(
 
 GET_PROJECT_STRUCTURE = ToolSpec(
     name="get_project_structure",
-    description="Indented tree of the project's directories and files (skips .gitignore'd).",
+    description=f"Indented tree of the project's directories and files, {DEFAULT_DEPTH} levels unless max_depth.",
     parameters={
         "type": "object",
-        "properties": {
-            "max_depth": {"type": "integer", "description": f"Default {DEFAULT_DEPTH}"},
-        },
-        "required": [],
+        "properties": {"max_depth": {"type": "integer"}},
         "additionalProperties": False,
     },
     permission="r",
     run=get_project_structure,
     aliases={"depth": "max_depth"},
+    group="files",
 )
 
 GET_FILE_INFO = ToolSpec(
@@ -674,9 +672,7 @@ GET_FILE_INFO = ToolSpec(
     description="Size, line count, modified time, text/binary and mode of a file.",
     parameters={
         "type": "object",
-        "properties": {
-            "file_path": {"type": "string", "description": "Path relative to the project root"},
-        },
+        "properties": {"file_path": {"type": "string"}},
         "required": ["file_path"],
         "additionalProperties": False,
     },
@@ -684,6 +680,7 @@ GET_FILE_INFO = ToolSpec(
     run=get_file_info,
     aliases={"path": "file_path"},
     path_args=("file_path",),
+    group="files",
 )
 
 SEARCH_TOOLS = [SEARCH_CODEBASE, GET_PROJECT_STRUCTURE, GET_FILE_INFO]

@@ -124,7 +124,7 @@ def _check(context: ToolContext, args: dict[str, Any]) -> None:
 
 RUN_SHELL_COMMAND = ToolSpec(
     name="run_shell_command",
-    description="Run a /bin/sh command in the project root (stdin empty); returns exit code, stdout, stderr.",
+    description="Run a /bin/sh command in the project root, stdin empty; returns exit code, stdout, stderr.",
     parameters={
         "type": "object",
         "properties": {

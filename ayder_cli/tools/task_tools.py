@@ -98,6 +98,7 @@ CREATE_TASK = ToolSpec(
     },
     permission="w",
     run=create_task,
+    group="tasks",
     aliases={"name": "title", "body": "description", "details": "description", "content": "description"},
     preview=preview_create_task,
 )
@@ -112,6 +113,7 @@ LIST_TASKS = ToolSpec(
     },
     permission="r",
     run=list_tasks,
+    group="tasks",
 )
 
 SHOW_TASK = ToolSpec(
@@ -125,6 +127,7 @@ SHOW_TASK = ToolSpec(
     },
     permission="r",
     run=show_task,
+    group="tasks",
     aliases={"id": "identifier", "task": "identifier", "task_id": "identifier"},
 )
 
@@ -139,6 +142,7 @@ UPDATE_TASK_STATUS = ToolSpec(
     },
     permission="w",
     run=update_task_status,
+    group="tasks",
     aliases={"id": "identifier", "task": "identifier", "task_id": "identifier", "new_status": "status"},
     preview=preview_update_task_status,
 )
