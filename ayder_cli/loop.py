@@ -344,29 +344,25 @@ class ChatLoop:
     def _ask_fitting(self) -> AssistantTurn:
         """Ask with the conversation made to fit the window; a server that still finds it too long
         gets one more try after compaction, then a one-line error with the numbers."""
-        self._fit(forced=False)
-        try:
-            return self._ask()
-        except LLMError as exc:
-            overflow = context_overflow(exc.message)
-            if overflow is None:
-                raise
-            needed, available = overflow
-            if available and available < (self.config.num_ctx or available + 1):
-                self.config = self.config.with_values(num_ctx=available)  # what the server really serves
-            self.callbacks.on_notice("the server found the conversation too long; compacting and asking once more")
-            self._fit(forced=True)
-        try:
-            return self._ask()
-        except LLMError as exc:
-            overflow = context_overflow(exc.message)
-            if overflow is None:
-                raise
-            needed, available = overflow
-            numbers = f" ({needed} tokens needed, {available} available)" if needed else ""
-            raise LLMError(f"the conversation does not fit the server's context window{numbers}: {exc.message}",
-                           hint="start the server with a larger window (llama.cpp -c N, Ollama num_ctx), "
-                                "set --num-ctx to what it serves, or /reset", status=exc.status) from exc
+        for last_try in (False, True):
+            self._fit(forced=last_try)
+            try:
+                return self._ask()
+            except LLMError as exc:
+                overflow = context_overflow(exc.message)
+                if overflow is None:
+                    raise
+                needed, available = overflow
+                if last_try:
+                    numbers = f" ({needed} tokens needed, {available} available)" if needed else ""
+                    raise LLMError(f"the conversation does not fit the server's context window{numbers}: "
+                                   f"{exc.message}", status=exc.status,
+                                   hint="start the server with a larger window (llama.cpp -c N, Ollama num_ctx), "
+                                        "set --num-ctx to what it serves, or /reset") from exc
+                if available and available < (self.config.num_ctx or available + 1):
+                    self.config = self.config.with_values(num_ctx=available)  # what the server really serves
+                self.callbacks.on_notice("the server found the conversation too long; compacting and asking once more")
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _fit(self, forced: bool) -> None:
         """Compact when the conversation nears the window (always when `forced`); then, if one message
