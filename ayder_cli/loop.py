@@ -431,11 +431,16 @@ class ChatLoop:
             return _chain(None, deltas)
         except LLMError as exc:
             # Servers say so in words: "does not support tools", "tools param requires --jinja", ...
-            refused_tools = exc.status in (400, 422, 500) and "tool" in exc.message.lower()
-            if not request.tools or self.native_tools is not None or not refused_tools:
+            message = exc.message.lower()
+            refused_tools = exc.status in (400, 422, 500) and "tool" in message
+            # ... and a server-side tool-call parser that chokes on the model's output fails the same way
+            # on every retry ("Failed to parse tool call"): ayder can read the calls from the text itself.
+            parser_failed = refused_tools and "pars" in message and self.config.native_tools == "auto"
+            if not request.tools or not (refused_tools and self.native_tools is None or parser_failed):
                 raise
             self.native_tools = False
-            self.callbacks.on_notice("the server refused native tool calling; tools are now taught as text ([CALL] lines)")
+            what = "the server's tool-call parser failed" if parser_failed else "the server refused native tool calling"
+            self.callbacks.on_notice(f"{what}; tools are now taught as text ([CALL] lines)")
             return self._stream(self._request())
         if request.tools and self.native_tools is None:
             self.native_tools = True

@@ -466,6 +466,33 @@ def refusals(protocol: str) -> list[Reply]:
     return [Reply(reject_tools=True)]
 
 
+def test_a_failing_server_side_tool_parser_is_replaced_by_ayders_own(fake, run_ayder, notes):
+    # The first round trip works natively; then the server's parser chokes on the model's output
+    # (it would on every retry): that request goes again with the tools taught as text.
+    parser_error = "Failed to parse tool call arguments as JSON: Expecting ',' delimiter"
+    fake.queue(Reply(text="", tool_calls=[{"name": "list_files", "arguments": {}, "id": "call_l"}]),
+               Reply(status=400, error=parser_error),
+               Reply(text='[CALL] read_file {"file_path": "notes.txt"}'),
+               Reply(text="Three lines."))
+    result = run_ayder(*server_args(fake, "openai"), "q")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Three lines.\n"
+    assert "the server's tool-call parser failed; tools are now taught as text" in result.stderr
+    requests = fake.chat_requests()
+    assert tool_names(requests[1]) and not tool_names(requests[2])  # the same request, now without tools
+    assert "[CALL]" in requests[2]["body"]["messages"][0]["content"]
+    assert "second line" in messages(requests[3])[-1]["content"]
+
+
+def test_a_parser_failure_is_not_retried_as_text_when_native_tools_are_required(fake, run_ayder, project):
+    write_json(project / ".ayder" / "config.json", {"native_tools": "on"})
+    fake.queue(Reply(status=400, error="Failed to parse tool call arguments as JSON"))
+    result = run_ayder(*server_args(fake, "openai"), "q")
+    assert result.returncode == 1
+    assert "Failed to parse tool call" in result.stderr
+    assert len(fake.chat_requests()) == 1
+
+
 def test_server_refusing_tools_is_taught_the_call_format(fake, run_ayder, protocol, notes):
     fake.queue(*refusals(protocol), Reply(text='[CALL] read_file {"file_path": "notes.txt"}'),
                Reply(text="Three lines."))
