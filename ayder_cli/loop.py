@@ -19,6 +19,7 @@ from ayder_cli.intents import StreamFilter, call_format_instructions, parse
 from ayder_cli.llm.accumulate import Accumulator
 from ayder_cli.llm.base import AssistantTurn, ChatClient, ChatRequest, LLMError, StreamCutError, Usage
 from ayder_cli.llm.served import context_overflow
+from ayder_cli.profiles import ServerProfiles
 from ayder_cli.tools.base import ToolResult
 from ayder_cli.tools.executor import ToolExecutor, describe
 
@@ -159,6 +160,7 @@ class ChatLoop:
         executor: ToolExecutor | None = None,
         memory: MemoryManager | None = None,
         log: Callable[[str], None] = lambda message: None,
+        profiles: ServerProfiles | None = None,
     ) -> None:
         self.client = client
         self.conversation = conversation
@@ -172,6 +174,12 @@ class ChatLoop:
         self.usage = SessionUsage()
         # None: try native tool calling and fall back to text if the server refuses it.
         self.native_tools: bool | None = {"on": True, "off": False}.get(config.native_tools)
+        self.profiles = profiles  # what earlier runs learned about this server and model
+        learned = profiles.get(config.resolved_base_url, config.resolved_model) if profiles else {}
+        if self.native_tools is None and learned.get("native_tools") is False:
+            self.native_tools = False  # the server refused them last time: do not fail first again
+            log(f"tools go as text: {learned.get('reason', 'the server refused them')} (learned "
+                f"{learned.get('learned', 'earlier')}); native_tools \"on\" tries native calls again")
 
     # --- one user message
 
@@ -441,6 +449,9 @@ class ChatLoop:
             self.native_tools = False
             what = "the server's tool-call parser failed" if parser_failed else "the server refused native tool calling"
             self.callbacks.on_notice(f"{what}; tools are now taught as text ([CALL] lines)")
+            if self.profiles is not None:
+                self.profiles.remember(self.config.resolved_base_url, self.config.resolved_model,
+                                       native_tools=False, reason=what)
             return self._stream(self._request())
         if request.tools and self.native_tools is None:
             self.native_tools = True

@@ -14,6 +14,7 @@ from ayder_cli.conversation import Conversation
 from ayder_cli.instructions import Instructions, environment_note, load_instructions
 from ayder_cli.llm import make_client
 from ayder_cli.loop import ChatLoop
+from ayder_cli.profiles import ServerProfiles, profiles_path
 from ayder_cli.prompts import compose_system_prompt, load_system_prompt
 from ayder_cli.sessions import Session, SessionError, SessionStore
 from ayder_cli.sessions import load as load_session
@@ -175,7 +176,7 @@ def build_services(
         before_confirm=console.end_activity_line,
     )
     loop = ChatLoop(client, conversation, config, console, executor=executor, memory=MemoryManager(root),
-                    log=console.log)
+                    log=console.log, profiles=ServerProfiles(profiles_path(env)))
     services = Services(
         config=config,
         env=env,

@@ -493,6 +493,30 @@ def test_a_parser_failure_is_not_retried_as_text_when_native_tools_are_required(
     assert len(fake.chat_requests()) == 1
 
 
+def test_a_refusal_is_remembered_so_the_next_run_starts_with_text_tools(fake, run_ayder, protocol, notes):
+    fake.queue(*refusals(protocol), Reply(text="first run"))
+    first = run_ayder(*server_args(fake, protocol), "q")
+    assert "refused native tool calling" in first.stderr
+    fake.queue(Reply(text="second run"))
+    second = run_ayder(*server_args(fake, protocol), "-v", "q")
+    assert second.returncode == 0, second.stderr
+    assert second.stdout == "second run\n"
+    assert "tools are now taught as text" not in second.stderr  # not refused again: it was not asked
+    assert "tools go as text: the server refused native tool calling (learned" in second.stderr
+    last = fake.chat_requests()[-1]
+    assert not tool_names(last) and "[CALL]" in messages(last)[0]["content"]
+
+
+def test_native_tools_on_ignores_what_was_remembered(fake, run_ayder, project):
+    fake.queue(*refusals("openai"), Reply(text="learned"))
+    run_ayder(*server_args(fake, "openai"), "q")
+    write_json(project / ".ayder" / "config.json", {"native_tools": "on"})
+    fake.queue(Reply(text="native again"))
+    result = run_ayder(*server_args(fake, "openai"), "q")
+    assert result.stdout == "native again\n"
+    assert tool_names(fake.chat_requests()[-1])
+
+
 def test_server_refusing_tools_is_taught_the_call_format(fake, run_ayder, protocol, notes):
     fake.queue(*refusals(protocol), Reply(text='[CALL] read_file {"file_path": "notes.txt"}'),
                Reply(text="Three lines."))

@@ -1,0 +1,54 @@
+"""What ayder learned about a server and model, remembered for the next run.
+
+One JSON file in ayder's state directory ($XDG_STATE_HOME/ayder/servers.json)
+maps "URL model" to what was learned, e.g. that the server refuses the `tools`
+parameter or that its tool-call parser fails, so the next run starts with the
+tools taught as text instead of failing first. A file that cannot be read or
+written is ignored: remembering is a convenience, never a reason to stop.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from datetime import date
+from pathlib import Path
+from typing import Any, Mapping
+
+
+def profiles_path(env: Mapping[str, str]) -> Path:
+    base = env.get("XDG_STATE_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".local" / "state")
+    return Path(base) / "ayder" / "servers.json"
+
+
+class ServerProfiles:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def get(self, url: str, model: str) -> dict[str, Any]:
+        entry = self._read().get(f"{url} {model}")
+        return entry if isinstance(entry, dict) else {}
+
+    def remember(self, url: str, model: str, **facts: Any) -> None:
+        profiles = self._read()
+        key = f"{url} {model}"
+        entry = profiles.get(key) if isinstance(profiles.get(key), dict) else {}
+        profiles[key] = {**entry, **facts, "learned": date.today().isoformat()}
+        temp = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".servers-", suffix=".json")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(profiles, handle, indent=1, sort_keys=True)
+            os.replace(temp, self.path)  # whole or not at all: two runs never leave half a file
+        except OSError:
+            if temp is not None:
+                Path(temp).unlink(missing_ok=True)
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
