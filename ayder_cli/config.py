@@ -253,6 +253,12 @@ def _unknown_key(source: str, key: str) -> ConfigError:
 # --- layers
 
 
+def xdg_state_dir(env: Mapping[str, str]) -> Path:
+    """Where ayder keeps what it learns between runs (REPL history, server profiles)."""
+    base = env.get("XDG_STATE_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".local" / "state")
+    return Path(base) / "ayder"
+
+
 def xdg_config_path(env: Mapping[str, str]) -> Path:
     base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".config")
     return Path(base) / "ayder" / "config.json"

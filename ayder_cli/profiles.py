@@ -16,10 +16,11 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Mapping
 
+from ayder_cli.config import xdg_state_dir
+
 
 def profiles_path(env: Mapping[str, str]) -> Path:
-    base = env.get("XDG_STATE_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".local" / "state")
-    return Path(base) / "ayder" / "servers.json"
+    return xdg_state_dir(env) / "servers.json"
 
 
 class ServerProfiles:

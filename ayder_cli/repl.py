@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import IO, Callable, Iterator, Mapping
 
 from ayder_cli.commands import CommandResult, command_names, run_command
+from ayder_cli.config import xdg_state_dir
 from ayder_cli.errors import AyderError, ExitStatus
 
 BLOCK_FENCE = '"""'
@@ -101,8 +102,7 @@ def run_script(services, stdin: IO[str]) -> int:
 
 
 def history_path(env: Mapping[str, str]) -> Path:
-    base = env.get("XDG_STATE_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".local" / "state")
-    return Path(base) / "ayder" / "history"
+    return xdg_state_dir(env) / "history"
 
 
 def run_repl(services, env: Mapping[str, str]) -> int:

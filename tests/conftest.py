@@ -185,3 +185,14 @@ def sent_messages(request: dict) -> list[dict]:
     """The messages of one recorded chat request, with the environment note taken off (see above)."""
     return [{**m, "content": without_environment(m["content"])} if m.get("role") == "user"
             and isinstance(m.get("content"), str) else m for m in request["body"]["messages"]]
+
+
+NOTES = "first line\nsecond line\nthird line\n"
+
+
+@pytest.fixture
+def notes(project):
+    """A three-line notes.txt in the project, for tools to read."""
+    path = project / "notes.txt"
+    path.write_text(NOTES, encoding="utf-8")
+    return path

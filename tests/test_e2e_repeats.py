@@ -10,21 +10,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import server_args
+from conftest import NOTES, server_args
 from fakellm import Reply
-from test_e2e_tools import NOTES, activity_lines, messages, numbered, of_role
+from test_e2e_tools import activity_lines, messages, numbered, of_role
 
 from ayder_cli.loop import REPEAT_NOTE
 
 READ_NOTES = {"name": "read_file", "arguments": {"file_path": "notes.txt"}}
 STOP_NOTICE = 'the model repeated read_file(file_path="notes.txt") 3 times; stopped'
-
-
-@pytest.fixture
-def notes(project):
-    path = project / "notes.txt"
-    path.write_text(NOTES, encoding="utf-8")
-    return path
 
 
 def call_reply(form: str, name: str, arguments: dict, n: int = 0) -> Reply:

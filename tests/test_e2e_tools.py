@@ -10,18 +10,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import server_args, write_json
+from conftest import NOTES, server_args, write_json
 from fakellm import Reply
 
-NOTES = "first line\nsecond line\nthird line\n"
 SECRET = "TOP-SECRET-OUTSIDE-CONTENT"
-
-
-@pytest.fixture
-def notes(project):
-    path = project / "notes.txt"
-    path.write_text(NOTES, encoding="utf-8")
-    return path
 
 
 def messages(request: dict) -> list[dict]:

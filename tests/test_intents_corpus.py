@@ -118,14 +118,16 @@ def test_fenced_example_is_shown_verbatim():
     assert reply.display == text
 
 
-def test_think_blocks_in_order_and_removed_from_view():
-    reply = parse("<think>one</think>a<think>two</think>b")
+@pytest.mark.parametrize("tag", ["think", "thinking", "reasoning"])
+def test_think_blocks_in_order_and_removed_from_view(tag):
+    reply = parse(f"<{tag}>one</{tag}>a<{tag}>two</{tag}>b")
     assert reply.thinking == ["one", "two"]
     assert reply.display == "ab"
 
 
-def test_only_closing_think_tag_makes_everything_before_it_thinking():
-    reply = parse("weighing options</think>Here is the answer.")
+@pytest.mark.parametrize("tag", ["think", "thinking", "reasoning"])
+def test_only_closing_think_tag_makes_everything_before_it_thinking(tag):
+    reply = parse(f"weighing options</{tag}>Here is the answer.")
     assert reply.thinking == ["weighing options"]
     assert reply.display == "Here is the answer."
 
@@ -286,12 +288,6 @@ def test_harmony_final_channel_is_the_whole_view():
     assert reply.thinking == ["Simple lookup."]
     assert reply.calls == [] and reply.errors == []
     same_when_streamed(text, TOOLS)
-
-
-def test_lone_closing_thinking_tag_exact_view():
-    reply = parse("weighing options</thinking>Here is the answer.")
-    assert reply.thinking == ["weighing options"]
-    assert reply.display == "Here is the answer."
 
 
 def test_reasoning_tags_in_order_and_removed_from_view():
