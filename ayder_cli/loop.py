@@ -270,7 +270,7 @@ class ChatLoop:
 
     def _summarize(self, messages: list[dict], instruction: str) -> str:
         """The model's summary of `messages` (asked without tools, not shown), think blocks removed."""
-        request = self._request()
+        request = self.request()
         request.tools = None
         request.messages = messages + [{"role": "user", "content": instruction}]
         accumulator = Accumulator()
@@ -326,7 +326,8 @@ class ChatLoop:
 
     # --- asking the model
 
-    def _request(self) -> ChatRequest:
+    def request(self) -> ChatRequest:
+        """The next request for the conversation as it stands: system prompt, tools (native or taught), settings."""
         config = self.config
         system = self.conversation.system_prompt
         tools = None
@@ -392,7 +393,7 @@ class ChatLoop:
 
     def _ask(self) -> AssistantTurn:
         """One model turn: stream it to the callbacks and keep it in the conversation."""
-        request = self._request()
+        request = self.request()
         self.log(
             f"{self.client.provider} model={request.model} messages={len(request.messages)} "
             f"tools={len(request.tools or ())} stream={str(request.stream).lower()} max_tokens={request.max_tokens}"
@@ -452,7 +453,7 @@ class ChatLoop:
             if self.profiles is not None:
                 self.profiles.remember(self.config.resolved_base_url, self.config.resolved_model,
                                        native_tools=False, reason=what)
-            return self._stream(self._request())
+            return self._stream(self.request())
         if request.tools and self.native_tools is None:
             self.native_tools = True
         return _chain(first, deltas)

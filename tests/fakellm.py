@@ -9,12 +9,18 @@ Tests queue Reply objects; each request takes the next one (or a default
     GET  /props                    llama.cpp's server properties, when `props` is set
     POST /api/show                 Ollama's model details, when `show` is set
 
+With `window` set, the server counts each prompt (about four characters a
+token) and reports that count; a prompt over the window is refused with
+llama.cpp's 400 on /v1, and cut silently on /api/chat, oldest messages
+first, as Ollama does.
+
 Run it by hand too:  python tests/fakellm.py --port 8000 --reply "hello"
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import socket
 import threading
@@ -48,6 +54,7 @@ class Reply:
     multiline_data: bool = False  # SSE: each event's JSON over two data: lines
     reject_stream_options: bool = False  # 400 when the request has stream_options
     reject_tools: bool = False  # 400 when the request has tools
+    cached: int | None = None  # prompt tokens reported as reused from the cache (llama.cpp timings, Ollama)
 
 
 class FakeLLM:
@@ -58,6 +65,8 @@ class FakeLLM:
         self.props: dict[str, Any] | None = None  # llama.cpp GET /props (None: 404, as other servers)
         self.show: dict[str, Any] | None = None  # Ollama POST /api/show (None: 404, as a model it lacks)
         self.model_meta: dict[str, Any] = {}  # extra fields of each /v1/models entry (vLLM max_model_len, ...)
+        self.window: int | None = None  # the context window served; None: prompts are not counted
+        self.truncated: list[int] = []  # Ollama: the size of each prompt that was cut to fit the window
         self.default = Reply()
         self._served: list[Reply] = []
         self._lock = threading.Lock()
@@ -173,11 +182,32 @@ class _Handler(BaseHTTPRequestHandler):
                 message += f" (received {self.headers.get('Authorization', 'no Authorization header')})"
             payload = {"error": message} if ollama else {"error": {"message": message, "type": "error"}}
             return self._json(reply.status, payload, reply.headers)
+        if self.fake.window is not None:
+            reply = self._in_window(reply, body, ollama)
+            if reply is None:
+                return None
         model = body.get("model", "")
         if not body.get("stream", True):
             return self._json(200, _whole(reply, model, ollama), reply.headers)
         events = _ollama_events(reply, model) if ollama else _openai_events(reply, model)
         self._stream(reply, events, "application/x-ndjson" if ollama else "text/event-stream", ollama)
+
+    def _in_window(self, reply: Reply, body: dict, ollama: bool) -> Reply | None:
+        """The reply with the prompt's own token count; a prompt over the window refused (None) or cut."""
+        window = self.fake.window
+        messages = list(body.get("messages") or [])
+        tokens = prompt_tokens(messages, body.get("tools"))
+        if tokens > window and not ollama:
+            self._json(400, {"error": {"code": 400, "type": "exceed_context_size_error",
+                                       "message": "the request exceeds the available context size, try increasing it",
+                                       "n_prompt_tokens": tokens, "n_ctx": window}})
+            return None
+        if tokens > window:
+            self.fake.truncated.append(tokens)
+            while tokens > window and len(messages) > 2:
+                del messages[1 if messages[0].get("role") == "system" else 0]
+                tokens = prompt_tokens(messages, body.get("tools"))
+        return dataclasses.replace(reply, usage=(tokens, (reply.usage or (0, 7))[1]))
 
     def _stream(self, reply: Reply, events: list[bytes], content_type: str, ollama: bool) -> None:
         self.send_response(200)
@@ -247,6 +277,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
+def prompt_tokens(messages: list[dict[str, Any]], tools: Any = None) -> int:
+    """How many tokens this fake server counts in a prompt: about four characters each."""
+    return len(json.dumps(messages) + (json.dumps(tools) if tools else "")) // 4
+
+
+def _timings(reply: Reply) -> dict[str, int]:
+    """llama.cpp's timings: cache_n tokens reused from the cache, prompt_n read anew."""
+    return {"cache_n": reply.cached, "prompt_n": reply.usage[0] - reply.cached, "predicted_n": reply.usage[1]}
+
+
 def _pieces(reply: Reply) -> list[str]:
     if reply.chunks is not None:
         return list(reply.chunks)
@@ -259,11 +299,14 @@ def _arguments_text(call: dict[str, Any]) -> str:
 
 
 def _openai_events(reply: Reply, model: str) -> list[bytes]:
-    def event(delta: dict[str, Any], finish: str | None = None, usage: dict | None = None, choices: bool = True) -> bytes:
+    def event(delta: dict[str, Any], finish: str | None = None, usage: dict | None = None, choices: bool = True,
+              timings: dict | None = None) -> bytes:
         chunk: dict[str, Any] = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": model}
         chunk["choices"] = [{"index": 0, "delta": delta, "finish_reason": finish}] if choices else []
         if usage:
             chunk["usage"] = usage
+        if timings:
+            chunk["timings"] = timings
         data = json.dumps(chunk)
         if reply.multiline_data:
             # Split where JSON allows whitespace: the client joins data: lines with a newline.
@@ -283,7 +326,8 @@ def _openai_events(reply: Reply, model: str) -> list[bytes]:
         events.append(event({"tool_calls": [head]}))
         events.append(event({"tool_calls": [{"index": index, "function": {"arguments": arguments[half:]}}]}))
     finish = "tool_calls" if reply.tool_calls and reply.finish_reason == "stop" else reply.finish_reason
-    events.append(event({}, finish))
+    # llama.cpp puts its timings on the last chunk with choices
+    events.append(event({}, finish, timings=_timings(reply) if reply.cached is not None and reply.usage else None))
     usage = {"prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1],
              "total_tokens": sum(reply.usage)} if reply.usage else None
     events.append(event({}, None, usage, choices=False) + b"data: [DONE]\n\n")
@@ -306,6 +350,8 @@ def _ollama_events(reply: Reply, model: str) -> list[bytes]:
     extra: dict[str, Any] = {"done_reason": reply.finish_reason}
     if reply.usage:
         extra.update(prompt_eval_count=reply.usage[0], eval_count=reply.usage[1])
+    if reply.cached is not None:
+        extra["prompt_eval_cached_count"] = reply.cached
     events.append(line({}, True, **extra))
     return events
 
@@ -322,6 +368,8 @@ def _whole(reply: Reply, model: str, ollama: bool) -> dict[str, Any]:
         payload = {"model": model, "message": message, "done": True, "done_reason": reply.finish_reason}
         if reply.usage:
             payload.update(prompt_eval_count=reply.usage[0], eval_count=reply.usage[1])
+        if reply.cached is not None:
+            payload["prompt_eval_cached_count"] = reply.cached
         return payload
     message = {"role": "assistant", "content": text}
     if reply.thinking:
@@ -335,6 +383,8 @@ def _whole(reply: Reply, model: str, ollama: bool) -> dict[str, Any]:
     if reply.usage:
         payload["usage"] = {"prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1],
                             "total_tokens": sum(reply.usage)}
+        if reply.cached is not None:
+            payload["timings"] = _timings(reply)
     return payload
 
 

@@ -46,7 +46,7 @@ class Accumulator:
         if delta.finish_reason:
             self.finish_reason = delta.finish_reason
         if delta.usage:
-            self.usage = delta.usage
+            self.usage = delta.usage if self.usage is None else self.usage.merged(delta.usage)
 
     @property
     def text(self) -> str:

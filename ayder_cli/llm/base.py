@@ -24,12 +24,27 @@ class ChatRequest:
 
 @dataclass
 class Usage:
-    prompt_tokens: int | None = None
+    prompt_tokens: int | None = None  # the whole prompt, cached part included
     completion_tokens: int | None = None
+    cached_tokens: int | None = None  # of the prompt, reused from the server's prompt cache (when it says)
 
     @property
     def total_tokens(self) -> int:
         return (self.prompt_tokens or 0) + (self.completion_tokens or 0)
+
+    @property
+    def evaluated_tokens(self) -> int | None:
+        """Prompt tokens the server had to read anew (None when it does not report its cache)."""
+        if self.prompt_tokens is None or self.cached_tokens is None:
+            return None
+        return max(self.prompt_tokens - self.cached_tokens, 0)
+
+    def merged(self, later: "Usage") -> "Usage":
+        """Counts from two chunks of one reply (llama.cpp sends timings and usage apart)."""
+        return Usage(*(b if b is not None else a for a, b in (
+            (self.prompt_tokens, later.prompt_tokens),
+            (self.completion_tokens, later.completion_tokens),
+            (self.cached_tokens, later.cached_tokens))))
 
 
 @dataclass(slots=True)

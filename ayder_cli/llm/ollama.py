@@ -131,7 +131,9 @@ def line_delta(payload: dict[str, Any], calls_seen: int) -> Delta:
     usage = None
     if payload.get("done"):
         finish = payload.get("done_reason") or "stop"
-        usage = Usage(payload.get("prompt_eval_count"), payload.get("eval_count"))
+        # prompt_eval_count is the whole prompt; prompt_eval_cached_count (Ollama 0.34+) the part reused.
+        usage = Usage(payload.get("prompt_eval_count"), payload.get("eval_count"),
+                      payload.get("prompt_eval_cached_count"))
     return Delta(
         content=message.get("content") or None,
         thinking=message.get("thinking") or None,

@@ -129,10 +129,10 @@ _decode_json = json.JSONDecoder().decode
 
 def chunk_delta(payload: dict[str, Any]) -> Delta:
     """One `chat.completion.chunk` -> Delta."""
-    usage = payload.get("usage")
+    usage = _usage(payload.get("usage"), payload.get("timings"))
     choices = payload.get("choices")
     if not choices:
-        return Delta(usage=_usage(usage) if usage else None)
+        return Delta(usage=usage)
     choice = choices[0]
     delta = choice.get("delta") or {}
     return Delta(
@@ -140,7 +140,7 @@ def chunk_delta(payload: dict[str, Any]) -> Delta:
         thinking=delta.get("reasoning_content") or delta.get("reasoning"),
         tool_calls=_fragments(delta) if "tool_calls" in delta or "function_call" in delta else None,
         finish_reason=choice.get("finish_reason"),
-        usage=_usage(usage) if usage else None,
+        usage=usage,
     )
 
 
@@ -148,13 +148,12 @@ def whole_response_delta(payload: dict[str, Any]) -> Delta:
     """A non-streamed `chat.completion` -> one Delta holding all of it."""
     choice = (payload.get("choices") or [{}])[0]
     message = choice.get("message") or {}
-    usage = payload.get("usage")
     return Delta(
         content=message.get("content"),
         thinking=message.get("reasoning_content") or message.get("reasoning"),
         tool_calls=_fragments(message),
         finish_reason=choice.get("finish_reason") or "stop",
-        usage=_usage(usage) if usage else None,
+        usage=_usage(payload.get("usage"), payload.get("timings")),
     )
 
 
@@ -179,5 +178,26 @@ def _fragments(delta: dict[str, Any]) -> list[ToolCallFragment] | None:
     return None
 
 
-def _usage(usage: dict[str, Any]) -> Usage:
-    return Usage(usage.get("prompt_tokens"), usage.get("completion_tokens"))
+def _usage(usage: Any, timings: Any = None) -> Usage | None:
+    """The counts of `usage`, with the cached part of the prompt where the server says it:
+    OpenAI and vLLM prompt_tokens_details.cached_tokens, DeepSeek prompt_cache_hit_tokens,
+    llama.cpp `timings` (cache_n reused, prompt_n read anew, predicted_n generated)."""
+    usage = usage if isinstance(usage, dict) else {}
+    timings = timings if isinstance(timings, dict) else {}
+    details = usage.get("prompt_tokens_details")
+    cached = _count(details.get("cached_tokens")) if isinstance(details, dict) else None
+    cached = cached if cached is not None else _count(usage.get("prompt_cache_hit_tokens"))
+    cached = cached if cached is not None else _count(timings.get("cache_n"))
+    prompt = _count(usage.get("prompt_tokens"))
+    read_anew = _count(timings.get("prompt_n"))
+    if prompt is None and read_anew is not None:
+        prompt = read_anew + (cached or 0)
+    completion = _count(usage.get("completion_tokens"))
+    completion = completion if completion is not None else _count(timings.get("predicted_n"))
+    if prompt is None and completion is None:
+        return None
+    return Usage(prompt, completion, cached)
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
