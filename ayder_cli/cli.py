@@ -38,6 +38,8 @@ PIPED_STDIN_WAIT_S = 1.0
 @click.option("--tasks", "list_tasks", is_flag=True, help="List the tasks in .ayder/tasks/ and exit.")
 @click.option("--implement", "implement_id", metavar="TASK", help="Run the agent on one task (id, number or title).")
 @click.option("--implement-all", is_flag=True, help="Run the agent on every pending task, in order.")
+@click.option("--doctor", is_flag=True,
+              help="Check the server and model (tool calls, streaming, prompt cache) and exit.")
 @click.option("-I", "--iterations", type=click.IntRange(min=1), metavar="N", help="Tool iterations per message.")
 @click.option("--num-ctx", type=click.IntRange(min=256), metavar="N",
               help="Context window in tokens (default: what the server serves).")
@@ -102,7 +104,7 @@ def run(options: dict) -> int:
         console.show_thinking = config.show_thinking
         if options["list_tasks"]:
             return _list_tasks(root, console)
-        one_shot = None if options["implement_id"] or options["implement_all"] else \
+        one_shot = None if options["implement_id"] or options["implement_all"] or options["doctor"] else \
             _one_shot_prompt(options, terminal, console)
 
         from ayder_cli.services import build_services
@@ -114,13 +116,17 @@ def run(options: dict) -> int:
         if options["continue_session"] or options["resume_id"]:
             services.resume_session(options["resume_id"])
         repl = one_shot is None and terminal.stdin_is_tty and not (options["implement_id"] or options["implement_all"])
-        if not repl or options["restore"]:  # the REPL asks instead
+        if (not repl or options["restore"]) and not options["doctor"]:  # the REPL asks instead
             _offer_checkpoint(services, options["restore"])
-        _log_config(console, config, env)
+        _log_config(console, services.config, env)  # services.config: with the server found, if any
         # The client holds the key now; commands the model runs must not inherit it.
         for name in {"OPENAI_API_KEY", config.api_key_env}:
             os.environ.pop(name, None)
         try:
+            if options["doctor"]:
+                from ayder_cli.doctor import run_doctor
+
+                return run_doctor(services)
             if options["implement_id"] or options["implement_all"]:
                 from ayder_cli.task_runner import implement_all, implement_task
 

@@ -159,7 +159,8 @@ def _thinking(services, args: str) -> None:
 def _usage(services, args: str) -> None:
     usage = services.loop.usage
     services.console.info(
-        f"{usage.requests} requests · prompt {usage.prompt_tokens} · completion {usage.completion_tokens}"
+        f"{usage.requests} requests · prompt {usage.prompt_tokens}"
+        f"{f' ({usage.cached_tokens} cached)' if usage.cached_tokens else ''} · completion {usage.completion_tokens}"
         f" · total {usage.prompt_tokens + usage.completion_tokens}"
     )
     services.console.info(
@@ -327,6 +328,7 @@ def _status(services, args: str) -> None:
         ("provider", config.provider),
         ("server", config.resolved_base_url),
         ("context", f"{services.loop.config.num_ctx or '?'} tokens ({services.window or 'unknown'})"),
+        ("last request", _last_request(services.loop.usage.last)),
     ]
     if instructions.files:
         rows += [("instructions" if i == 0 else "", f.describe()) for i, f in enumerate(instructions.files)]
@@ -335,6 +337,22 @@ def _status(services, args: str) -> None:
         rows.append(("instructions", instructions.describe()))
     for label, value in rows:
         services.console.info(f"{label + ':' if label else '':<14}{value}")
+
+
+def _last_request(usage) -> str:
+    """The latest request's prompt, and how much of it the server's cache saved."""
+    if usage is None or usage.prompt_tokens is None:
+        return "none yet" if usage is None else "the server reported no token counts"
+    if usage.cached_tokens is None:
+        return f"{usage.prompt_tokens} prompt tokens (the server does not report its prompt cache)"
+    return f"{usage.prompt_tokens} prompt tokens: {usage.cached_tokens} from the cache, {usage.evaluated_tokens} read"
+
+
+@command("doctor", help="check the server and model: tool calls, streaming, thinking, prompt cache")
+def _doctor(services, args: str) -> CommandResult | None:
+    from ayder_cli.doctor import run_doctor  # loaded when asked for, like the other heavier commands
+
+    return None if run_doctor(services) == 0 else CommandResult.FAILED
 
 
 INIT_REQUEST = (

@@ -162,7 +162,7 @@ class Console:
         if usage.prompt_tokens is None and usage.completion_tokens is None:
             return
         self.dim_line(
-            f"tokens: prompt {usage.prompt_tokens or 0} · completion {usage.completion_tokens or 0}"
+            f"tokens: prompt {usage.describe_prompt()} · completion {usage.completion_tokens or 0}"
             f" · total {usage.total_tokens}"
         )
 

@@ -141,13 +141,17 @@ class RunResult:
 class SessionUsage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0  # of prompt_tokens, reused from the server's prompt cache (where it says)
     requests: int = 0
+    last: Usage | None = None  # the latest request's counts (/status)
 
     def add(self, usage: Usage | None) -> None:
         self.requests += 1
+        self.last = usage
         if usage:
             self.prompt_tokens += usage.prompt_tokens or 0
             self.completion_tokens += usage.completion_tokens or 0
+            self.cached_tokens += usage.cached_tokens or 0
 
 
 class ChatLoop:
@@ -170,6 +174,8 @@ class ChatLoop:
         self.memory = memory  # where checkpoints go; None: the loop stops when the budget is spent
         self.tokens_per_estimate = 1.0  # server-reported prompt tokens / our estimate, once known
         self.compaction_failed_at = 0  # the size at which compaction last did not help
+        self.server_cut = False  # the server shortened the last prompt by itself: compact before the next
+        self._last_prompt: tuple[int, int] | None = None  # the last request's (estimate, server's count)
         self.log = log
         self.usage = SessionUsage()
         # None: try native tool calling and fall back to text if the server refuses it.
@@ -273,6 +279,7 @@ class ChatLoop:
         request = self.request()
         request.tools = None
         request.messages = messages + [{"role": "user", "content": instruction}]
+        self._shorten_to_fit(request.messages, prompt_estimate(request))  # the summary request must fit too
         accumulator = Accumulator()
         for delta in self.client.stream(request):
             accumulator.add(delta)
@@ -281,8 +288,8 @@ class ChatLoop:
         return parse(turn.text).display.strip()
 
     def context_tokens(self) -> int:
-        """The conversation's size in tokens: our estimate, scaled by what the server last reported."""
-        return int(self.conversation.estimated_tokens() * self.tokens_per_estimate)
+        """The next request's prompt in tokens: our estimate, scaled by what the server last reported."""
+        return int(prompt_estimate(self.request()) * self.tokens_per_estimate)
 
     def compact(self, only_if_needed: bool = False) -> bool:
         """Replace older turns by a summary (system prompt and the last turns kept); True if applied."""
@@ -303,10 +310,8 @@ class ChatLoop:
         older = Conversation(self.conversation.system_prompt)
         older.messages = messages[:cut]
         summary = self._summarize(older.for_request(), COMPACT_REQUEST)
-        kept = messages[cut:]
-        replaced = [{"role": "user", "content": compacted_message(summary)}, *kept]
-        system = [{"role": "system", "content": self.conversation.system_prompt}]
-        after = int(estimate_tokens(system + replaced) * self.tokens_per_estimate)
+        replaced = [{"role": "user", "content": compacted_message(summary)}, *messages[cut:]]
+        after = before + int((estimate_tokens(replaced[:1]) - estimate_tokens(messages[:cut])) * self.tokens_per_estimate)
         if not summary or after >= before:
             self.callbacks.on_notice(f"compaction would not shrink the context (~{before} tokens); not applied")
             self.compaction_failed_at = before
@@ -376,19 +381,22 @@ class ChatLoop:
     def _fit(self, forced: bool) -> None:
         """Compact when the conversation nears the window (always when `forced`); then, if one message
         is still too big for it, cut its middle: a request known not to fit is never sent."""
-        if forced:
+        if forced or self.server_cut:
+            self.server_cut = False
             self.compact()
         elif self.config.auto_compact:
             self.compact(only_if_needed=True)
+        self._shorten_to_fit(self.conversation.messages, prompt_estimate(self.request()))
+
+    def _shorten_to_fit(self, messages: list[dict], estimate: int) -> None:
+        """Cut the middle of the longest of `messages` (in place) if a prompt of `estimate` would not fit."""
         window = self.config.num_ctx
         if not window:
             return
-        schemas = self._schemas() if self.native_tools is not False else None
-        budget = Budget.for_window(window, self.config.max_tokens).prompt - len(json.dumps(schemas or [])) // 4
-        over = self.context_tokens() - budget
+        over = int(estimate * self.tokens_per_estimate) - Budget.for_window(window, self.config.max_tokens).prompt
         if over > 0:
             chars = int(over / self.tokens_per_estimate * CHARS_PER_ESTIMATED_TOKEN) + 64
-            for note in shorten_middles(self.conversation.messages, chars):
+            for note in shorten_middles(messages, chars):
                 self.callbacks.on_notice(f"{note}, so the request fits the {window}-token context window")
 
     def _ask(self) -> AssistantTurn:
@@ -426,10 +434,47 @@ class ChatLoop:
         turn = self._keep(accumulator.turn())
         if turn.usage:
             callbacks.on_usage(turn.usage)
-            estimate = estimate_tokens(request.messages)
-            if turn.usage.prompt_tokens and estimate:
-                self.tokens_per_estimate = turn.usage.prompt_tokens / estimate
+            self._calibrate(turn.usage.prompt_tokens, prompt_estimate(request))
         return turn
+
+    def _calibrate(self, reported: int | None, estimate: int) -> None:
+        """Learn tokens per estimated token from the server's count of the prompt just sent, unless
+        the count shows that the server cut the prompt to fit (older Ollamas do, silently)."""
+        if not reported or not estimate:
+            return
+        last, self._last_prompt = self._last_prompt, (estimate, reported)
+        if last is not None and self._was_cut(last, estimate, reported):
+            self._cut_by_server(reported, estimate)
+            return
+        self.tokens_per_estimate = reported / estimate
+
+    def _was_cut(self, last: tuple[int, int], estimate: int, reported: int) -> bool:
+        """The conversation grew since the last request, but the server's count of it hardly did.
+
+        A server that cuts still keeps the system prompt and tools: a count below even those is a
+        server leaving its cached prefix out of the count (some Ollama versions), not a cut."""
+        last_estimate, last_reported = last
+        grown = (estimate - last_estimate) * self.tokens_per_estimate
+        return grown >= 64 and reported < last_reported + 0.3 * grown and reported >= 0.9 * self._prefix_tokens()
+
+    def _cut_by_server(self, reported: int, estimate: int) -> None:
+        """Say that the server shortened the prompt, serve it less from now on, compact before the next request."""
+        window = self.config.num_ctx
+        expected = int(estimate * self.tokens_per_estimate)
+        self.callbacks.on_notice(f"the server read only {reported} of about {expected} prompt tokens: it cut "
+                                 "the conversation to fit its context window; compacting before the next request")
+        if self.config.provider == "ollama" and window:
+            # Ollama serves the num_ctx ayder pins: the prompt was bigger than the estimate said.
+            self.tokens_per_estimate = max(self.tokens_per_estimate, window / estimate * 1.1)
+        else:  # it serves less than ayder was told: at most what it read
+            self.config = self.config.with_values(num_ctx=reported)
+        self.server_cut = True
+
+    def _prefix_tokens(self) -> int:
+        """The system prompt and tool schemas of a request: what every request starts with."""
+        request = self.request()
+        request.messages = [message for message in request.messages[:1] if message["role"] == "system"]
+        return int(prompt_estimate(request) * self.tokens_per_estimate)
 
     def _stream(self, request: ChatRequest):
         """The client's deltas; a server that refuses native tools gets the text format instead."""
@@ -525,6 +570,11 @@ class ChatLoop:
             'Call a tool by writing a line on its own: [CALL] tool_name {"argument": "value"} '
             "with the arguments as one JSON object on that line."
         )
+
+
+def prompt_estimate(request: ChatRequest) -> int:
+    """Our estimate of a request's prompt: its messages and its tool schemas, about four characters a token."""
+    return estimate_tokens(request.messages) + (len(json.dumps(request.tools)) // 4 if request.tools else 0)
 
 
 def _chain(first, rest):

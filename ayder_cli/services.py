@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit
 
 from ayder_cli.checkpoint import MemoryManager
 from ayder_cli.config import Config, check_value, load_config
 from ayder_cli.console import Console
 from ayder_cli.conversation import Conversation
+from ayder_cli.errors import ConfigError
 from ayder_cli.instructions import Instructions, environment_note, load_instructions
 from ayder_cli.llm import make_client
 from ayder_cli.loop import ChatLoop
@@ -25,6 +26,9 @@ from ayder_cli.tools.executor import Permissions, ToolExecutor, ToolPolicy
 from ayder_cli.tools.processes import ProcessManager
 from ayder_cli.tools.shell_policy import DEFAULT_SHELL_DENY
 from ayder_cli.undo import UndoJournal
+
+if TYPE_CHECKING:
+    from ayder_cli.llm.discover import FoundServer
 
 
 @dataclass
@@ -144,6 +148,7 @@ def build_services(
     use_instructions: bool = True,
     cwd: Path | None = None,
 ) -> Services:
+    config = with_discovered_server(config, env, console)
     instructions = (read_instructions(config, env, root, cwd, console) if use_instructions
                     else _no_instructions(console))
     conversation = Conversation(compose_system_prompt(load_system_prompt(config.prompts, root),
@@ -213,6 +218,50 @@ def _no_instructions(console: Console) -> Instructions:
     return instructions
 
 
+# Set, either names a server, even for the provider load_config does not use it with
+# (OPENAI_BASE_URL while the provider is Ollama). AYDER_* show up in Config.sources.
+SERVER_ENV_VARS = ("OPENAI_BASE_URL", "OLLAMA_HOST")
+FOUND = "found on this machine"  # the source of a discovered value, for -v
+
+
+def with_discovered_server(config: Config, env: Mapping[str, str], console: Console) -> Config:
+    """With no server configured anywhere: the first local server that answers (Ollama first)."""
+    if _names_a_server(config, env):
+        return config
+    # Loaded here, as make_client loads the HTTP stack: only once a mode needs the network.
+    from ayder_cli.llm import discover
+
+    found = discover.find_local_server()
+    if found is None:
+        ports = ", ".join(str(candidate.port) for candidate in discover.CANDIDATES)
+        console.log(f"no local server answered on {ports}; using Ollama at {config.resolved_base_url}")
+        return config
+    console.log(f"found {found.describe()}")
+    sources = {**config.sources, "provider": FOUND, "base_url": FOUND}
+    # No key from the environment (OPENAI_API_KEY is usually meant for a cloud API) for whatever listens here.
+    config = replace(config, provider=found.provider, base_url=found.base_url, sources=sources, api_key_env="")
+    return _with_served_model(config, found)
+
+
+def _names_a_server(config: Config, env: Mapping[str, str]) -> bool:
+    """A flag, a config file or the environment says which server to use."""
+    set_somewhere = any(config.sources.get(key, "default") != "default" for key in ("provider", "base_url"))
+    set_in_code = config.base_url is not None or config.provider != Config.provider  # a Config built by hand
+    return set_somewhere or set_in_code or any(env.get(name) for name in SERVER_ENV_VARS)
+
+
+def _with_served_model(config: Config, found: FoundServer) -> Config:
+    """No model named: the found server's only model; several without the default is a ConfigError."""
+    if config.model is not None or config.sources.get("model", "default") != "default":
+        return config
+    if len(found.models) == 1:
+        return replace(config, model=found.models[0], sources={**config.sources, "model": "the only one served"})
+    if len(found.models) > 1 and config.resolved_model not in found.models:
+        raise ConfigError(f"no model named, and the {found.kind} server found at {found.base_url} "
+                          f"serves {found.model_list()}", hint="pick one with -m NAME")
+    return config
+
+
 def with_served_window(config: Config, client, console: Console) -> tuple[Config, str]:
     """The config with num_ctx set to the window the server serves, unless a file or flag set it;
     and what the server said about its window (for /status)."""
@@ -234,7 +283,6 @@ def with_served_window(config: Config, client, console: Console) -> tuple[Config
 def _key_redactor(config: Config, env: Mapping[str, str]):
     """Replaces every configured API key with *** (for what is written to disk)."""
     from ayder_cli.config import ollama_api_key, resolve_api_key
-    from ayder_cli.errors import ConfigError
 
     keys: set[str] = set()
     for lookup in (lambda: resolve_api_key(config, env), lambda: ollama_api_key(config)):

@@ -36,6 +36,12 @@ def isolated_env(tmp_path_factory, monkeypatch):
     return home
 
 
+@pytest.fixture(autouse=True)
+def no_local_servers(monkeypatch):
+    """Discovery asks no port: no test depends on a server the developer runs (test_discover sets its own)."""
+    monkeypatch.setattr("ayder_cli.llm.discover.CANDIDATES", ())
+
+
 @pytest.fixture
 def fake():
     with FakeLLM() as server:

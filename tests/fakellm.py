@@ -11,8 +11,10 @@ Tests queue Reply objects; each request takes the next one (or a default
 
 With `window` set, the server counts each prompt (about four characters a
 token) and reports that count; a prompt over the window is refused with
-llama.cpp's 400 on /v1, and cut silently on /api/chat, oldest messages
-first, as Ollama does.
+llama.cpp's 400 on /v1. On /api/chat it is refused with Ollama's 400 when the
+request says `"truncate": false`, else cut silently, oldest messages first, as
+Ollama does. `cuts_silently` makes both cut, whatever the request says: an
+older Ollama, or Ollama's own /v1 endpoint, which cannot be told not to.
 
 Run it by hand too:  python tests/fakellm.py --port 8000 --reply "hello"
 """
@@ -67,6 +69,7 @@ class FakeLLM:
         self.model_meta: dict[str, Any] = {}  # extra fields of each /v1/models entry (vLLM max_model_len, ...)
         self.window: int | None = None  # the context window served; None: prompts are not counted
         self.truncated: list[int] = []  # Ollama: the size of each prompt that was cut to fit the window
+        self.cuts_silently = False  # an over-long prompt is cut and answered 200, on both endpoints
         self.default = Reply()
         self._served: list[Reply] = []
         self._lock = threading.Lock()
@@ -197,10 +200,17 @@ class _Handler(BaseHTTPRequestHandler):
         window = self.fake.window
         messages = list(body.get("messages") or [])
         tokens = prompt_tokens(messages, body.get("tools"))
-        if tokens > window and not ollama:
+        if tokens > window and not ollama and not self.fake.cuts_silently:
             self._json(400, {"error": {"code": 400, "type": "exceed_context_size_error",
                                        "message": "the request exceeds the available context size, try increasing it",
                                        "n_prompt_tokens": tokens, "n_ctx": window}})
+            return None
+        if tokens > window and body.get("truncate") is False and not self.fake.cuts_silently:
+            # Ollama passes on its runner's error as a JSON string inside its own error
+            inner = {"error": {"code": 400, "type": "exceed_context_size_error", "n_prompt_tokens": tokens,
+                               "n_ctx": window, "message": f"request ({tokens} tokens) exceeds the available "
+                                                           f"context size ({window} tokens), try increasing it"}}
+            self._json(400, {"error": json.dumps(inner)})
             return None
         if tokens > window:
             self.fake.truncated.append(tokens)

@@ -20,6 +20,9 @@ class ChatRequest:
     max_tokens: int | None = None
     num_ctx: int | None = None
     keep_alive: str | None = None  # Ollama: how long the model stays loaded after this request
+    # OpenAI-compatible servers: "required" (or {"type": "function", ...}) makes the model call a tool;
+    # Ollama has no such option and leaves it out.
+    tool_choice: str | dict[str, Any] | None = None
 
 
 @dataclass
@@ -38,6 +41,12 @@ class Usage:
         if self.prompt_tokens is None or self.cached_tokens is None:
             return None
         return max(self.prompt_tokens - self.cached_tokens, 0)
+
+    def describe_prompt(self) -> str:
+        """"901", or "901 (880 cached, 21 read)" when the server reports its prompt cache."""
+        if self.evaluated_tokens is None:
+            return str(self.prompt_tokens or 0)
+        return f"{self.prompt_tokens} ({self.cached_tokens} cached, {self.evaluated_tokens} read)"
 
     def merged(self, later: "Usage") -> "Usage":
         """Counts from two chunks of one reply (llama.cpp sends timings and usage apart)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email.utils
+import json
 import time
 import urllib.parse
 from typing import Any, Callable, Iterator
@@ -181,9 +182,23 @@ def server_message(response: requests.Response) -> str:
 
 
 def error_text(data: Any) -> str:
+    if isinstance(data, str) and data.startswith("{"):
+        try:  # Ollama passes on its runner's JSON error as a string
+            data = json.loads(data)
+        except ValueError:
+            return data
     if isinstance(data, dict):
         error = data.get("error", data.get("message", data.get("detail", data)))
         if isinstance(error, dict):
-            error = error.get("message") or error
-        return str(error)
+            sizes = _context_sizes(error)
+            error = (error.get("message") or error) if not sizes else f"{error.get('message') or ''} {sizes}"
+        return error_text(error) if isinstance(error, str) and error.startswith("{") else str(error)
     return str(data)
+
+
+def _context_sizes(error: dict) -> str:
+    """llama.cpp's over-long prompt error keeps its numbers beside the message: say them."""
+    needed, window = error.get("n_prompt_tokens"), error.get("n_ctx")
+    if isinstance(needed, int) and isinstance(window, int) and str(needed) not in str(error.get("message")):
+        return f"(the request has {needed} tokens, the context {window} tokens)"
+    return ""

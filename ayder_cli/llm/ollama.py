@@ -73,6 +73,9 @@ class OllamaClient:
             body["options"] = options
         if request.keep_alive is not None:
             body["keep_alive"] = request.keep_alive
+        # An over-long prompt: an error ayder can act on, instead of a silently shortened one
+        # (older Ollamas ignore the field and cut; the loop then sees it in prompt_eval_count).
+        body["truncate"] = False
         if request.tools:
             body["tools"] = request.tools
         return body

@@ -62,6 +62,8 @@ class OpenAIClient:
                 body[key] = value
         if request.tools:
             body["tools"] = request.tools
+            if request.tool_choice is not None:
+                body["tool_choice"] = request.tool_choice
         return body
 
     def _decode_stream(self, response: requests.Response, url: str) -> Iterator[Delta]:
@@ -106,6 +108,9 @@ class OpenAIClient:
         status = response.status_code
         message = self.redact(server_message(response))
         url = response.url
+        if status in (401, 403) and not self.api_key_env:
+            return LLMError(f"the server rejected the request (HTTP {status}): it wants an API key", "ayder sends "
+                            "no key from the environment to a server it found itself: name it with --base-url", status)
         if status in (401, 403):
             hint = (
                 f"set {self.api_key_env} to a valid key (or api_key_env / api_key_file in the config)"

@@ -1,0 +1,121 @@
+"""Finding a model server on this machine when none is configured.
+
+The usual local ports are asked for their model list, all at once; the first
+candidate in CANDIDATES order that answers wins. Only talks to the network:
+what to do with the answer is decided by the caller.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+
+# On loopback a listener accepts at once and a closed port refuses at once,
+# so these only matter for a port that swallows connections or never answers.
+CONNECT_TIMEOUT_S = 0.3
+READ_TIMEOUT_S = 1.5
+DEADLINE_S = 1.5  # the whole search never takes longer
+
+
+@dataclass(frozen=True)
+class Candidate:
+    provider: str  # the client that speaks to it: "ollama" or "openai"
+    kind: str  # what usually listens there, for -v and errors
+    base_url: str
+    models_path: str  # GET base_url + this lists the models
+
+    @property
+    def port(self) -> int | None:
+        return urlsplit(self.base_url).port
+
+
+# Priority order: Ollama first, so the README's default wins whenever it runs.
+# Ollama's URL is the default one, so what ayder remembers about it still applies.
+CANDIDATES: tuple[Candidate, ...] = (
+    Candidate("ollama", "Ollama", "http://localhost:11434", "/api/tags"),
+    Candidate("openai", "llama.cpp-style", "http://127.0.0.1:8080/v1", "/models"),
+    Candidate("openai", "LM Studio-style", "http://127.0.0.1:1234/v1", "/models"),
+    Candidate("openai", "vLLM-style", "http://127.0.0.1:8000/v1", "/models"),
+)
+
+
+@dataclass(frozen=True)
+class FoundServer:
+    provider: str
+    kind: str
+    base_url: str
+    models: tuple[str, ...]  # as the server listed them
+
+    def describe(self) -> str:
+        """e.g. 'llama.cpp-style server at http://127.0.0.1:8080/v1 (1 model: qwen3)'"""
+        return f"{self.kind} server at {self.base_url} ({self.model_list()})"
+
+    def model_list(self, limit: int = 10) -> str:
+        """'no models', '1 model: a', '12 models: a, b, ... and 2 more'."""
+        models = self.models
+        if not models:
+            return "no models"
+        more = f" and {len(models) - limit} more" if len(models) > limit else ""
+        return f"{len(models)} model{'s' if len(models) > 1 else ''}: {', '.join(models[:limit])}{more}"
+
+
+def find_local_server(candidates: tuple[Candidate, ...] | None = None,
+                      deadline_s: float = DEADLINE_S) -> FoundServer | None:
+    """The first candidate, in order, that answers with a model list; None if none does in time.
+
+    All are asked in parallel; this returns as soon as every candidate before
+    the winner has failed, without waiting for the slower ones behind it.
+    """
+    candidates = CANDIDATES if candidates is None else candidates
+    answers: list[tuple[str, ...] | None] = [None] * len(candidates)
+    done = [threading.Event() for _ in candidates]
+
+    def ask(index: int) -> None:
+        try:
+            answers[index] = list_models(candidates[index])
+        finally:
+            done[index].set()
+
+    for index in range(len(candidates)):
+        # Daemon threads: a port that never answers must not hold up ayder's exit.
+        threading.Thread(target=ask, args=(index,), daemon=True, name="ayder-discover").start()
+    deadline = time.monotonic() + deadline_s
+    for index, candidate in enumerate(candidates):
+        done[index].wait(max(0.0, deadline - time.monotonic()))
+        models = answers[index]
+        if models is not None:
+            return FoundServer(candidate.provider, candidate.kind, candidate.base_url, models)
+    return None
+
+
+def list_models(candidate: Candidate) -> tuple[str, ...] | None:
+    """The model names the candidate lists; None if nothing answers there with a model list."""
+    with requests.Session() as session:
+        session.trust_env = False  # a proxy from the environment must not stand between us and loopback
+        try:
+            response = session.get(candidate.base_url + candidate.models_path,
+                                   timeout=(CONNECT_TIMEOUT_S, READ_TIMEOUT_S), allow_redirects=False,
+                                   headers={"User-Agent": "ayder"})
+        except requests.exceptions.RequestException:
+            return None
+        with response:
+            if response.status_code != 200:
+                return None
+            try:
+                return model_names(response.json())
+            except ValueError:
+                return None
+
+
+def model_names(listing: Any) -> tuple[str, ...] | None:
+    """The names in an Ollama /api/tags or OpenAI /v1/models answer; None if it is neither."""
+    entries = listing.get("data", listing.get("models")) if isinstance(listing, dict) else None
+    if not isinstance(entries, list):
+        return None
+    names = (entry.get("id") or entry.get("name") for entry in entries if isinstance(entry, dict))
+    return tuple(name for name in names if isinstance(name, str) and name)
