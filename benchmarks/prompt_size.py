@@ -71,7 +71,7 @@ def first_request(root: Path, env: dict[str, str], flags: dict, native: bool):
                      stdout_is_tty=False, stderr_is_tty=False, no_color=True)
     services = build_services(config, env=env, root=root, console=Console(quiet), cwd=root)
     services.conversation.add_user(PROMPT)
-    return services, services.loop._request()
+    return services, services.loop.request()
 
 
 def server_tokens(services, request) -> int | None:

@@ -16,6 +16,7 @@ from conftest import server_args
 from fakellm import Reply
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+import prompt_size  # noqa: E402
 from prompt_size import BUDGETS, estimate_tokens  # noqa: E402
 
 CORE = ["read_file", "list_files", "search_codebase", "write_file", "replace_string", "run_shell_command"]
@@ -134,3 +135,11 @@ def test_first_request_is_identical_across_runs(fake, run_ayder, project, tmp_pa
         prefixes = [json.dumps([body["messages"][0], body.get("tools")]) for body in bodies]
         assert prefixes[0] == prefixes[1] == prefixes[2]
         assert str(project) not in prefixes[0]  # what changes (paths, date, git state) comes after the prefix
+
+
+def test_the_prompt_size_benchmark_prints_both_modes_within_budget(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["prompt_size.py", "--strict"])  # no server: sizes estimated
+    assert prompt_size.main() == 0
+    table = capsys.readouterr().out
+    assert [line.split()[0] for line in table.splitlines() if line.endswith("PASS")] == ["native", "text"]
+    assert "tool run_shell_command" in table
