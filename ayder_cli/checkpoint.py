@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from ayder_cli.tools.atomic import atomic_write
 
@@ -39,9 +40,10 @@ def restore_message(summary: str, cycle: int) -> str:
 class MemoryManager:
     """The current checkpoint summary, one file in the project."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, mask: Callable[[str], str] = lambda text: text) -> None:
         self.root = root
         self.path = root / ".ayder" / "memory" / "current_memory.md"
+        self.mask = mask  # no API key is saved, whatever the model put in the summary
 
     def exists(self) -> bool:
         return self.path.is_file()
@@ -51,7 +53,8 @@ class MemoryManager:
 
     def write(self, summary: str, cycle: int) -> None:
         """Saved atomically: a crash leaves the previous checkpoint or this one."""
-        atomic_write(self.path, f"# Checkpoint {cycle}\n\n{summary.strip()}\n", self.root, None, "checkpoint")
+        text = self.mask(f"# Checkpoint {cycle}\n\n{summary.strip()}\n")
+        atomic_write(self.path, text, self.root, None, "checkpoint")
 
     def clear(self) -> bool:
         try:

@@ -58,20 +58,25 @@ def cli(**options) -> int:
       cat script.txt | ayder     piped script: each line as if typed at the REPL
 
     \b
-    Exit codes: 0 ok, 1 runtime failure, 2 usage or config error, 130 interrupted.
+    Exit codes: 0 ok, 1 runtime failure, 2 usage or config error, 130 interrupted,
+    129 hung up (SIGHUP), 143 terminated (SIGTERM).
     """
     return run(options)
 
 
 def main(argv: list[str] | None = None) -> None:
-    try:
-        code = cli.main(args=argv, prog_name="ayder", standalone_mode=False)
-    except click.ClickException as exc:
-        exc.show()
-        code = exc.exit_code
-    except (click.exceptions.Abort, KeyboardInterrupt):
-        code = 130
-    sys.exit(code or 0)
+    from ayder_cli.signals import ending_cleanly  # light: SIGTERM/SIGHUP unwind like Ctrl-C in here
+
+    code = None
+    with ending_cleanly() as ending:
+        try:
+            code = cli.main(args=argv, prog_name="ayder", standalone_mode=False)
+        except click.ClickException as exc:
+            exc.show()
+            code = exc.exit_code
+        except (click.exceptions.Abort, KeyboardInterrupt):
+            code = 130
+    sys.exit(ending.exit_status(code))
 
 
 def run(options: dict) -> int:
@@ -80,6 +85,7 @@ def run(options: dict) -> int:
 
     from ayder_cli.console import Console, Terminal
     from ayder_cli.errors import AyderError, ExitStatus
+    from ayder_cli.signals import Terminated, adopt_orphans
 
     env = dict(os.environ)
     terminal = Terminal.from_process(env)
@@ -106,6 +112,7 @@ def run(options: dict) -> int:
             return _list_tasks(root, console)
         one_shot = None if options["implement_id"] or options["implement_all"] or options["doctor"] else \
             _one_shot_prompt(options, terminal, console)
+        console.say_replaced_stdin()
 
         from ayder_cli.services import build_services
 
@@ -122,6 +129,8 @@ def run(options: dict) -> int:
         # The client holds the key now; commands the model runs must not inherit it.
         for name in {"OPENAI_API_KEY", config.api_key_env}:
             os.environ.pop(name, None)
+        if not options["doctor"]:
+            adopt_orphans()  # tools may run from here: what they detach is stopped at exit too
         try:
             if options["doctor"]:
                 from ayder_cli.doctor import run_doctor
@@ -138,6 +147,7 @@ def run(options: dict) -> int:
             return _dispatch(services, one_shot, terminal, env)
         finally:
             services.close()  # background processes end with ayder
+            console.settle()
     except AyderError as exc:
         if options["debug"]:
             import traceback
@@ -148,6 +158,12 @@ def run(options: dict) -> int:
     except KeyboardInterrupt:
         console.notice("interrupted")
         return ExitStatus.INTERRUPTED
+    except Terminated as exc:  # services.close() above has stopped the background processes
+        try:
+            console.notice(f"stopped by {exc}")
+        except OSError:  # SIGHUP: the terminal may be gone
+            pass
+        return exc.exit_status
     except BrokenPipeError:
         # The reader of stdout went away (`ayder ... | head`); stop quietly.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -200,7 +200,10 @@ def _undo(services, args: str) -> CommandResult | None:
     if args == "list":
         entries = journal.entries()
         for number, entry in enumerate(reversed(entries), 1):
-            services.console.info(f"  {number}. {entry.describe()}")
+            origin = "earlier run" if journal.is_earlier(entry) else "this run"
+            lost = f"; content not kept: {entry.not_kept}" if not entry.restorable else ""
+            services.console.info(f"  {number}. {entry.describe()}  {entry.at.astimezone():%Y-%m-%d %H:%M:%S}, "
+                                  f"{origin}{lost}")
         services.console.info(f"{len(entries)} change{'' if len(entries) == 1 else 's'} to undo, newest first")
         return None
     if args not in ("", "force"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import re
 import stat
 from dataclasses import dataclass, field, fields, replace
@@ -32,6 +33,11 @@ class Config:
     api_key: str | None = None
     timeout_s: float = 300.0
     connect_timeout_s: float = 10.0
+    # Reply data (not keep-alives) once a stream has started: the longest gap; None: no limit.
+    stream_idle_timeout_s: float | None = 120.0
+    # One model call from request to finished reply; None: no limit. A CPU at 3 tokens/s needs
+    # about 23 minutes for a 4096-token reply.
+    request_timeout_s: float | None = 1800.0
     max_retries: int = 3
     stream: bool = True
     temperature: float | None = None
@@ -51,6 +57,7 @@ class Config:
     shell_timeout_s: float = 120.0  # default timeout of run_shell_command
     tools: Mapping[str, Any] = field(default_factory=dict)  # disabled, max_calls_per_message, shell_deny
     tool_groups: tuple[str, ...] = ("core",)  # the tool groups offered (TOOL_GROUPS); core always is
+    session_in_use: str = "new"  # --continue on a session another ayder writes: "new" session, or "fail"
     # Where each value came from ("default", a file path, "environment", "flag").
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
@@ -74,7 +81,8 @@ KEYS = tuple(f.name for f in fields(Config) if f.name != "sources")
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A finite int or float (JSON's NaN and Infinity are not numbers a setting can take)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _describe(value: Any) -> str:
@@ -208,6 +216,8 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "api_key": _text(nullable=True),
     "timeout_s": _number(0.001),
     "connect_timeout_s": _number(0.001),
+    "stream_idle_timeout_s": _number(0.001, nullable=True),
+    "request_timeout_s": _number(0.001, nullable=True),
     "max_retries": _number(0, integer=True),
     "stream": _boolean,
     "temperature": _number(0, nullable=True),
@@ -227,6 +237,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "shell_timeout_s": _number(0.1),
     "tools": _tool_policy,
     "tool_groups": _tool_groups,
+    "session_in_use": _text(choices=("new", "fail")),
 }
 assert set(CHECKS) == set(KEYS)
 
@@ -274,6 +285,9 @@ def read_config_file(path: Path, warn: Callable[[str], None]) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a directory, not a config file",
+                          hint="remove it, or put the settings in a file of that name") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read config file: {exc}") from None
     try:
@@ -352,7 +366,7 @@ def load_config(
     """Merge every layer into one validated Config."""
     layers: list[tuple[str, dict[str, Any]]] = []
     for path in (xdg_config_path(env), project_config_path(root)):
-        if path.is_file():
+        if path.exists():  # a directory or an unreadable file there is an error, not "no config"
             layers.append((str(path), read_config_file(path, warn)))
     if config_file is not None:
         layers.append((str(config_file), read_config_file(config_file, warn)))

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from typing import IO, Mapping
 
 from ayder_cli.llm.base import AssistantTurn, Usage
+from ayder_cli.masking import MaskedStream, Secrets
+from ayder_cli.stdin_text import LenientStdin
 
 DIM, RED, GREEN, YELLOW, RESET = "\033[2m", "\033[31m", "\033[32m", "\033[33m", "\033[0m"
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -25,6 +27,7 @@ class Terminal:
     stdout_is_tty: bool
     stderr_is_tty: bool
     no_color: bool
+    lenient_stdin: LenientStdin | None = None  # piped stdin, read so that no byte can fail it
 
     @classmethod
     def from_process(cls, env: Mapping[str, str] = os.environ) -> "Terminal":
@@ -34,14 +37,18 @@ class Terminal:
             except (ValueError, OSError):
                 return False
 
+        stdin_is_tty = is_tty(sys.stdin)
+        lenient = LenientStdin(sys.stdin.buffer) if sys.stdin and not stdin_is_tty and hasattr(sys.stdin, "buffer") \
+            else None
         return cls(
-            stdin=sys.stdin,
+            stdin=lenient.text if lenient else sys.stdin,
             stdout=sys.stdout,
             stderr=sys.stderr,
-            stdin_is_tty=is_tty(sys.stdin),
+            stdin_is_tty=stdin_is_tty,
             stdout_is_tty=is_tty(sys.stdout),
             stderr_is_tty=is_tty(sys.stderr),
             no_color=bool(env.get("NO_COLOR")),
+            lenient_stdin=lenient,
         )
 
 
@@ -92,6 +99,26 @@ class Console:
         self._out_line_open = False  # stdout has text not yet ended by a newline
         self._err_line_open = False  # stderr has thinking not yet ended by a newline
 
+    def mask_with(self, secrets: Secrets) -> None:
+        """From now on every write to stdout and stderr has the secrets masked."""
+        if secrets:
+            self.out = MaskedStream(self.terminal.stdout, secrets)
+            self.err = MaskedStream(self.terminal.stderr, secrets)
+
+    def say_replaced_stdin(self) -> None:
+        """Once per read: stdin held bytes that are not UTF-8, and what became of them."""
+        lenient = self.terminal.lenient_stdin
+        count = lenient.take_replaced() if lenient else 0
+        if count:
+            self.notice(f"stdin held {count} byte{'s' * (count != 1)} that are not UTF-8; "
+                        "each was replaced by \ufffd")
+
+    def settle(self) -> None:
+        """At the end of a reply or of the run: write out what a masked stream held back."""
+        for stream in (self.out, self.err):
+            if isinstance(stream, MaskedStream):
+                stream.settle()
+
     # --- the loop's callbacks
 
     def on_waiting(self) -> None:
@@ -122,6 +149,7 @@ class Console:
 
     def on_reply_end(self, turn: AssistantTurn) -> None:
         self._stop_spinner()
+        self.settle()
         self._end_err_line()
         if turn.finish_reason == "length" and not turn.interrupted:
             return  # the loop asks for the rest, which goes on from here

@@ -9,7 +9,9 @@ class ExitStatus(IntEnum):
     OK = 0
     ERROR = 1  # runtime failure: server, network, tool
     USAGE = 2  # bad flags or bad configuration
+    HANGUP = 129  # SIGHUP (the terminal closed), as a shell reports it
     INTERRUPTED = 130  # Ctrl-C, as a shell reports SIGINT
+    TERMINATED = 143  # SIGTERM, as a shell reports it
 
 
 class AyderError(Exception):

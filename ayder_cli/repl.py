@@ -83,6 +83,7 @@ def run_script(services, stdin: IO[str]) -> int:
 
     def read_line(in_block: bool) -> str:
         line = stdin.readline()
+        services.console.say_replaced_stdin()
         if not line:
             raise EOFError
         return line.rstrip("\n").rstrip("\r")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
@@ -15,17 +16,20 @@ from ayder_cli.errors import ConfigError
 from ayder_cli.instructions import Instructions, environment_note, load_instructions
 from ayder_cli.llm import make_client
 from ayder_cli.loop import ChatLoop
+from ayder_cli.masking import Secrets
 from ayder_cli.profiles import ServerProfiles, profiles_path
 from ayder_cli.prompts import compose_system_prompt, load_system_prompt
-from ayder_cli.sessions import Session, SessionError, SessionStore
+from ayder_cli.sessions import Session, SessionError, SessionInUse, SessionStore
 from ayder_cli.sessions import load as load_session
 from ayder_cli.tools import ToolRegistry, default_registry
 from ayder_cli.tools.base import ToolContext
 from ayder_cli.confirm import TerminalConfirmer
 from ayder_cli.tools.executor import Permissions, ToolExecutor, ToolPolicy
+from ayder_cli.tools.leftovers import start_removing_leftovers
 from ayder_cli.tools.processes import ProcessManager
 from ayder_cli.tools.shell_policy import DEFAULT_SHELL_DENY
 from ayder_cli.undo import UndoJournal
+from ayder_cli.undo_store import UndoStore
 
 if TYPE_CHECKING:
     from ayder_cli.llm.discover import FoundServer
@@ -49,6 +53,8 @@ class Services:
     # Project instructions (AGENTS.md, ...) in the system prompt; disabled by --no-instructions.
     instructions: Instructions = field(default_factory=Instructions)
     cwd: Path | None = None  # where ayder started: instruction files are read from the root down to it
+    leftovers: threading.Thread | None = None  # removes what killed writes left (tools/leftovers.py)
+    secrets: Secrets = field(default_factory=Secrets)  # masked in everything printed or saved
 
     @property
     def tools(self) -> ToolRegistry:
@@ -87,23 +93,50 @@ class Services:
             self.session = None
 
     def new_session(self) -> None:
-        """A new conversation gets a new transcript, and a fresh environment note."""
+        """A new conversation gets a new transcript and undo journal, and a fresh environment note."""
         self.conversation.preamble = environment_note(self.root, self.cwd, self.env)
         if self.sessions is not None:
-            self.session = self.sessions.start()
+            self._switch_session(self.sessions.start())
 
     def resume_session(self, identifier: str | None) -> None:
-        """--continue (identifier None: the latest) or --resume ID: the transcript's messages come back."""
+        """--continue (identifier None: the latest) or --resume ID: the transcript's messages and
+        the undo journal come back -- unless another ayder is writing to that session."""
         path = self.sessions.latest() if identifier is None else self.sessions.find(identifier)
         if path is None:
             self.console.notice("no earlier session in this project; starting a new one")
             return
-        messages, warnings = load_session(path)
+        session = Session.resume(path, self.sessions.redact)
+        holder = session.lock()
+        if holder is not None:
+            self._session_in_use(f"session {session.id} is in use by {holder.describe()}")
+            return
+        if session.lock_error:
+            self.console.log(f"session {session.id} is not locked ({session.lock_error})")
+        try:
+            messages, warnings = load_session(path)
+        except SessionError:
+            session.close()
+            raise
         for warning in warnings:
             self.console.notice(warning)
         self.conversation.messages = messages
-        self.session = Session.resume(path, self.sessions.redact)
-        self.console.dim_line(f"resumed {path.name}: {len(messages)} messages")
+        self._switch_session(session, resumed=True)
+        changes = len(self.journal)
+        undo = f", {changes} change{'s' * (changes != 1)} to /undo" if changes else ""
+        self.console.dim_line(f"resumed {path.name}: {len(messages)} messages{undo}")
+
+    def _session_in_use(self, in_use: str) -> None:
+        """The session asked for has another writer: start a new one (the default) or stop with exit 1."""
+        if self.config.session_in_use == "fail":
+            raise SessionInUse(in_use, hint="wait until it ends, or start without --continue/--resume")
+        self.console.notice(f"{in_use}; starting a new session")
+
+    def _switch_session(self, session: Session, resumed: bool = False) -> None:
+        """From now on, messages go to session and /undo uses its journal; the old one is let go."""
+        if self.session is not None and self.session is not session:
+            self.session.close()
+        self.session = session
+        self.executor.context.journal = session_journal(session, self.root, self.console, self.secrets, resumed=resumed)
 
     def offer_tools(self, *groups: str) -> None:
         """A mode needs these tool groups (--implement and /plan: tasks): offered from now on."""
@@ -113,6 +146,10 @@ class Services:
         """At exit: nothing ayder started keeps running."""
         if self.processes is not None:
             self.processes.kill_all()
+        if self.leftovers is not None:
+            self.leftovers.join(timeout=1.0)  # a short run still cleans up; a huge project is not waited for
+        if self.session is not None:
+            self.session.close()  # another ayder may --continue it now
 
     def reload_prompt(self) -> str:
         """Re-read the prompt files and the project instructions."""
@@ -155,17 +192,21 @@ def build_services(
                                                       instructions.prompt_block()))
     # After the cached prefix (system prompt, instructions, tools): it changes from run to run.
     conversation.preamble = environment_note(root, cwd, env)
-    sessions = SessionStore(root, redact=_key_redactor(config, env))
+    secrets = secrets_of(config, env)
+    console.mask_with(secrets)  # from here on, nothing printed shows a key
+    sessions = SessionStore(root, redact=secrets.mask)
     client = make_client(config, env, log=console.log)
     config, window = with_served_window(config, client, console)
     tools = default_registry()
+    session = sessions.start()
     context = ToolContext(
         root,
         max_output_chars=config.max_tool_output_chars,
-        journal=UndoJournal(),
+        journal=session_journal(session, root, console, secrets),
         processes=ProcessManager(root, max_output_chars=config.max_tool_output_chars),
         shell_deny=(*DEFAULT_SHELL_DENY, *config.tools.get("shell_deny", ())),
         shell_timeout_s=config.shell_timeout_s,
+        mask=secrets.mask,
     )
     executor = ToolExecutor(
         tools,
@@ -180,8 +221,9 @@ def build_services(
         warn=console.notice,
         before_confirm=console.end_activity_line,
     )
-    loop = ChatLoop(client, conversation, config, console, executor=executor, memory=MemoryManager(root),
-                    log=console.log, profiles=ServerProfiles(profiles_path(env)))
+    loop = ChatLoop(client, conversation, config, console, executor=executor,
+                    memory=MemoryManager(root, mask=secrets.mask), log=console.log,
+                    profiles=ServerProfiles(profiles_path(env)))
     services = Services(
         config=config,
         env=env,
@@ -191,15 +233,28 @@ def build_services(
         loop=loop,
         executor=executor,
         sessions=sessions,
-        session=sessions.start(),
+        session=session,
         config_file=config_file,
         flags=dict(flags or {}),
         window=window,
         instructions=instructions,
         cwd=cwd,
+        leftovers=start_removing_leftovers(root),
+        secrets=secrets,
     )
     conversation.on_message = services.record
     return services
+
+
+def session_journal(session: Session, root: Path, console: Console, secrets: Secrets,
+                    resumed: bool = False) -> UndoJournal:
+    """The undo journal kept beside the session's transcript; resumed: with the entries of earlier runs."""
+    journal = UndoJournal(UndoStore(session.undo_dir, root), warn=console.notice,
+                          holds_secret=lambda data: secrets.contains(data.decode("utf-8", "replace")))
+    if resumed:
+        for warning in journal.load():
+            console.notice(warning)
+    return journal
 
 
 def read_instructions(config: Config, env: Mapping[str, str], root: Path, cwd: Path | None,
@@ -280,22 +335,14 @@ def with_served_window(config: Config, client, console: Console) -> tuple[Config
     return config, f"set by you; the server serves {window.describe()}"
 
 
-def _key_redactor(config: Config, env: Mapping[str, str]):
-    """Replaces every configured API key with *** (for what is written to disk)."""
+def secrets_of(config: Config, env: Mapping[str, str]) -> Secrets:
+    """Every API key the config resolves, masked in all that is printed or written."""
     from ayder_cli.config import ollama_api_key, resolve_api_key
 
-    keys: set[str] = set()
+    keys: list[str] = []
     for lookup in (lambda: resolve_api_key(config, env), lambda: ollama_api_key(config)):
         try:
-            key = lookup()
+            keys.append(lookup() or "")
         except ConfigError:
-            key = None
-        if key:
-            keys.add(key)
-
-    def redact(text: str) -> str:
-        for key in keys:
-            text = text.replace(key, "***")
-        return text
-
-    return redact
+            pass
+    return Secrets(keys)

@@ -10,6 +10,10 @@ moment it is appended, so a crash loses at most the message being written.
 The file is created on the first append, so a session in which nothing was
 said leaves nothing behind. Names given with `/save NAME` live in
 `names.json` beside the transcripts.
+
+Beside each transcript: `<file stem>.lock` while a run writes to it (one
+writer per session, see session_lock.py) and `<file stem>.undo/`, the
+session's undo journal (see undo_store.py).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ayder_cli.errors import AyderError, ExitStatus
+from ayder_cli.session_lock import LockHolder, SessionLock
 
 SESSIONS_DIR = Path(".ayder") / "sessions"
 NAMES_FILE = "names.json"
@@ -47,6 +52,10 @@ class SessionNotFound(SessionError):
     """No session, or more than one, matches what the user typed."""
 
     exit_status = ExitStatus.USAGE
+
+
+class SessionInUse(SessionError):
+    """Another ayder holds the session's lock: it is the one appending to it."""
 
 
 @dataclass(frozen=True)
@@ -228,6 +237,30 @@ class Session:
         self.id = match["id"] if match else self.path.stem
         self._new = new  # the header is still to be written
         self._checked_end = new  # a resumed file may end in a torn line
+        self._lock = SessionLock(self.path.with_suffix(".lock"))
+        self.lock_error: str | None = None  # why this session could not be locked (a filesystem without locks)
+
+    @property
+    def undo_dir(self) -> Path:
+        """Where this session's undo journal is kept, beside the transcript."""
+        return self.path.with_suffix(".undo")
+
+    def lock(self) -> LockHolder | None:
+        """Become the session's one writer: None once this run holds the lock, else who holds it.
+
+        Where the filesystem cannot lock, the session goes on unlocked and lock_error says why.
+        """
+        if self._lock.held or self.lock_error is not None:
+            return None
+        try:
+            return self._lock.acquire()
+        except OSError as error:
+            self.lock_error = str(error)
+            return None
+
+    def close(self) -> None:
+        """The run is done with this session: another ayder may write to it now."""
+        self._lock.release()
 
     @classmethod
     def resume(cls, path: str | os.PathLike[str], redact: Callable[[str], str] = _identity) -> Session:
@@ -263,6 +296,10 @@ class Session:
             raise SessionError(f"cannot save the session name in {self.store._names_path()}: {error}") from error
 
     def _write(self, text: str) -> None:
+        holder = self.lock()  # before the file exists: no one else can start appending to it
+        if holder is not None:
+            raise SessionInUse(f"session {self.id} is in use by {holder.describe()}",
+                               hint="the conversation goes on; nothing more is written to that session")
         prefix = ""
         if self._new:
             header = {"type": HEADER_TYPE, "version": FORMAT_VERSION,

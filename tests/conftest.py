@@ -202,3 +202,18 @@ def notes(project):
     path = project / "notes.txt"
     path.write_text(NOTES, encoding="utf-8")
     return path
+
+
+def alive(pid: int) -> bool:
+    """Running or sleeping; a zombie (dead, not yet reaped by its parent) does not count."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    except OSError:  # no /proc: ask the kernel
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")

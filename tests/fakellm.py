@@ -57,6 +57,12 @@ class Reply:
     reject_stream_options: bool = False  # 400 when the request has stream_options
     reject_tools: bool = False  # 400 when the request has tools
     cached: int | None = None  # prompt tokens reported as reused from the cache (llama.cpp timings, Ollama)
+    # After this many deltas (0: before the first), keep-alives only: SSE `: ping` comments, Ollama lines
+    # with empty content, every keepalive_every_s until `release` (or hold_s); then the rest of the reply.
+    keepalive_after: int | None = None
+    keepalive_every_s: float = 0.2
+    delta_every_s: float = 0.0  # a pause before each delta after the first: a slow model
+    empty_choices: bool = False  # OpenAI: every chunk with "choices": [], then [DONE]; Ollama: a bare "done"
 
 
 class FakeLLM:
@@ -237,7 +243,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._hold(reply)
         deltas = len(events) - (1 if ollama else 2)  # the closing events are not deltas
         try:
+            if reply.keepalive_after == 0:
+                self._keep_alive(reply, ollama)
             for index, event in enumerate(events):
+                if reply.delta_every_s and 0 < index < deltas:
+                    time.sleep(reply.delta_every_s)
                 if reply.cut_after is not None and index == reply.cut_after:
                     return self._cut()
                 if reply.error_mid_stream and index == deltas:
@@ -250,6 +260,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._write(reply, event)
                 if reply.hold_after is not None and index + 1 == reply.hold_after:
                     self._hold(reply)
+                if reply.keepalive_after and index + 1 == reply.keepalive_after:
+                    self._keep_alive(reply, ollama)
             if reply.chunked:
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
@@ -261,6 +273,18 @@ class _Handler(BaseHTTPRequestHandler):
             reply.release.wait(reply.hold_s)
         else:
             time.sleep(reply.hold_s)
+
+    def _keep_alive(self, reply: Reply, ollama: bool) -> None:
+        """Only keep-alives, until `release` is set or hold_s has passed."""
+        empty_line = json.dumps({"message": {"role": "assistant", "content": ""}, "done": False}) + "\n"
+        ping = empty_line.encode() if ollama else b": ping\n\n"
+        deadline = time.monotonic() + reply.hold_s
+        while time.monotonic() < deadline:
+            self._write(reply, ping)
+            if reply.release is not None and reply.release.wait(reply.keepalive_every_s):
+                return
+            if reply.release is None:
+                time.sleep(reply.keepalive_every_s)
 
     def _write(self, reply: Reply, data: bytes) -> None:
         if reply.chunked:
@@ -324,6 +348,8 @@ def _openai_events(reply: Reply, model: str) -> list[bytes]:
             return f'data: {head},\ndata: "choices": {tail}\n\n'.encode()
         return f"data: {data}\n\n".encode()
 
+    if reply.empty_choices:  # chunks that hold no choice at all, then the end
+        return [event({}, choices=False) for _ in _pieces(reply)] + [event({}, choices=False) + b"data: [DONE]\n\n"]
     events = []
     if reply.thinking:
         events += [event({"reasoning_content": reply.thinking[i : i + 8]}) for i in range(0, len(reply.thinking), 8)]
@@ -350,6 +376,8 @@ def _ollama_events(reply: Reply, model: str) -> list[bytes]:
                    "message": {"role": "assistant", "content": "", **message}, "done": done, **extra}
         return (json.dumps(payload) + "\n").encode()
 
+    if reply.empty_choices:  # "done", and nothing else: no message, no done_reason
+        return [(json.dumps({"model": model, "created_at": "2026-01-01T00:00:00Z", "done": True}) + "\n").encode()]
     events = []
     if reply.thinking:
         events += [line({"thinking": reply.thinking[i : i + 8]}) for i in range(0, len(reply.thinking), 8)]

@@ -562,13 +562,20 @@ def test_undo_will_not_overwrite_changes_made_after_the_tool(context, lines_file
 
 
 def test_the_journal_forgets_the_oldest_contents_beyond_its_limit(root):
-    journal = UndoJournal(max_bytes=10)
+    journal = UndoJournal(max_total_bytes=10)
     context = ToolContext(root, journal=journal)
     for n in range(3):
         (root / f"f{n}.txt").write_text("123456\n")
         assert call(context, "write_file", file_path=f"f{n}.txt", content="x\n").ok
-    assert [entry.display for entry in journal.entries()] == ["f2.txt"]
-    assert journal.dropped == 2
+    # the entries stay listed; only the newest still has its old content
+    assert [(entry.display, entry.restorable) for entry in journal.entries()] == [
+        ("f0.txt", False), ("f1.txt", False), ("f2.txt", True)]
+    assert journal.undo() == "restored f2.txt (write_file)"
+    with pytest.raises(UndoError, match="cannot restore f1.txt .*not kept") as refused:
+        journal.undo()
+    assert "/undo again" in refused.value.hint
+    assert (root / "f1.txt").read_text() == "x\n"
+    assert [entry.display for entry in journal.entries()] == ["f0.txt"]
 
 
 # --- /undo

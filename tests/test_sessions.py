@@ -122,10 +122,12 @@ def test_resuming_after_a_torn_line_keeps_the_new_messages_whole(tmp_path):
     session.append(CONVERSATION[0])
     with open(session.path, "ab") as file:
         file.write(b'{"role": "assistant", "content": "cut')
+    session.close()  # that run ends: the next one may write
 
     resumed = store.resume(session.id)
     assert resumed.path == session.path
     resumed.append(CONVERSATION[3])
+    resumed.close()
     Session.resume(session.path).append({"role": "user", "content": "and again"})
 
     messages, warnings = load(session.path)

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import alive
 
 from ayder_cli.calls import ToolCall
 from ayder_cli.tools import processes as processes_module
@@ -49,21 +50,6 @@ def call(context: ToolContext, name: str, **arguments) -> ToolResult:
 
 def shell(context: ToolContext, command: str, **arguments) -> ToolResult:
     return call(context, "run_shell_command", command=command, **arguments)
-
-
-def alive(pid: int) -> bool:
-    """Running or sleeping; a zombie (dead, not yet reaped by its parent) does not count."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    except OSError:  # no /proc: ask the kernel
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        return True
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
 def pids_in(path: Path, count: int) -> list[int]:
@@ -269,7 +255,7 @@ CLASSIC_ACCIDENTS = [
     "chmod -R 777 /", "sudo chmod 777 -R /", "chmod --recursive a+rwx /",
     "chown -R me:me /", "sudo chgrp -R users /*",
     "shutdown -h now", "sudo reboot", "halt", "poweroff", "systemctl poweroff", "ls; sudo systemctl reboot",
-    "init 0",
+    "init 0", "rm -rf /usr", "echo " + "$(" * 30 + "ls" + ")" * 30,
 ]
 
 ORDINARY_COMMANDS = [
@@ -467,3 +453,36 @@ def test_old_finished_processes_are_forgotten(context, manager, monkeypatch):
         assert manager.wait(process_id, HANG_GUARD_S)
     ids = [info.id for info in manager.list()]
     assert 1 not in ids and 2 not in ids and ids[-1] == 5
+
+
+# --- the model's timeout_s never goes past the user's shell_timeout_s
+
+
+@pytest.mark.parametrize("asked", [1e9, float("inf"), "inf", "1e400", 10**400])
+def test_the_models_timeout_is_capped_by_shell_timeout_s(project, asked):
+    context = ToolContext(project, shell_timeout_s=0.5)
+    started = time.monotonic()
+    result = shell(context, "sleep 300", timeout_s=asked)
+    assert time.monotonic() - started < HANG_GUARD_S
+    assert result.summary == "timed out after 0.5 s"
+    assert "note: timeout capped at 0.5 s (shell_timeout_s" in result.error
+    assert "pass a larger timeout_s" not in result.error  # it would be capped again
+
+
+def test_a_capped_timeout_is_said_when_the_command_succeeds_too(context):
+    result = shell(context, "echo hi", timeout_s=1e9)
+    assert result.ok
+    assert result.output.split("\n")[:2] == [
+        "exit code 0", "note: timeout capped at 5 s (shell_timeout_s, the user's limit; timeout_s 1e+09 was asked)"]
+
+
+def test_a_timeout_within_the_limit_is_kept_without_a_note(context):
+    result = shell(context, "echo hi", timeout_s=4)
+    assert result.output == "exit code 0\n--- stdout ---\nhi"
+
+
+@pytest.mark.parametrize("value", [float("nan"), "nan", "soon"])
+def test_a_timeout_that_is_not_a_number_is_refused(context, value):
+    result = shell(context, "echo never", timeout_s=value)
+    assert not result.ok and "never" not in result.error
+    assert "timeout_s" in result.error and "number" in result.error

@@ -9,7 +9,7 @@ from ayder_cli.llm.base import ChatClient, LLMError
 
 
 def make_client(config: Config, env: Mapping[str, str], log: Callable[[str], None] | None = None) -> ChatClient:
-    """The client for the configured provider, with its key, timeouts and retries."""
+    """The client for the configured provider, with its key, timeouts, stream deadlines and retries."""
     from ayder_cli.llm.http import Transport
 
     base_url = config.resolved_base_url
@@ -39,6 +39,8 @@ def make_client(config: Config, env: Mapping[str, str], log: Callable[[str], Non
         read_timeout_s=config.timeout_s,
         max_retries=config.max_retries,
         unreachable=unreachable,
+        stream_idle_timeout_s=config.stream_idle_timeout_s,
+        request_timeout_s=config.request_timeout_s,
         log=log,
     )
     if config.provider == "ollama":

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterator
 import requests
 import urllib3
 
-from ayder_cli.llm.base import LLMError, StreamCutError
+from ayder_cli.llm.base import Delta, LLMError, StreamCutError
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_BACKOFF_S = 8.0
@@ -30,7 +30,10 @@ class Transport:
         read_timeout_s: float,
         max_retries: int,
         unreachable: Callable[[str, Exception], LLMError],
+        stream_idle_timeout_s: float | None = None,
+        request_timeout_s: float | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
         log: Callable[[str], None] | None = None,
     ) -> None:
         self.session = requests.Session()
@@ -38,8 +41,16 @@ class Transport:
         self.timeout = (connect_timeout_s, read_timeout_s)
         self.max_retries = max_retries
         self.unreachable = unreachable
+        self.stream_idle_timeout_s = stream_idle_timeout_s
+        self.request_timeout_s = request_timeout_s
         self.sleep = sleep
+        self.clock = clock
         self.log = log
+
+    def watch(self) -> "ReplyWatch":
+        """The deadlines of one model call, starting now: call it before sending the request."""
+        return ReplyWatch(first_data_s=self.timeout[1], idle_s=self.stream_idle_timeout_s,
+                          total_s=self.request_timeout_s, clock=self.clock)
 
     def request(
         self,
@@ -137,8 +148,68 @@ def retry_after_s(value: str | None) -> float | None:
     return max(0.0, min(seconds, MAX_RETRY_AFTER_S))
 
 
-def iter_body(response: requests.Response, url: str) -> Iterator[bytes]:
-    """The body as it arrives: each read returns what the socket has, never waits to fill."""
+class ReplyWatch:
+    """What one streamed reply has brought so far, and the deadlines the socket's timeout cannot see.
+
+    The read timeout restarts on any byte, so keep-alive comments (or empty events) would keep a
+    stream open for ever. These limits count only reply data (text, thinking, a tool-call fragment,
+    a finish reason, usage): before the first of it, `timeout_s` from the request (a slow server
+    reading a long prompt is what that limit is for); after it, `stream_idle_timeout_s` between
+    pieces; and `request_timeout_s` over the whole call. None switches a limit off.
+    """
+
+    def __init__(self, *, first_data_s: float | None, idle_s: float | None, total_s: float | None,
+                 clock: Callable[[], float]) -> None:
+        self.first_data_s = first_data_s
+        self.idle_s = idle_s
+        self.total_s = total_s
+        self.clock = clock
+        self.started = clock()
+        self.last_data: float | None = None  # when the newest reply data was seen
+        self.replied = False  # text, thinking, a tool call or a finish reason the server stated
+        self.finished = False
+        self._fresh = False  # reply data since the last check (timed at the check: one clock call a chunk)
+
+    def saw(self, delta: Delta, *, finish_stated: bool = True) -> None:
+        """One decoded delta; `finish_stated` False: its finish reason was filled in, not sent."""
+        if delta.content or delta.thinking or delta.tool_calls:
+            self.replied = self._fresh = True
+        elif delta.usage is not None:
+            self._fresh = True
+        if delta.finish_reason:
+            self.finished = self._fresh = True
+            self.replied = self.replied or finish_stated
+
+    def check(self) -> None:
+        """Called each time a chunk has been decoded: StreamCutError once a limit has passed."""
+        now = self.clock()
+        if self._fresh:
+            self.last_data, self._fresh = now, False
+        if self.total_s is not None and not self.finished and now - self.started > self.total_s:
+            raise StreamCutError(f"the reply was not complete after {self.total_s:g} s (request_timeout_s)")
+        if self.last_data is None:
+            if self.first_data_s is not None and now - self.started > self.first_data_s:
+                raise StreamCutError(f"no reply data within {self.first_data_s:g} s of the request (timeout_s); "
+                                     "the server sent only keep-alives")
+        elif self.idle_s is not None and now - self.last_data > self.idle_s:
+            raise StreamCutError(f"no reply data for {self.idle_s:g} s (stream_idle_timeout_s); "
+                                 "the server sent only keep-alives")
+
+
+def empty_reply_error(url: str) -> LLMError:
+    """A stream that ended well but held nothing (every chunk with empty `choices`, say): never a silent success."""
+    return LLMError(f"the reply from {url} had no content, no tool calls and no finish reason",
+                    "the server sent an empty stream; check its log, then try again")
+
+
+def iter_body(response: requests.Response, url: str, watch: ReplyWatch | None = None) -> Iterator[bytes]:
+    """The body as it arrives: each read returns what the socket has, never waits to fill.
+
+    With a watch, its deadlines are checked each time the consumer comes back for more, that is
+    once the events of the chunk before have been decoded and seen: a chunk of keep-alives counts
+    for nothing, a chunk with reply data resets the idle limit. A silent connection is ended by the
+    read timeout instead.
+    """
     raw = response.raw
     try:
         if raw.chunked and raw.supports_chunked_reads():
@@ -149,6 +220,8 @@ def iter_body(response: requests.Response, url: str) -> Iterator[bytes]:
         for chunk in pieces:
             if chunk:
                 yield chunk
+                if watch is not None:
+                    watch.check()
     except urllib3.exceptions.ReadTimeoutError as exc:
         raise StreamCutError(f"the stream from {url} stalled: no data for a long time") from exc
     except (urllib3.exceptions.HTTPError, requests.exceptions.RequestException, OSError) as exc:

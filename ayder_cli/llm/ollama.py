@@ -9,7 +9,7 @@ import requests
 
 from ayder_cli.calls import decode_arguments
 from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
-from ayder_cli.llm.http import Transport, iter_body, server_message, whole_json
+from ayder_cli.llm.http import Transport, empty_reply_error, iter_body, server_message, whole_json
 from ayder_cli.llm.served import ServedWindow, from_ollama_show
 from ayder_cli.llm.sse import decode_ndjson_lines
 
@@ -24,6 +24,7 @@ class OllamaClient:
 
     def stream(self, request: ChatRequest) -> Iterator[Delta]:
         url = f"{self.base_url}/api/chat"
+        watch = self.transport.watch()
         response = self.transport.request(
             "POST",
             url,
@@ -35,8 +36,7 @@ class OllamaClient:
             yield line_delta({**whole_json(response, url, self.redact), "done": True}, 0)
             return
         calls_seen = 0
-        done = False
-        for line in decode_ndjson_lines(iter_body(response, url)):
+        for line in decode_ndjson_lines(iter_body(response, url, watch)):
             try:
                 payload = loads_line(line)
             except ValueError:  # bad JSON or bad UTF-8
@@ -48,10 +48,13 @@ class OllamaClient:
             delta = line_delta(payload, calls_seen)
             if delta.tool_calls:
                 calls_seen += len(delta.tool_calls)
-            done = done or bool(delta.finish_reason)
+            # "done" alone gets the finish reason "stop" filled in: only a done_reason says the model stopped.
+            watch.saw(delta, finish_stated=bool(payload.get("done_reason")))
             yield delta
-        if not done:
+        if not watch.finished:
             raise StreamCutError(f"the stream from {url} ended before the reply was complete")
+        if not watch.replied:
+            raise empty_reply_error(url)
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
         options = {

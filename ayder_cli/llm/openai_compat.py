@@ -8,7 +8,8 @@ from typing import Any, Iterator
 import requests
 
 from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
-from ayder_cli.llm.http import Transport, error_text, iter_body, server_message, whole_json
+from ayder_cli.llm.http import (ReplyWatch, Transport, empty_reply_error, error_text, iter_body, server_message,
+                               whole_json)
 from ayder_cli.llm.served import (ServedWindow, from_llama_cpp_props, from_lm_studio_models,
                                   from_openai_models)
 from ayder_cli.llm.sse import decode_sse
@@ -28,11 +29,12 @@ class OpenAIClient:
 
     def stream(self, request: ChatRequest) -> Iterator[Delta]:
         url = f"{self.base_url}/chat/completions"
+        watch = self.transport.watch()
         response = self._post(url, request)
         if not request.stream:
             yield whole_response_delta(whole_json(response, url, self.redact))
             return
-        yield from self._decode_stream(response, url)
+        yield from self._decode_stream(response, url, watch)
 
     def _post(self, url: str, request: ChatRequest) -> requests.Response:
         body = self._body(request)
@@ -66,16 +68,19 @@ class OpenAIClient:
                 body["tool_choice"] = request.tool_choice
         return body
 
-    def _decode_stream(self, response: requests.Response, url: str) -> Iterator[Delta]:
-        finished = False
-        for event, data in decode_sse(iter_body(response, url)):
+    def _decode_stream(self, response: requests.Response, url: str, watch: ReplyWatch) -> Iterator[Delta]:
+        done = False
+        for event, data in decode_sse(iter_body(response, url, watch)):
             if data == "[DONE]":
-                return
+                done = True
+                break
             delta = self._event_delta(event, data, url)
-            finished = finished or bool(delta.finish_reason)
+            watch.saw(delta)
             yield delta
-        if not finished:
+        if not (done or watch.finished):
             raise StreamCutError(f"the stream from {url} ended before the reply was complete")
+        if not watch.replied:
+            raise empty_reply_error(url)
 
     def _event_delta(self, event: str, data: str, url: str) -> Delta:
         try:

@@ -35,6 +35,7 @@ class ToolContext:
     processes: Any = None  # ayder_cli.tools.processes.ProcessManager for background commands
     shell_deny: tuple[str, ...] = ()  # regular expressions of commands that are always refused
     shell_timeout_s: float = 120.0  # default timeout of run_shell_command
+    mask: Callable[[str], str] = lambda text: text  # hides API keys in what tools save in .ayder/
 
     def __post_init__(self) -> None:
         # Resolved once here, so every containment check compares real paths.

@@ -20,8 +20,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from ayder_cli.tools.atomic import TEMP_PREFIX
+
 ALWAYS_IGNORED = ".git"
 AYDER_STATE = ".ayder"  # ayder's own transcripts, memory and tasks at the root: not project content
+
+
+def never_shown(name: str, rel_path: str) -> bool:
+    """.git, ayder's state folder and the temporary files of unfinished atomic writes."""
+    return name == ALWAYS_IGNORED or rel_path == AYDER_STATE or name.startswith(TEMP_PREFIX)
 
 # POSIX character classes git's wildmatch knows, as regex class contents (ASCII, as in git).
 _POSIX_CLASSES = {
@@ -316,7 +323,7 @@ class IgnoreRules:
         """Whether the entry at rel_path (root-relative, `/`-separated) is ignored by itself,
         not counting its parents (the walk has checked those already)."""
         directory, _, name = rel_path.rpartition("/")
-        if name == ALWAYS_IGNORED or rel_path == AYDER_STATE:
+        if never_shown(name, rel_path):
             return True
         return _decide(self.chain(directory), rel_path, name, is_dir)
 
@@ -364,7 +371,7 @@ def scan(rules: IgnoreRules, directory: str) -> tuple[list[Entry], int]:
     with os.scandir(absolute) as found:
         for item in found:
             rel = prefix + item.name
-            if item.name == ALWAYS_IGNORED or rel == AYDER_STATE:
+            if never_shown(item.name, rel):
                 continue
             kind = _kind(item)
             if chain and _decide(chain, rel, item.name, kind == "dir"):

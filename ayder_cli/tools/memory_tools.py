@@ -29,7 +29,7 @@ def save_memory(context: ToolContext, args: dict[str, Any]) -> ToolResult:
     }
     path = memories_path(context.root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    line = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+    line = (context.mask(json.dumps(record, ensure_ascii=False)) + "\n").encode("utf-8")
     # One append of one line: a crash loses at most this note, never the earlier ones.
     descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:

@@ -4,6 +4,7 @@ background processes (ProcessManager and its four tools).
 A command is always `/bin/sh -c command` in a new session, so it leads its own
 process group: stopping it stops everything it started (unless something left the
 group on purpose, with setsid), and Ctrl-C at the terminal does not reach it.
+What leaves the group is found at exit by stop_descendants(), from /proc.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ayder_cli.tools.shell_policy import check_command
 
 SHELL = "/bin/sh"
 KILL_GRACE_S = 1.0  # between SIGTERM and SIGKILL
+KILL_ROUNDS = 5  # SIGKILL passes over ayder's descendants at exit, for those forked while it ran
 READ_CHUNK = 65536
 START_PEEK_S = 0.5  # run_background_process waits this long, so a command that fails at once says why
 KEEP_FINISHED = 20  # finished processes remembered (with their output) for get_background_output
@@ -52,17 +54,23 @@ def group_alive(pgid: int) -> bool:
         return True
     # A dead child waits as a zombie until its parent reaps it, and orphans are reaped by
     # PID 1, which in many containers never does: so where /proc can tell, zombies do not count.
-    live = _live_members(pgid)
-    return live is None or live > 0
+    table = _process_table()
+    return table is None or any(entry.pgrp == pgid for entry in table)
 
 
-def _live_members(pgid: int) -> int | None:
-    """How many processes of the group are not zombies, from /proc; None where there is no /proc."""
+class _ProcessEntry(NamedTuple):
+    pid: int
+    ppid: int
+    pgrp: int
+
+
+def _process_table() -> list[_ProcessEntry] | None:
+    """Every process that is not a zombie, from /proc; None where there is no /proc (macOS)."""
     try:
         names = os.listdir("/proc")
     except OSError:
         return None
-    count = 0
+    table = []
     for name in names:
         if not name.isdigit():
             continue
@@ -72,9 +80,58 @@ def _live_members(pgid: int) -> int | None:
         except OSError:
             continue  # gone meanwhile
         fields = data[data.rfind(b")") + 2:].split()  # after "pid (comm) ": state ppid pgrp ...
-        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] not in (b"Z", b"X"):
-            count += 1
-    return count
+        if len(fields) > 2 and fields[0] not in (b"Z", b"X"):
+            table.append(_ProcessEntry(int(name), int(fields[1]), int(fields[2])))
+    return table
+
+
+def descendants(pid: int) -> list[int] | None:
+    """The live processes below pid: its children, theirs, and so on; None where there is no /proc."""
+    table = _process_table()
+    if table is None:
+        return None
+    children: dict[int, list[int]] = {}
+    for entry in table:
+        children.setdefault(entry.ppid, []).append(entry.pid)
+    found, parents = [], [pid]
+    while parents:
+        below = children.get(parents.pop(), [])
+        found.extend(below)
+        parents.extend(below)
+    return found
+
+
+def stop_descendants(grace_s: float = KILL_GRACE_S) -> int:
+    """Stop every process still running below ayder: SIGTERM, up to grace_s, then SIGKILL.
+
+    How many there were. Run at exit, after the process groups were stopped: what is
+    left escaped its group (setsid, a double fork) and, with ayder a child subreaper,
+    was re-parented to ayder rather than to init. Nothing is found where there is no /proc.
+    """
+    me = os.getpid()
+    first = descendants(me) or []
+    for pid in first:
+        _signal_pid(pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    left = first
+    while left and time.monotonic() < deadline:
+        time.sleep(0.02)
+        left = descendants(me) or []
+    for _ in range(KILL_ROUNDS):  # a process forked meanwhile is found on the next round
+        if not left:
+            break
+        for pid in left:
+            _signal_pid(pid, signal.SIGKILL)
+        time.sleep(0.01)
+        left = descendants(me) or []
+    return len(first)
+
+
+def _signal_pid(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def kill_groups(processes: Iterable[subprocess.Popen], grace_s: float = KILL_GRACE_S) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Iterator, Union
 
 from ayder_cli.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
+from ayder_cli.tools.atomic import TEMP_PREFIX
 from ayder_cli.tools.gitignore import IgnoreRules, InvalidPattern, Rule, compile_glob, scan, walk_entries
 from ayder_cli.tools.paths import display_path, resolve_in_root
 
@@ -400,7 +401,7 @@ def ripgrep_argv(rg: str, query: Query, ignore_file: str | None) -> list[str]:
     search's own test (a NUL in the first 8 KB): rg's test stops at the first NUL anywhere.
     (rg 13 still reads .rgignore files; a project with one can see the two searches differ.)"""
     argv = [
-        rg, "--no-config", "--no-messages", "--hidden", "--glob", "!.git", "--glob", "!/.ayder",
+        rg, "--no-config", "--no-messages", "--hidden", "--glob", "!.git", "--glob", "!/.ayder", "--glob", f"!{TEMP_PREFIX}*",
         "--no-ignore-parent", "--no-ignore-dot", "--no-ignore-exclude", "--no-ignore-global",
         "--no-require-git", "--encoding", "none", "--text", "--sort", "path",
         "--line-number", "--with-filename", "--no-heading", "--null", "--color", "never",

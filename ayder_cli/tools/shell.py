@@ -29,9 +29,7 @@ FRAME_ROOM = 400  # characters kept for the status lines and the section headers
 def run_shell_command(context: ToolContext, args: dict[str, Any]) -> ToolResult:
     command = args["command"]
     check_command(command, context.shell_deny)
-    timeout = args.get("timeout_s") or context.shell_timeout_s
-    if not (0 < timeout < math.inf):
-        raise ToolError(f"timeout_s must be a number of seconds above 0, got {timeout}")
+    timeout, notes = _timeout(args.get("timeout_s"), context.shell_timeout_s)
     keep = max(context.max_output_chars - FRAME_ROOM, 200)
     process = spawn(command, context.root, subprocess.PIPE, subprocess.PIPE)
     timed_out = leftovers = False
@@ -42,14 +40,36 @@ def run_shell_command(context: ToolContext, args: dict[str, Any]) -> ToolResult:
             leftovers = not timed_out  # the shell is done, but something it started is still running
             kill_group(process)
             _pump(process, streams, time.monotonic() + PIPE_GRACE_S)  # what they wrote before they died
-    except BaseException:  # Ctrl-C above all: stop everything, then let the loop handle it
+    except BaseException:  # Ctrl-C, SIGTERM, SIGHUP: stop everything, then let the caller handle it
         kill_group(process)
         raise
     finally:
         for stream in (process.stdout, process.stderr):
             stream.close()
     out, err = streams[process.stdout], streams[process.stderr]
-    return _result(process.returncode, out, err, keep, timeout if timed_out else None, leftovers)
+    if leftovers:
+        notes.append("note: processes it left running in the background were stopped; "
+                     "use run_background_process for a server or a watcher")
+    longer = "use run_background_process" if timeout >= context.shell_timeout_s else \
+        "pass a larger timeout_s or use run_background_process"
+    return _result(process.returncode, out, err, keep, timeout if timed_out else None, notes, longer)
+
+
+def _timeout(requested: float | None, limit: float) -> tuple[float, list[str]]:
+    """The model's timeout_s, never above the user's shell_timeout_s; and a note when it was capped.
+
+    The user's limit is the most a command may take, whatever the model asks: 1e9 or
+    infinity would hang ayder on a command that never ends. 0 or nothing means the limit.
+    """
+    if not requested:
+        return limit, []
+    if isinstance(requested, float) and math.isnan(requested) or requested < 0:
+        raise ToolError(f"timeout_s must be a number of seconds above 0, got {requested}")
+    if requested > limit:
+        asked = requested if requested < 1e308 else math.inf  # an integer too big for a float: inf
+        return limit, [f"note: timeout capped at {limit:g} s (shell_timeout_s, the user's limit; "
+                       f"timeout_s {asked:g} was asked)"]
+    return requested, []
 
 
 def _pump(process: subprocess.Popen, streams: dict[Any, Capture], deadline: float) -> bool:
@@ -87,21 +107,20 @@ def _pump(process: subprocess.Popen, streams: dict[Any, Capture], deadline: floa
 
 
 def _result(code: int | None, out: Capture, err: Capture, keep: int, timed_out_after: float | None,
-            leftovers: bool) -> ToolResult:
+            notes: list[str], longer: str) -> ToolResult:
+    """The result the model reads; `longer` says how to give a command more time."""
     lines = []
     if timed_out_after is not None:
         summary = f"timed out after {timed_out_after:g} s"
         lines.append(f"{summary}; the command and everything it started were stopped "
-                     "(for a longer run, pass a larger timeout_s or use run_background_process)")
+                     f"(for a longer run, {longer})")
     elif code is not None and code >= 0:
         summary = f"exit code {code}"
         lines.append(summary)
     else:
         summary = f"killed by signal {-(code or 0)}"
         lines.append(summary)
-    if leftovers:
-        lines.append("note: processes it left running in the background were stopped; "
-                     "use run_background_process for a server or a watcher")
+    lines.extend(notes)
     # Share the room: a stream that needs less leaves the rest to the other.
     err_budget = min(err.total, max(keep // 2, keep - out.total))
     if out.total:

@@ -31,14 +31,16 @@ def _shown(context: ToolContext, task: tasks.Task) -> str:
 
 @_task_errors
 def create_task(context: ToolContext, args: dict[str, Any]) -> ToolResult:
-    task = tasks.create_task(context.root, args["title"], args.get("description", ""), context.journal)
+    task = tasks.create_task(context.root, context.mask(args["title"]), context.mask(args.get("description", "")),
+                             context.journal)
     return ToolResult(ok=True, output=f"created {task.id} {task.title!r} ({_shown(context, task)}), status pending",
                       summary=f"created {task.id}")
 
 
 @_task_errors
 def preview_create_task(context: ToolContext, args: dict[str, Any]) -> Preview:
-    path, text = tasks.plan_new_task(context.root, args["title"], args.get("description", ""))
+    path, text = tasks.plan_new_task(context.root, context.mask(args["title"]),
+                                     context.mask(args.get("description", "")))
     return Preview(display_path(context.root, path), None, text)
 
 

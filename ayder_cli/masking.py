@@ -1,0 +1,72 @@
+"""The one masking of secrets: every value that must never be shown or saved becomes ***.
+
+Built once from the config (the API keys it resolves) and handed to everything
+that prints or writes: the console (stdout and stderr), sessions, checkpoints,
+memories and task files. A streamed text is masked by MaskedStream, which holds
+back the end of a write that could be the start of a secret until the next
+write shows whether it is.
+"""
+
+from __future__ import annotations
+
+from typing import IO, Iterable
+
+MASK = "***"
+MIN_SECRET_CHARS = 6  # shorter values would mask ordinary words
+
+
+class Secrets:
+    def __init__(self, values: Iterable[str] = ()) -> None:
+        kept = {value.strip() for value in values if value and len(value.strip()) >= MIN_SECRET_CHARS}
+        self.values = sorted(kept, key=len, reverse=True)  # longest first: a key inside a longer one
+
+    def __bool__(self) -> bool:
+        return bool(self.values)
+
+    def mask(self, text: str) -> str:
+        for value in self.values:
+            if value in text:
+                text = text.replace(value, MASK)
+        return text
+
+    def contains(self, text: str) -> bool:
+        return any(value in text for value in self.values)
+
+    def unfinished_tail(self, text: str) -> int:
+        """How many characters at the end of `text` could be the start of a secret."""
+        longest = 0
+        for value in self.values:
+            for size in range(min(len(value) - 1, len(text)), longest, -1):
+                if value.startswith(text[-size:]):
+                    longest = size
+                    break
+        return longest
+
+
+class MaskedStream:
+    """A text stream that masks secrets, even one split across two writes."""
+
+    def __init__(self, stream: IO[str], secrets: Secrets) -> None:
+        self.stream = stream
+        self.secrets = secrets
+        self._held = ""  # the end of the last write, which may be the start of a secret
+
+    def write(self, text: str) -> int:
+        text = self._held + text
+        held = self.secrets.unfinished_tail(text)
+        self._held = text[len(text) - held:] if held else ""
+        self.stream.write(self.secrets.mask(text[: len(text) - held]))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def settle(self) -> None:
+        """Write what was held back: nothing more is coming that could complete a secret."""
+        if self._held:
+            held, self._held = self._held, ""
+            self.stream.write(self.secrets.mask(held))
+        self.stream.flush()
+
+    def __getattr__(self, name: str):  # isatty, fileno, encoding, ... of the real stream
+        return getattr(self.stream, name)

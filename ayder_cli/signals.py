@@ -1,0 +1,123 @@
+"""How ayder ends when it is told to: nothing it started outlives it.
+
+main() runs everything inside `ending_cleanly()`. There, SIGTERM and SIGHUP (a
+closed terminal) raise Terminated in the main thread, which unwinds like Ctrl-C:
+run_shell_command stops the process group of the command it is running, and
+services.close() stops the background processes, exactly as on a normal exit.
+A run that may start tools calls adopt_orphans(): on Linux ayder becomes a child
+subreaper, so a process a command detaches (setsid, a double fork) is re-parented
+to ayder instead of init, and on the way out every process still running below
+ayder is stopped. Elsewhere (macOS: no subreaper, no /proc) that last step finds nothing.
+
+Nothing heavy is imported here: main() enters this for `--version` too.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+from contextlib import contextmanager
+from typing import Iterator
+
+from ayder_cli.errors import ExitStatus
+
+PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
+STATUS = {signal.SIGTERM: ExitStatus.TERMINATED, signal.SIGHUP: ExitStatus.HANGUP}
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP arrived.
+
+    A BaseException, so no `except Exception` stops it on its way out, but not a
+    KeyboardInterrupt, which the loop and the REPL take as "stop this turn and go on".
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+    @property
+    def exit_status(self) -> ExitStatus:
+        return STATUS[self.signum]
+
+
+class _Ending:
+    """What ending_cleanly() knows of this process's end."""
+
+    def __init__(self) -> None:
+        self.unwinding = False  # cleaning up at the end: a signal is noted, not raised
+        self.signum: int | None = None  # the first SIGTERM or SIGHUP received
+        self.adopting = False  # adopt_orphans() was called: stop what is left below ayder at the end
+
+    def exit_status(self, code: int | None) -> int:
+        """The status to exit with: a signal received wins over what the run returned."""
+        return STATUS[self.signum] if self.signum is not None else int(code or 0)
+
+    def handle(self, signum: int, frame) -> None:
+        if self.signum is not None or self.unwinding:
+            self.signum = self.signum or signum
+            return  # the first signal is already on its way out: cleanup must not be cut short
+        self.signum = signum
+        raise Terminated(signum)
+
+
+_current: _Ending | None = None  # set inside ending_cleanly(): the real process, not a test calling run()
+
+
+@contextmanager
+def ending_cleanly() -> Iterator[_Ending]:
+    """Within: SIGTERM and SIGHUP raise Terminated; at the end, adopted processes are stopped."""
+    global _current
+    ending = _current = _Ending()
+    previous = {}
+    for signum in STATUS:
+        # Ignored already (nohup ayder ...): the user's choice, kept.
+        if signal.getsignal(signum) == signal.SIG_DFL:
+            previous[signum] = signal.signal(signum, ending.handle)
+    try:
+        try:
+            yield ending
+        finally:
+            ending.unwinding = True  # a signal arriving just before this is still caught below
+    except Terminated:
+        pass  # its status is in ending.exit_status()
+    finally:
+        try:
+            if ending.adopting:
+                # Loaded only here: the tools package is not needed for --version.
+                from ayder_cli.tools.processes import stop_descendants
+
+                try:
+                    stop_descendants()
+                except KeyboardInterrupt:  # Ctrl-C during the grace period: no more waiting
+                    stop_descendants(grace_s=0)
+        finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+            _current = None
+
+
+def adopt_orphans() -> None:
+    """From here on tools may run: make what they detach ayder's to stop at the end.
+
+    A no-op outside ending_cleanly() (a test calling run() in its own process keeps its
+    own children), and where the platform has no child subreaper.
+    """
+    if _current is None or _current.adopting:
+        return
+    _current.adopting = True
+    _become_subreaper()
+
+
+def _become_subreaper() -> bool:
+    """prctl(PR_SET_CHILD_SUBREAPER, 1) on Linux; whether it took."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes  # a few milliseconds, paid only by runs that may start tools
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        one, zero = ctypes.c_ulong(1), ctypes.c_ulong(0)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, one, zero, zero, zero) == 0
+    except (OSError, AttributeError):  # no libc to load, or no prctl in it
+        return False

@@ -1,0 +1,24 @@
+"""Bytes that are not UTF-8 on stdin: replaced, said once, and the prompt still goes out."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+from conftest import ayder_command, server_args
+
+BYTES = b"line one \xff\xfe caf\xe9\n"
+
+
+@pytest.mark.parametrize("mode", ["--stdin", "prompt and piped context", "piped script"])
+def test_undecodable_stdin_is_replaced_with_a_notice_and_sent(fake, project, mode):
+    args = {"--stdin": ["--stdin"], "prompt and piped context": ["summarize"], "piped script": []}[mode]
+    result = subprocess.run([*ayder_command(), *server_args(fake, "ollama"), *args], input=BYTES,
+                            capture_output=True, cwd=project, env=os.environ, timeout=60)
+    stderr = result.stderr.decode()
+    assert result.returncode == 0, stderr
+    assert stderr.count("stdin held 3 bytes that are not UTF-8") == 1
+    assert "internal error" not in stderr
+    sent = fake.chat_requests()[0]["body"]["messages"][-1]["content"]
+    assert "line one \ufffd\ufffd caf\ufffd" in sent
