@@ -33,6 +33,9 @@ def isolated_env(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
     for name in AYDER_ENV_VARS:
         monkeypatch.delenv(name, raising=False)
+    # The ayder processes the tests start may cache their bytecode: compiling every module
+    # again in each of them costs more than a tenth of a second per process.
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
     return home
 
 
