@@ -58,6 +58,7 @@ class Config:
     tools: Mapping[str, Any] = field(default_factory=dict)  # disabled, max_calls_per_message, shell_deny
     tool_groups: tuple[str, ...] = ("core",)  # the tool groups offered (TOOL_GROUPS); core always is
     session_in_use: str = "new"  # --continue on a session another ayder writes: "new" session, or "fail"
+    secret_env: tuple[str, ...] = ()  # environment variables whose values are masked like the API key
     # Where each value came from ("default", a file path, "environment", "flag").
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 
@@ -207,6 +208,14 @@ def _file_names(value: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(v.strip() for v in value))
 
 
+def _env_names(value: Any) -> tuple[str, ...]:
+    """Names of environment variables, e.g. ["GITHUB_TOKEN"]."""
+    if not isinstance(value, list | tuple) or not all(
+            isinstance(v, str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v) for v in value):
+        raise ValueError('must be a list of environment variable names, e.g. ["GITHUB_TOKEN"]')
+    return tuple(dict.fromkeys(value))
+
+
 CHECKS: dict[str, Callable[[Any], Any]] = {
     "provider": _text(choices=PROVIDERS),
     "base_url": _url,
@@ -238,6 +247,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "tools": _tool_policy,
     "tool_groups": _tool_groups,
     "session_in_use": _text(choices=("new", "fail")),
+    "secret_env": _env_names,
 }
 assert set(CHECKS) == set(KEYS)
 

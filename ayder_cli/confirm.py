@@ -139,17 +139,19 @@ class TerminalConfirmer:
     """Shows the call (and for a file change its diff) on the terminal and reads the answer there."""
 
     def __init__(self, open_tty: TtyOpener | None = None, color: bool | None = None,
-                 env: Mapping[str, str] = os.environ) -> None:
+                 env: Mapping[str, str] = os.environ, mask: Callable[[str], str] = lambda text: text) -> None:
         """open_tty gives the terminal's (reader, writer) or None; color None: when the writer is a terminal."""
         self.open_tty = open_tty or tty_opener(sys.stdin, sys.stderr)
         self.color = color
         self.no_color = bool(env.get("NO_COLOR"))
+        self.mask = mask  # the API key never shows in a question or its diff
 
     @classmethod
-    def for_terminal(cls, terminal) -> "TerminalConfirmer":
+    def for_terminal(cls, terminal, mask: Callable[[str], str] = lambda text: text) -> "TerminalConfirmer":
         """For a console.Terminal: its stdin and stderr when they are the terminal, else /dev/tty."""
         stdin = terminal.stdin if terminal.stdin_is_tty else None  # a piped stdin is never read here
-        return cls(open_tty=tty_opener(stdin, terminal.stderr), env={"NO_COLOR": "1"} if terminal.no_color else {})
+        return cls(open_tty=tty_opener(stdin, terminal.stderr), env={"NO_COLOR": "1"} if terminal.no_color else {},
+                   mask=mask)
 
     def confirm(self, request: ConfirmRequest) -> Answer | None:
         with self.open_tty() as streams:
@@ -157,7 +159,7 @@ class TerminalConfirmer:
                 return None
             reader, writer = streams
             color = self.color if self.color is not None else (is_tty(writer) and not self.no_color)
-            writer.write(self.describe(request, color))
+            writer.write(self.mask(self.describe(request, color)))
             try:
                 return self._ask(reader, writer, color)
             except KeyboardInterrupt:  # propagates: the loop counts the tool as interrupted

@@ -212,7 +212,7 @@ def build_services(
         tools,
         context,
         permissions=Permissions(set(granted or {"r"})),
-        confirmer=TerminalConfirmer.for_terminal(console.terminal),
+        confirmer=TerminalConfirmer.for_terminal(console.terminal, mask=secrets.mask),
         policy=ToolPolicy(
             disabled=frozenset(config.tools.get("disabled", ())),
             max_calls_per_message=dict(config.tools.get("max_calls_per_message", {})),
@@ -336,10 +336,11 @@ def with_served_window(config: Config, client, console: Console) -> tuple[Config
 
 
 def secrets_of(config: Config, env: Mapping[str, str]) -> Secrets:
-    """Every API key the config resolves, masked in all that is printed or written."""
+    """Every API key the config resolves, and the values of `secret_env`: masked in all that is
+    printed or written."""
     from ayder_cli.config import ollama_api_key, resolve_api_key
 
-    keys: list[str] = []
+    keys: list[str] = [env.get(name, "") for name in config.secret_env]
     for lookup in (lambda: resolve_api_key(config, env), lambda: ollama_api_key(config)):
         try:
             keys.append(lookup() or "")

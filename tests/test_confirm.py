@@ -364,3 +364,17 @@ def test_stderr_redirected_the_question_still_reaches_the_terminal(pty_path):
     assert confirmer.confirm(shell_request()) == Answer(Decision.ALWAYS)
     assert log.getvalue() == ""
     assert QUESTION.encode() in os.read(screen, 65536)
+
+
+def test_the_api_key_is_masked_in_the_question_and_its_diff(tmp_path):
+    class TtyStream(io.StringIO):
+        def isatty(self):
+            return True
+
+    key = "sk-live-SECRET-4242"
+    stdin, stderr = TtyStream("n\n\n"), TtyStream()
+    confirmer = TerminalConfirmer(open_tty=tty_opener(stdin, stderr, tty_path=str(tmp_path / "no-such-tty")),
+                                  color=False, mask=lambda text: text.replace(key, "***"))
+    confirmer.confirm(write_request("KEY=\n", f"KEY={key}\n", path=f"{key}.env"))
+    assert key not in stderr.getvalue()
+    assert "+KEY=***" in stderr.getvalue()

@@ -89,3 +89,14 @@ def test_old_content_holding_the_key_is_undone_from_memory_and_never_saved(fake,
     assert result.returncode == 0, result.stderr
     assert (project / "settings.env").read_text() == f"API_KEY={KEY}\n"  # /undo in the same run restores it
     assert KEY not in every_file(project)  # ... but the undo journal on disk never held it
+
+
+def test_values_of_the_variables_in_secret_env_are_masked_too(fake, run_ayder, project):
+    token = "ghp_TOKEN_the_model_saw"
+    config = project / "cfg.json"
+    config.write_text('{"secret_env": ["GITHUB_TOKEN"]}')
+    fake.queue(Reply(text=f"the token is {token}"))
+    result = run_ayder(*server_args(fake, "ollama"), "-c", str(config), "token?", env={"GITHUB_TOKEN": token})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "the token is ***\n"
+    assert token not in every_file(project)
