@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from ayder_cli.tools.atomic import atomic_write
+from ayder_cli.storage.layout import Layout
+from ayder_cli.storage.atomic import atomic_write
 
 SUMMARY_REQUEST = (
     "Stop working for a moment and write a checkpoint summary of this task, so that it can be "
@@ -42,7 +43,7 @@ class MemoryManager:
 
     def __init__(self, root: Path, mask: Callable[[str], str] = lambda text: text) -> None:
         self.root = root
-        self.path = root / ".ayder" / "memory" / "current_memory.md"
+        self.path = Layout(root).checkpoint
         self.mask = mask  # no API key is saved, whatever the model put in the summary
 
     def exists(self) -> bool:

@@ -194,7 +194,7 @@ def _offer_checkpoint(services, restore: bool) -> None:
 
 def _list_tasks(root, console) -> int:
     """--tasks: the table on stdout (it is what was asked for), problems on stderr."""
-    from ayder_cli.tasks import format_table, load_tasks, task_warnings
+    from ayder_cli.storage.tasks import format_table, load_tasks, task_warnings
 
     tasks = load_tasks(root)
     print(format_table(tasks))

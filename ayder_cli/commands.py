@@ -254,7 +254,7 @@ def _save(services, args: str) -> CommandResult | None:
 
 @command("tasks", help="list the tasks in .ayder/tasks/")
 def _tasks(services, args: str) -> None:
-    from ayder_cli.tasks import format_table, load_tasks, task_warnings
+    from ayder_cli.storage.tasks import format_table, load_tasks, task_warnings
 
     tasks = load_tasks(services.root)
     services.console.info(format_table(tasks))

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from ayder_cli.storage.layout import Layout
 from ayder_cli.errors import ConfigError
 
 PROVIDERS = ("ollama", "openai")
@@ -286,7 +287,7 @@ def xdg_config_path(env: Mapping[str, str]) -> Path:
 
 
 def project_config_path(root: Path) -> Path:
-    return root / ".ayder" / "config.json"
+    return Layout(root).config
 
 
 def read_config_file(path: Path, warn: Callable[[str], None]) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Exit codes and the error type every user-facing failure is raised as."""
+"""Exit codes, the error type every user-facing failure is raised as, and ToolError."""
 
 from __future__ import annotations
 
@@ -31,3 +31,9 @@ class ConfigError(AyderError):
 
 class UsageError(AyderError):
     exit_status = ExitStatus.USAGE
+
+
+class ToolError(Exception):
+    """A failure the model can act on; its message becomes the result's error as it is.
+
+    Here, at the bottom, because storage (paths, atomic writes) raises it as well as the tools."""

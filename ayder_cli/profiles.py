@@ -10,13 +10,12 @@ written is ignored: remembering is a convenience, never a reason to stop.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from datetime import date
 from pathlib import Path
 from typing import Any, Mapping
 
 from ayder_cli.config import xdg_state_dir
+from ayder_cli.storage.atomic import replace_with
 
 
 def profiles_path(env: Mapping[str, str]) -> Path:
@@ -36,16 +35,11 @@ class ServerProfiles:
         key = f"{url} {model}"
         entry = profiles.get(key) if isinstance(profiles.get(key), dict) else {}
         profiles[key] = {**entry, **facts, "learned": date.today().isoformat()}
-        temp = None
-        try:
+        try:  # whole or not at all: two runs never leave half a file
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".servers-", suffix=".json")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(profiles, handle, indent=1, sort_keys=True)
-            os.replace(temp, self.path)  # whole or not at all: two runs never leave half a file
+            replace_with(self.path, json.dumps(profiles, indent=1, sort_keys=True).encode("utf-8"), 0o600)
         except OSError:
-            if temp is not None:
-                Path(temp).unlink(missing_ok=True)
+            pass
 
     def _read(self) -> dict[str, Any]:
         try:

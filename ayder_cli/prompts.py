@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ayder_cli.storage.layout import Layout
 from ayder_cli.errors import ConfigError
 
 
@@ -16,7 +17,7 @@ def bundled_prompts_dir() -> Path:
 
 
 def project_prompts_dir(root: Path) -> Path:
-    return root / ".ayder" / "prompts"
+    return Layout(root).prompts
 
 
 def available_prompts(root: Path) -> dict[str, Path]:

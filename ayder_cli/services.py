@@ -19,8 +19,8 @@ from ayder_cli.loop import ChatLoop
 from ayder_cli.masking import Secrets
 from ayder_cli.profiles import ServerProfiles, profiles_path
 from ayder_cli.prompts import compose_system_prompt, load_system_prompt
-from ayder_cli.sessions import Session, SessionError, SessionInUse, SessionStore
-from ayder_cli.sessions import load as load_session
+from ayder_cli.storage.sessions import Session, SessionError, SessionInUse, SessionStore
+from ayder_cli.storage.sessions import load as load_session
 from ayder_cli.tools import ToolRegistry, default_registry
 from ayder_cli.tools.base import ToolContext
 from ayder_cli.confirm import TerminalConfirmer
@@ -28,8 +28,8 @@ from ayder_cli.tools.executor import Permissions, ToolExecutor, ToolPolicy
 from ayder_cli.tools.leftovers import start_removing_leftovers
 from ayder_cli.tools.processes import ProcessManager
 from ayder_cli.tools.shell_policy import DEFAULT_SHELL_DENY
-from ayder_cli.undo import UndoJournal
-from ayder_cli.undo_store import UndoStore
+from ayder_cli.storage.undo import UndoJournal
+from ayder_cli.storage.undo_store import UndoStore
 
 if TYPE_CHECKING:
     from ayder_cli.llm.discover import FoundServer

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ayder_cli.errors import AyderError, ExitStatus
-from ayder_cli.tasks import Task, find_task, load_tasks, set_status
+from ayder_cli.storage.tasks import Task, find_task, load_tasks, set_status
 
 
 def task_prompt(task: Task, shown_path: str) -> str:

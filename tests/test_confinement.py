@@ -8,7 +8,7 @@ from ayder_cli.calls import ToolCall
 from ayder_cli.tools import default_registry
 from ayder_cli.tools.base import ToolContext
 from ayder_cli.tools.executor import Permissions, ToolExecutor
-from ayder_cli.undo import UndoJournal
+from ayder_cli.storage.undo import UndoJournal
 
 SECRET = "outside-secret-7731"
 EXAMPLES = {"string": "x", "integer": 1, "boolean": False}

@@ -18,7 +18,7 @@ from typing import Callable
 from conftest import server_args
 from fakellm import Reply
 
-from ayder_cli.tools.atomic import TEMP_PREFIX
+from ayder_cli.storage.atomic import TEMP_PREFIX
 
 MB = 1024 * 1024
 OLD = b"a" * (20 * MB)

@@ -17,10 +17,10 @@ from ayder_cli.commands import CommandResult, run_command
 from ayder_cli.console import Console, Terminal
 from ayder_cli.calls import ToolCall
 from ayder_cli.tools import ToolContext, ToolError, ToolRegistry, ToolResult
-from ayder_cli.tools.atomic import TEMP_PREFIX, atomic_write
+from ayder_cli.storage.atomic import TEMP_PREFIX, atomic_write
 from ayder_cli.tools.edit import DELETE_LINE, EDIT_TOOLS, INSERT_LINE, REPLACE_STRING, WRITE_FILE
 from ayder_cli.tools.executor import Answer, Decision, Permissions, ToolExecutor
-from ayder_cli.undo import UndoError, UndoJournal
+from ayder_cli.storage.undo import UndoError, UndoJournal
 
 SECRET = OUTSIDE_SECRET + "\n"
 LINES = "one\ntwo\nthree\n"

@@ -19,8 +19,8 @@ from fakellm import Reply
 
 from ayder_cli.cli import cli
 from ayder_cli.config import KEYS, Config
-from ayder_cli.session_lock import EMPTY_PID_FILE_STALE_S, SessionLock, read_holder
-from ayder_cli.sessions import SessionInUse, SessionStore, load
+from ayder_cli.storage.session_lock import EMPTY_PID_FILE_STALE_S, SessionLock, read_holder
+from ayder_cli.storage.sessions import SessionInUse, SessionStore, load
 
 
 def sessions_of(project: Path) -> list[Path]:
@@ -79,7 +79,7 @@ def test_a_pid_file_of_a_live_process_is_respected_and_an_old_empty_one_is_not(t
 LOCKER = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from ayder_cli.session_lock import SessionLock
+    from ayder_cli.storage.session_lock import SessionLock
     assert SessionLock(Path(sys.argv[1])).acquire() is None
     print("locked", flush=True)
     sys.stdin.read()

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ayder_cli.errors import AyderError
-from ayder_cli.sessions import Session, SessionError, SessionNotFound, SessionStore, load
+from ayder_cli.storage.sessions import Session, SessionError, SessionNotFound, SessionStore, load
 
 CONVERSATION = [
     {"role": "user", "content": "Lies bitte die Datei grüße.txt — 日本語 too 🙂"},
@@ -138,7 +138,7 @@ def test_resuming_after_a_torn_line_keeps_the_new_messages_whole(tmp_path):
 
 CHILD = textwrap.dedent("""
     import sys
-    from ayder_cli.sessions import SessionStore
+    from ayder_cli.storage.sessions import SessionStore
     session = SessionStore(sys.argv[1]).start()
     print(session.path, flush=True)
     filler = "x" * 20000

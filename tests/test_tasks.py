@@ -8,7 +8,7 @@ import pytest
 
 from ayder_cli.errors import ExitStatus
 from ayder_cli.calls import ToolCall
-from ayder_cli.tasks import (
+from ayder_cli.storage.tasks import (
     Task,
     TaskError,
     create_task,
@@ -22,7 +22,7 @@ from ayder_cli.tasks import (
 from ayder_cli.tools.base import ToolContext, ToolRegistry
 from ayder_cli.tools.executor import Permissions, ToolExecutor
 from ayder_cli.tools.task_tools import TASK_TOOLS
-from ayder_cli.undo import UndoJournal
+from ayder_cli.storage.undo import UndoJournal
 
 
 def tasks_dir(root: Path) -> Path:

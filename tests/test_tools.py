@@ -18,7 +18,7 @@ from ayder_cli.console import Console, Terminal
 from ayder_cli.calls import ToolCall
 from ayder_cli.tools import GROUPS, ToolContext, ToolError, ToolRegistry, ToolResult, ToolSpec, default_registry
 from ayder_cli.tools.files import LIST_FILES, READ_FILE
-from ayder_cli.tools.paths import display_path, resolve_in_root
+from ayder_cli.storage.paths import display_path, resolve_in_root
 
 from conftest import OUTSIDE_SECRET as SECRET  # noqa: E402
 

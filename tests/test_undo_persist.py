@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -13,9 +12,9 @@ import pytest
 from conftest import server_args
 from fakellm import Reply
 
-from ayder_cli.tools.atomic import atomic_write
-from ayder_cli.undo import MAX_FILE_BYTES, UndoError, UndoJournal
-from ayder_cli.undo_store import UndoStore
+from ayder_cli.storage.atomic import atomic_write
+from ayder_cli.storage.undo import MAX_FILE_BYTES, UndoError, UndoJournal
+from ayder_cli.storage.undo_store import UndoStore
 
 OLD = "the old text\n"
 

@@ -20,7 +20,7 @@ GROUPS = {
 
 def default_registry() -> ToolRegistry:
     """Every tool, in the order they are offered: reads, writes, commands, tasks, memory."""
-    # Imported here, not above: the task tools use ayder_cli.tasks, which writes through this package.
+    # Imported here, not above: the task tools use ayder_cli.storage.tasks, which writes through this package.
     from ayder_cli.tools.edit import EDIT_TOOLS
     from ayder_cli.tools.files import LIST_FILES, READ_FILE
     from ayder_cli.tools.memory_tools import MEMORY_TOOLS

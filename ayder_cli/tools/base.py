@@ -7,12 +7,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Literal
 
 from ayder_cli.calls import ToolCall
+from ayder_cli.errors import ToolError  # noqa: F401 (tools import it from here)
 
 Permission = Literal["r", "w", "x"]
-
-
-class ToolError(Exception):
-    """A failure the model can act on; its message becomes the result's error as it is."""
 
 
 @dataclass
@@ -31,7 +28,7 @@ class ToolResult:
 class ToolContext:
     root: Path  # the project root; tools touch nothing outside it
     max_output_chars: int = 20_000
-    journal: Any = None  # ayder_cli.undo.UndoJournal: every write records what it replaced
+    journal: Any = None  # ayder_cli.storage.undo.UndoJournal: every write records what it replaced
     processes: Any = None  # ayder_cli.tools.processes.ProcessManager for background commands
     shell_deny: tuple[str, ...] = ()  # regular expressions of commands that are always refused
     shell_timeout_s: float = 120.0  # default timeout of run_shell_command

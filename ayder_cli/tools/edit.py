@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from ayder_cli.tools.atomic import atomic_write, check_writable_path
+from ayder_cli.storage.atomic import atomic_write, check_writable_path
 from ayder_cli.tools.base import Preview, ToolContext, ToolError, ToolResult, ToolSpec
-from ayder_cli.tools.paths import display_path, resolve_in_root
+from ayder_cli.storage.paths import display_path, resolve_in_root
 
 BINARY_SNIFF_BYTES = 8192
 HINT_MAX_LINES = 20_000  # beyond this a missing old_string gets no nearest-line hint (it costs time)

@@ -10,7 +10,7 @@ from typing import Any
 
 from ayder_cli.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
 from ayder_cli.tools.gitignore import IgnoreRules, InvalidPattern, compile_glob, scan, walk_entries
-from ayder_cli.tools.paths import display_path, resolve_in_root
+from ayder_cli.storage.paths import display_path, resolve_in_root
 
 MAX_LINES = 2000  # per read_file call
 MAX_LINE_CHARS = 2000  # a minified file's one long line should not fill the whole reply

@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from ayder_cli.tools.atomic import TEMP_PREFIX
+from ayder_cli.storage.layout import STATE_DIR
+from ayder_cli.storage.atomic import TEMP_PREFIX
 
 ALWAYS_IGNORED = ".git"
-AYDER_STATE = ".ayder"  # ayder's own transcripts, memory and tasks at the root: not project content
+AYDER_STATE = STATE_DIR  # ayder's own transcripts, memory and tasks at the root: not project content
 
 
 def never_shown(name: str, rel_path: str) -> bool:

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ayder_cli.tools.atomic import TEMP_PREFIX
+from ayder_cli.storage.atomic import TEMP_PREFIX
 from ayder_cli.tools.gitignore import walk
 
 STALE_AFTER_S = 300.0

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import json
-import os
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ayder_cli.storage.atomic import append_record
+from ayder_cli.storage.layout import Layout
 from ayder_cli.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
 
 DEFAULT_LIMIT = 10
 
 
 def memories_path(root: Path) -> Path:
-    return root / ".ayder" / "memory" / "memories.jsonl"
+    return Layout(root).memories
 
 
 def save_memory(context: ToolContext, args: dict[str, Any]) -> ToolResult:
@@ -27,16 +28,8 @@ def save_memory(context: ToolContext, args: dict[str, Any]) -> ToolResult:
         "tags": [str(tag) for tag in args.get("tags") or []],
         "content": content,
     }
-    path = memories_path(context.root)
-    path.parent.mkdir(parents=True, exist_ok=True)
     line = (context.mask(json.dumps(record, ensure_ascii=False)) + "\n").encode("utf-8")
-    # One append of one line: a crash loses at most this note, never the earlier ones.
-    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-    try:
-        os.write(descriptor, line)
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
+    append_record(memories_path(context.root), line)  # a crash loses at most this note
     return ToolResult(True, f"saved a {record['category']} note", summary="saved")
 
 

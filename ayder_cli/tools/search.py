@@ -19,10 +19,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator, Union
 
+from ayder_cli.storage.layout import STATE_DIR
 from ayder_cli.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
-from ayder_cli.tools.atomic import TEMP_PREFIX
+from ayder_cli.storage.atomic import TEMP_PREFIX
 from ayder_cli.tools.gitignore import IgnoreRules, InvalidPattern, Rule, compile_glob, scan, walk_entries
-from ayder_cli.tools.paths import display_path, resolve_in_root
+from ayder_cli.storage.paths import display_path, resolve_in_root
 
 # "auto": ripgrep when it is on PATH, else Python; "python" or "rg" force one (tests, benchmarks).
 BACKEND = "auto"
@@ -401,7 +402,7 @@ def ripgrep_argv(rg: str, query: Query, ignore_file: str | None) -> list[str]:
     search's own test (a NUL in the first 8 KB): rg's test stops at the first NUL anywhere.
     (rg 13 still reads .rgignore files; a project with one can see the two searches differ.)"""
     argv = [
-        rg, "--no-config", "--no-messages", "--hidden", "--glob", "!.git", "--glob", "!/.ayder", "--glob", f"!{TEMP_PREFIX}*",
+        rg, "--no-config", "--no-messages", "--hidden", "--glob", "!.git", "--glob", f"!/{STATE_DIR}", "--glob", f"!{TEMP_PREFIX}*",
         "--no-ignore-parent", "--no-ignore-dot", "--no-ignore-exclude", "--no-ignore-global",
         "--no-require-git", "--encoding", "none", "--text", "--sort", "path",
         "--line-number", "--with-filename", "--no-heading", "--null", "--color", "never",

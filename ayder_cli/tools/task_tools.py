@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ayder_cli import tasks
+from ayder_cli.storage import tasks
 from ayder_cli.errors import AyderError
 from ayder_cli.tools.base import Preview, ToolContext, ToolError, ToolResult, ToolSpec
-from ayder_cli.tools.paths import display_path
+from ayder_cli.storage.paths import display_path
 
 STATUS = {"type": "string", "enum": list(tasks.STATUSES)}
 IDENTIFIER = {"type": "string", "description": "TASK-001, 1, or part of the title"}

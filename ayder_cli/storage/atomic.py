@@ -12,8 +12,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from ayder_cli.tools.base import ToolError
-from ayder_cli.tools.paths import display_path
+from ayder_cli.errors import ToolError
+from ayder_cli.storage.paths import display_path
 
 TEMP_PREFIX = ".ayder-tmp-"
 NEW_FILE_MODE = 0o666  # before the umask, as any editor creates a file
@@ -162,3 +162,17 @@ def fsync_directory(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def append_record(path: Path, data: bytes, mode: int = 0o600) -> None:
+    """Append one record (a whole line) with O_APPEND and fsync: a crash loses at most this record,
+    never an earlier one. OSError propagates."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, mode)
+    try:
+        while data:
+            written = os.write(descriptor, data)
+            data = data[written:]
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ayder_cli.tools.base import ToolError
+from ayder_cli.errors import ToolError
+
 
 
 def resolve_in_root(root: Path, path_str: str) -> Path:

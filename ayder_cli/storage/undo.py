@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ayder_cli.errors import AyderError
-from ayder_cli.tools.atomic import fsync_directory, replace_with
+from ayder_cli.storage.atomic import fsync_directory, replace_with
 
 MAX_FILE_BYTES = 8 * 1024 * 1024  # a bigger file's old content is not kept (its entry says so)
 MAX_TOTAL_BYTES = 64 * 1024 * 1024  # old contents kept per session; the oldest go first beyond it

@@ -22,17 +22,17 @@ import json
 import os
 import re
 import secrets
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ayder_cli.storage.atomic import append_record, replace_with
+from ayder_cli.storage.layout import Layout
 from ayder_cli.errors import AyderError, ExitStatus
-from ayder_cli.session_lock import LockHolder, SessionLock
+from ayder_cli.storage.session_lock import LockHolder, SessionLock
 
-SESSIONS_DIR = Path(".ayder") / "sessions"
 NAMES_FILE = "names.json"
 HEADER_TYPE = "session"
 FORMAT_VERSION = 1
@@ -85,7 +85,7 @@ class SessionStore:
 
     def __init__(self, root: str | os.PathLike[str], redact: Callable[[str], str] = _identity) -> None:
         self.root = Path(root)
-        self.directory = self.root / SESSIONS_DIR
+        self.directory = Layout(self.root).sessions
         self.redact = redact
 
     # ---- writing
@@ -191,17 +191,8 @@ class SessionStore:
 
     def _write_names(self, names: dict[str, str]) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".names-", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as file:
-                json.dump(names, file, ensure_ascii=False, indent=1, sort_keys=True)
-                file.write("\n")
-                file.flush()
-                os.fsync(file.fileno())
-            os.replace(temporary, self._names_path())
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        text = json.dumps(names, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+        replace_with(self._names_path(), text.encode("utf-8"), 0o600)
 
     # ---- helpers
 
@@ -309,15 +300,7 @@ class Session:
             prefix = "\n"  # end the torn line, so the new message gets a line of its own
         data = (prefix + text).encode("utf-8")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                while data:
-                    written = os.write(descriptor, data)
-                    data = data[written:]
-                os.fsync(descriptor)
-            finally:
-                os.close(descriptor)
+            append_record(self.path, data)
         except OSError as error:
             raise SessionError(f"cannot write the transcript {self.path}: {error}",
                                hint="the conversation goes on; this message is missing from the transcript") from error

@@ -25,12 +25,12 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from ayder_cli.errors import AyderError, UsageError
-from ayder_cli.tools.atomic import atomic_write
-from ayder_cli.tools.base import ToolError
-from ayder_cli.tools.paths import display_path
+from ayder_cli.storage.layout import Layout
+from ayder_cli.errors import AyderError, ToolError, UsageError
+from ayder_cli.storage.atomic import atomic_write
+from ayder_cli.storage.paths import display_path
 
-TASKS_DIR = Path(".ayder") / "tasks"
+TASKS_DIR = Layout(Path(".")).tasks  # as shown to the user: relative to the root
 STATUSES = ("pending", "in_progress", "done")
 UNKNOWN = "unknown"  # the status of a file whose status line is missing or not one of STATUSES
 SLUG_MAX_CHARS = 40
@@ -66,7 +66,7 @@ class Task:
 
 
 def tasks_dir(root: Path) -> Path:
-    return Path(root).resolve() / TASKS_DIR
+    return Layout(Path(root).resolve()).tasks
 
 
 def task_id(number: int) -> str:

@@ -18,8 +18,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ayder_cli.tools.atomic import replace_with
-from ayder_cli.undo import UndoEntry
+from ayder_cli.storage.atomic import replace_with
+from ayder_cli.storage.undo import UndoEntry
 
 INDEX_NAME = "index.json"
 FORMAT_VERSION = 1
