@@ -73,3 +73,11 @@ def test_installed_wheel_lists_shipped_prompts_for_an_unknown_name(installed_ayd
     result = run(installed_ayder, "--prompts", "nope", "hi", cwd=tmp_path)
     assert result.returncode == 2
     assert "available: plain, system" in result.stderr
+
+
+def test_every_package_of_the_source_is_shipped():
+    import tomllib
+
+    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(path.parent.relative_to(REPO).parts) for path in (REPO / "ayder_cli").rglob("__init__.py")}
+    assert found <= listed, f"not in pyproject's packages: {sorted(found - listed)}"
