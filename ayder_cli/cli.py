@@ -1,22 +1,99 @@
 """The `ayder` command: flags -> Config -> services -> one mode. Thin on purpose.
 
-Only click is imported at module level, so `--version` and `--help` stay fast;
-the HTTP stack and prompt_toolkit load once a mode needs them.
+main() runs it once with the streams, environment and working directory it is
+given (the process's own when none are) and returns the exit status. It changes
+nothing of the process -- no environment variable, no directory, no signal
+handler -- so the tests run it in-process. entry() is the console script: main()
+with SIGTERM and SIGHUP unwinding like Ctrl-C, then the exit.
+
+Only click (and a few small standard modules) is imported at module level, so
+`--version` and `--help` stay fast; the HTTP stack and prompt_toolkit load once a
+mode needs them.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Mapping
 
 import click
 
 from ayder_cli import __version__
 
 PIPED_STDIN_WAIT_S = 1.0
+HELP_WIDTH = 100  # the most columns --help uses, however wide the terminal
+DOCTOR, IMPLEMENT, ONE_SHOT, REPL, SCRIPT = "doctor", "implement", "one-shot", "REPL", "script"
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@dataclass(frozen=True)
+class Invocation:
+    """What one run is given: its streams, environment and working directory."""
+
+    stdin: IO | None  # text or bytes; None: there is no stdin at all
+    stdout: IO[str]
+    stderr: IO[str]
+    env: Mapping[str, str]
+    cwd: Path | None  # resolved; None: it has been removed
+
+    @classmethod
+    def of(cls, stdin: IO | None = None, stdout: IO[str] | None = None, stderr: IO[str] | None = None,
+           env: Mapping[str, str] | None = None, cwd: str | os.PathLike | None = None) -> Invocation:
+        """What is given, and the process's own for the rest."""
+        return cls(stdin=sys.stdin if stdin is None else stdin, stdout=sys.stdout if stdout is None else stdout,
+                   stderr=sys.stderr if stderr is None else stderr, env=dict(os.environ if env is None else env),
+                   cwd=_directory(cwd))
+
+    def path(self, given: str) -> Path:
+        """A path from the command line: `~` is this run's HOME; a relative path starts at its directory."""
+        path = Path(given)
+        if (given == "~" or given.startswith("~/")) and self.env.get("HOME"):
+            path = Path(self.env["HOME"], given[2:])
+        elif given.startswith("~"):
+            path = path.expanduser()
+        return path if path.is_absolute() or self.cwd is None else self.cwd / path
+
+
+def _directory(given: str | os.PathLike | None) -> Path | None:
+    """The working directory, resolved (so symlinks cannot move it later); None if it is gone."""
+    try:
+        path = Path(os.getcwd() if given is None else given).resolve()
+    except OSError:
+        return None
+    return path if path.is_dir() else None
+
+
+def _write_and_exit(ctx: click.Context, text: str) -> None:
+    """--help and --version: the text on the run's stdout, then the end of the run."""
+    click.echo(text, file=ctx.obj.stdout if isinstance(ctx.obj, Invocation) else None, color=ctx.color)
+    ctx.exit()
+
+
+def _show_help(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        _write_and_exit(ctx, ctx.get_help())
+
+
+def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        _write_and_exit(ctx, f"ayder {__version__}")
+
+
+class _Command(click.Command):
+    """A click command whose help goes to the run's stdout, which need not be the process's."""
+
+    def get_help_option(self, ctx: click.Context) -> click.Option | None:
+        option = super().get_help_option(ctx)
+        if option is not None:
+            option.callback = _show_help
+        return option
+
+
+@click.command(cls=_Command,
+               context_settings={"help_option_names": ["-h", "--help"], "max_content_width": HELP_WIDTH})
 @click.argument("prompt", nargs=-1)
 @click.option("-f", "--file", "prompt_file", metavar="FILE", help="Read the prompt from FILE.")
 @click.option("--stdin", "read_stdin", is_flag=True, help="Read the whole of stdin as one prompt.")
@@ -47,8 +124,10 @@ PIPED_STDIN_WAIT_S = 1.0
 @click.option("--show-thinking/--hide-thinking", default=None, help="Show the model's thinking (dimmed, on stderr).")
 @click.option("-v", "--verbose", is_flag=True, help="Request metadata on stderr (never the API key).")
 @click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
-@click.version_option(__version__, "--version", prog_name="ayder", message="%(prog)s %(version)s")
-def cli(**options) -> int:
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_show_version,
+              help="Show the version and exit.")
+@click.pass_obj
+def cli(given: Invocation | None, **options) -> int:
     """Chat with a local Ollama or any OpenAI-compatible server.
 
     \b
@@ -61,193 +140,268 @@ def cli(**options) -> int:
     Exit codes: 0 ok, 1 runtime failure, 2 usage or config error, 130 interrupted,
     129 hung up (SIGHUP), 143 terminated (SIGTERM).
     """
-    return run(options)
+    return run(options, given if isinstance(given, Invocation) else Invocation.of())
 
 
-def main(argv: list[str] | None = None) -> None:
-    from ayder_cli.signals import ending_cleanly  # light: SIGTERM/SIGHUP unwind like Ctrl-C in here
+def main(argv: list[str] | None = None, stdin: IO | None = None, stdout: IO[str] | None = None,
+         stderr: IO[str] | None = None, env: Mapping[str, str] | None = None,
+         cwd: str | os.PathLike | None = None) -> int:
+    """Run ayder once; its exit status.
+
+    What is not given is the process's own: sys.argv, sys.stdin/stdout/stderr, os.environ and
+    the working directory. stdin may be text or bytes (bytes are read so that none can fail).
+    """
+    given = Invocation.of(stdin, stdout, stderr, env, cwd)
+    try:
+        code = cli.main(args=argv, prog_name="ayder", standalone_mode=False, obj=given,
+                        terminal_width=_help_width(given))
+    except click.ClickException as exc:
+        exc.show(file=given.stderr)
+        code = exc.exit_code
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        code = 130
+    return int(code or 0)
+
+
+def entry() -> None:
+    """The console script: main() for this process, SIGTERM and SIGHUP unwinding like Ctrl-C; then exit."""
+    from ayder_cli.signals import ending_cleanly  # light enough for --version
 
     code = None
     with ending_cleanly() as ending:
-        try:
-            code = cli.main(args=argv, prog_name="ayder", standalone_mode=False)
-        except click.ClickException as exc:
-            exc.show()
-            code = exc.exit_code
-        except (click.exceptions.Abort, KeyboardInterrupt):
-            code = 130
+        code = main()
     sys.exit(ending.exit_status(code))
 
 
-def run(options: dict) -> int:
-    """Resolve config, build services once, run the mode. Every error becomes one or two lines."""
-    from pathlib import Path
-
-    from ayder_cli.console import Console, Terminal
-    from ayder_cli.errors import AyderError, ExitStatus
-    from ayder_cli.signals import Terminated, adopt_orphans
-
-    env = dict(os.environ)
-    terminal = Terminal.from_process(env)
-    console = Console(terminal, verbose=options["verbose"])
-    try:
-        from ayder_cli.config import load_config
-
-        root = _project_root(options["root"])
-        flags = {
-            "provider": options["provider"],
-            "model": options["model"],
-            "base_url": options["base_url"],
-            "prompts": options["prompts"],
-            "tool_groups": options["tool_groups"],
-            "iterations": options["iterations"],
-            "num_ctx": options["num_ctx"],
-            "stream": False if options["no_stream"] else None,
-            "show_thinking": options["show_thinking"],
-        }
-        config_file = Path(options["config_file"]).expanduser() if options["config_file"] else None
-        config = load_config(env=env, root=root, config_file=config_file, flags=flags, warn=console.notice)
-        console.show_thinking = config.show_thinking
-        if options["list_tasks"]:
-            return _list_tasks(root, console)
-        one_shot = None if options["implement_id"] or options["implement_all"] or options["doctor"] else \
-            _one_shot_prompt(options, terminal, console)
-        console.say_replaced_stdin()
-
-        from ayder_cli.services import build_services
-
-        granted = {"r"} | {letter for letter, key in (("w", "allow_write"), ("x", "allow_execute")) if options[key]}
-        services = build_services(config, env=env, root=root, console=console, config_file=config_file,
-                                  flags=flags, granted=granted, use_instructions=not options["no_instructions"],
-                                  cwd=_working_directory())
-        if options["continue_session"] or options["resume_id"]:
-            services.resume_session(options["resume_id"])
-        repl = one_shot is None and terminal.stdin_is_tty and not (options["implement_id"] or options["implement_all"])
-        if (not repl or options["restore"]) and not options["doctor"]:  # the REPL asks instead
-            _offer_checkpoint(services, options["restore"])
-        _log_config(console, services.config, env)  # services.config: with the server found, if any
-        # The client holds the key now; commands the model runs must not inherit it.
-        for name in {"OPENAI_API_KEY", config.api_key_env}:
-            os.environ.pop(name, None)
-        if not options["doctor"]:
-            adopt_orphans()  # tools may run from here: what they detach is stopped at exit too
+def _help_width(given: Invocation) -> int:
+    """The width click gives --help for this run's stdout, worked out as it would for the process's."""
+    columns = given.env.get("COLUMNS", "")
+    width = int(columns) if columns.isdigit() else 0
+    if width <= 0:
         try:
-            if options["doctor"]:
-                from ayder_cli.doctor import run_doctor
+            width = os.get_terminal_size(given.stdout.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            width = 0
+    return max(min(width or 80, HELP_WIDTH) - 2, 50)
 
-                return run_doctor(services)
-            if options["implement_id"] or options["implement_all"]:
-                from ayder_cli.task_runner import implement_all, implement_task
 
-                if options["implement_all"]:
-                    return implement_all(services)
-                status, outcome = implement_task(services, options["implement_id"])
-                console.info(outcome)
-                return status
-            return _dispatch(services, one_shot, terminal, env)
-        finally:
-            services.close()  # background processes end with ayder
-            console.settle()
+def run(options: dict, given: Invocation) -> int:
+    """Resolve config, build services once, run the mode. Every error becomes one or two lines."""
+    from ayder_cli.console import Console
+    from ayder_cli.errors import AyderError, ExitStatus
+    from ayder_cli.signals import Terminated
+
+    console = Console(_terminal(given), verbose=options["verbose"])
+    try:
+        return _start(options, given, console)
     except AyderError as exc:
         if options["debug"]:
-            import traceback
-
-            traceback.print_exc()
+            _traceback(console, exc)
         console.error(exc.message, exc.hint)
         return exc.exit_status
     except KeyboardInterrupt:
         console.notice("interrupted")
         return ExitStatus.INTERRUPTED
-    except Terminated as exc:  # services.close() above has stopped the background processes
+    except Terminated as exc:  # services.close() has stopped the background processes on the way here
         try:
             console.notice(f"stopped by {exc}")
         except OSError:  # SIGHUP: the terminal may be gone
             pass
         return exc.exit_status
     except BrokenPipeError:
-        # The reader of stdout went away (`ayder ... | head`); stop quietly.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _quiet_stdout(given.stdout)  # the reader of stdout went away (`ayder ... | head`): stop quietly
         return ExitStatus.ERROR
     except Exception as exc:  # a bug: say so in one line unless asked for details
         if options["debug"]:
-            raise
-        console.error(f"internal error: {type(exc).__name__}: {exc}", "run again with --debug for the traceback")
+            _traceback(console, exc)
+        else:
+            console.error(f"internal error: {type(exc).__name__}: {exc}", "run again with --debug for the traceback")
         return ExitStatus.ERROR
 
 
-def _offer_checkpoint(services, restore: bool) -> None:
-    """A checkpoint left by an earlier run: --restore starts from it; otherwise say it is there."""
-    from ayder_cli.checkpoint import restore_message
+def _start(options: dict, given: Invocation, console) -> int:
+    """Config; then the task list, or services built once and the mode run with them."""
+    root = _project_root(options["root"], given)
+    config, config_file, flags = _load_config(options, given, root, console)
+    if options["list_tasks"]:
+        return _list_tasks(root, console)
+    mode, one_shot = _mode(options, console, given)
+    console.say_replaced_stdin()
+    services = _build_services(options, given, config, root, console, config_file, flags)
+    try:
+        _prepare(services, options, mode, given.env)
+        return _run_mode(mode, services, options, one_shot, given.env)
+    finally:
+        services.close()  # background processes end with ayder
+        console.settle()
 
-    memory = services.loop.memory
-    if not memory.exists():
-        if restore:
-            services.console.notice("--restore: there is no checkpoint in .ayder/memory/; starting fresh")
+
+def _load_config(options: dict, given: Invocation, root: Path, console):
+    """The config from every layer, the flags last -> (config, the --config file, the flags)."""
+    from ayder_cli.config import load_config
+
+    flags = {
+        "provider": options["provider"],
+        "model": options["model"],
+        "base_url": options["base_url"],
+        "prompts": options["prompts"],
+        "tool_groups": options["tool_groups"],
+        "iterations": options["iterations"],
+        "num_ctx": options["num_ctx"],
+        "stream": False if options["no_stream"] else None,
+        "show_thinking": options["show_thinking"],
+    }
+    config_file = given.path(options["config_file"]) if options["config_file"] else None
+    config = load_config(env=given.env, root=root, config_file=config_file, flags=flags, warn=console.notice)
+    console.show_thinking = config.show_thinking
+    return config, config_file, flags
+
+
+def _mode(options: dict, console, given: Invocation) -> tuple[str, str | None]:
+    """The mode, decided once -> (mode, the one-shot prompt or None)."""
+    from ayder_cli.errors import UsageError
+
+    if options["doctor"]:
+        return DOCTOR, None
+    if options["implement_id"] or options["implement_all"]:
+        return IMPLEMENT, None
+    prompt = _one_shot_prompt(options, console.terminal, console, given)
+    if prompt is not None:
+        return ONE_SHOT, prompt
+    if console.terminal.stdin_is_tty:
+        return REPL, None
+    if console.terminal.stdin is None:
+        raise UsageError("no prompt and no stdin", hint='give a prompt: ayder "..." (or see ayder --help)')
+    return SCRIPT, None
+
+
+def _build_services(options: dict, given: Invocation, config, root: Path, console, config_file, flags):
+    from ayder_cli.services import build_services
+
+    granted = {"r"} | {letter for letter, key in (("w", "allow_write"), ("x", "allow_execute")) if options[key]}
+    return build_services(config, env=given.env, root=root, console=console, config_file=config_file,
+                          flags=flags, granted=granted, use_instructions=not options["no_instructions"],
+                          cwd=given.cwd)
+
+
+def _prepare(services, options: dict, mode: str, env: Mapping[str, str]) -> None:
+    """Before the mode runs: the session resumed, the checkpoint offered, the config logged."""
+    from ayder_cli.repl import offer_checkpoint
+    from ayder_cli.signals import adopt_orphans
+
+    if options["continue_session"] or options["resume_id"]:
+        services.resume_session(options["resume_id"])
+    if mode != DOCTOR and (mode != REPL or options["restore"]):  # without --restore, the REPL asks
+        offer_checkpoint(services, restore=options["restore"])
+    _log_config(services.console, services.config, env)  # services.config: with the server found, if any
+    if mode != DOCTOR:
+        adopt_orphans()  # tools may run from here: what they detach is stopped at exit too
+
+
+def _run_mode(mode: str, services, options: dict, one_shot: str | None, env: Mapping[str, str]) -> int:
+    from ayder_cli.errors import ExitStatus
+
+    if mode == DOCTOR:
+        from ayder_cli.doctor import run_doctor
+
+        return run_doctor(services)
+    if mode == IMPLEMENT:
+        from ayder_cli.task_runner import implement_all, implement_task
+
+        if options["implement_all"]:
+            return implement_all(services)
+        status, outcome = implement_task(services, options["implement_id"])
+        services.console.info(outcome)
+        return status
+    if mode == ONE_SHOT:
+        result = services.loop.run(one_shot)
+        if result.interrupted:
+            return ExitStatus.INTERRUPTED
+        return ExitStatus.ERROR if result.stopped else ExitStatus.OK  # the loop gave up: a failure
+    from ayder_cli.repl import run_repl, run_script
+
+    if mode == REPL:
+        return run_repl(services, env)
+    return run_script(services, services.console.terminal.stdin)
+
+
+def _terminal(given: Invocation):
+    """The run's streams as a console.Terminal; stdin that is not a terminal is read so no byte can fail it."""
+    from ayder_cli.console import Terminal
+    from ayder_cli.stdin_text import LenientStdin
+
+    stdin = given.stdin
+    stdin_is_tty = _is_tty(stdin)
+    raw = None
+    if stdin is not None and not stdin_is_tty:
+        raw = stdin if isinstance(stdin, (io.RawIOBase, io.BufferedIOBase)) else getattr(stdin, "buffer", None)
+    lenient = LenientStdin(raw) if raw is not None else None
+    return Terminal(
+        stdin=lenient.text if lenient else stdin,
+        stdout=given.stdout,
+        stderr=given.stderr,
+        stdin_is_tty=stdin_is_tty,
+        stdout_is_tty=_is_tty(given.stdout),
+        stderr_is_tty=_is_tty(given.stderr),
+        no_color=bool(given.env.get("NO_COLOR")),
+        lenient_stdin=lenient,
+    )
+
+
+def _is_tty(stream: IO | None) -> bool:
+    try:
+        return bool(stream) and stream.isatty()
+    except (ValueError, OSError):
+        return False
+
+
+def _traceback(console, exc: BaseException) -> None:
+    """--debug: the traceback on stderr, keys masked like everything else printed."""
+    import traceback
+
+    console.info("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)).rstrip("\n"))
+    console.settle()
+
+
+def _quiet_stdout(stdout: IO[str]) -> None:
+    """Nothing more reaches stdout, and Python's flush at exit raises nothing. Only the process's
+    own stdout is pointed at /dev/null; a stream a caller gave is left to it."""
+    if stdout is not sys.stdout:
         return
-    if restore:
-        services.conversation.add_user(restore_message(memory.summary(), 1))
-        services.console.dim_line("restored the checkpoint from .ayder/memory/current_memory.md")
-    else:
-        services.console.notice("a checkpoint from an earlier run is in .ayder/memory/current_memory.md; "
-                                "ayder --restore continues from it (/memory shows it, /memory clear removes it)")
+    try:
+        fd = stdout.fileno()
+    except (AttributeError, ValueError, OSError):
+        return
+    os.dup2(os.open(os.devnull, os.O_WRONLY), fd)
 
 
-def _list_tasks(root, console) -> int:
+def _list_tasks(root: Path, console) -> int:
     """--tasks: the table on stdout (it is what was asked for), problems on stderr."""
     from ayder_cli.storage.tasks import format_table, load_tasks, task_warnings
 
     tasks = load_tasks(root)
-    print(format_table(tasks))
+    console.out.write(format_table(tasks) + "\n")
+    console.out.flush()
     for warning in task_warnings(tasks, root):
         console.notice(warning)
     return 0
 
 
-def _dispatch(services, one_shot: str | None, terminal, env) -> int:
-    """The mode, decided once: one-shot, REPL, or piped script."""
-    from ayder_cli.errors import ExitStatus, UsageError
-
-    if one_shot is not None:
-        result = services.loop.run(one_shot)
-        if result.interrupted:
-            return ExitStatus.INTERRUPTED
-        return ExitStatus.ERROR if result.stopped else ExitStatus.OK  # the loop gave up: a failure
-    if terminal.stdin_is_tty:
-        from ayder_cli.repl import run_repl
-
-        return run_repl(services, env)
-    if terminal.stdin is None:
-        raise UsageError("no prompt and no stdin", hint='give a prompt: ayder "..." (or see ayder --help)')
-    from ayder_cli.repl import run_script
-
-    return run_script(services, terminal.stdin)
-
-
-def _project_root(given: str | None):
-    """--root DIR, or the current directory; resolved, so symlinks cannot move it later."""
-    from pathlib import Path
-
+def _project_root(given_root: str | None, given: Invocation) -> Path:
+    """--root DIR, or the working directory; resolved, so symlinks cannot move it later."""
     from ayder_cli.errors import UsageError
 
-    if given is None:
-        return Path.cwd().resolve()
-    root = Path(given).expanduser()
+    if given_root is None:
+        if given.cwd is None:
+            raise UsageError("the current directory no longer exists", hint="cd into the project, or give --root DIR")
+        return given.cwd
+    root = given.path(given_root)
     if not root.is_dir():
-        raise UsageError(f"--root {given}: not a directory")
+        raise UsageError(f"--root {given_root}: not a directory")
     return root.resolve()
 
 
-def _working_directory():
-    """The current directory, resolved (None if it was removed): AGENTS.md files are read down to it."""
-    from pathlib import Path
-
-    try:
-        return Path.cwd().resolve()
-    except OSError:
-        return None
-
-
-def _one_shot_prompt(options: dict, terminal, console) -> str | None:
+def _one_shot_prompt(options: dict, terminal, console, given: Invocation) -> str | None:
     """The one-shot prompt from words, -f and --stdin; None means REPL or script mode."""
     from ayder_cli.errors import UsageError
     from ayder_cli.repl import read_piped_stdin
@@ -259,7 +413,7 @@ def _one_shot_prompt(options: dict, terminal, console) -> str | None:
         raise UsageError("use either -f FILE or --stdin, not both")
     if options["prompt_file"]:
         try:
-            with open(os.path.expanduser(options["prompt_file"]), encoding="utf-8") as handle:
+            with open(given.path(options["prompt_file"]), encoding="utf-8") as handle:
                 body = handle.read()
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"cannot read prompt file {options['prompt_file']}: {getattr(exc, 'strerror', None) or exc}") from None

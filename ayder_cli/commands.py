@@ -96,11 +96,11 @@ def _reset(services, args: str) -> None:
 @command("model", usage="[NAME]", help="switch model, or list the server's models")
 def _model(services, args: str) -> None:
     if args:
-        services.set_values(model=args)
-        services.console.info(f"model: {services.config.resolved_model}")
+        services.set_values(model=args)  # a new runtime: the window is asked of the server again
+        services.console.info(f"model: {services.runtime.endpoint.model}")
         return
-    current = services.config.resolved_model
-    models = services.loop.client.list_models()
+    current = services.runtime.endpoint.model
+    models = services.runtime.client.list_models()
     if not models:
         services.console.info(f"the server lists no models (current: {current})")
     for name in models:
@@ -110,9 +110,10 @@ def _model(services, args: str) -> None:
 @command("provider", usage="[ollama|openai]", help="show or switch the provider")
 def _provider(services, args: str) -> None:
     if args:
-        services.switch_provider(args)
-    config = services.config
-    services.console.info(f"{config.provider} at {config.resolved_base_url}, model {config.resolved_model}")
+        services.switch_provider(args)  # every layer resolved again, as with -p NAME: a new runtime
+    endpoint = services.runtime.endpoint
+    key = f", {endpoint.describe_key()}" if endpoint.api_key or endpoint.provider == "openai" else ""
+    services.console.info(f"{endpoint.provider} at {endpoint.base_url}, model {endpoint.model}{key}")
 
 
 @command("system", usage="[TEXT]", help="show the system prompt, or replace it for this session")

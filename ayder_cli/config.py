@@ -3,6 +3,7 @@
 Load order, later wins: built-in defaults < $XDG_CONFIG_HOME/ayder/config.json
 < project .ayder/config.json < --config FILE < environment < command-line flags.
 Every value is checked; a bad one is a ConfigError naming its source and key.
+endpoint_of() resolves a Config, once, to the Endpoint its client talks to.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from ayder_cli.storage.layout import Layout
+from ayder_cli.endpoint import Endpoint
 from ayder_cli.errors import ConfigError
+from ayder_cli.storage.layout import Layout
 
 PROVIDERS = ("ollama", "openai")
 DEFAULT_BASE_URLS = {"ollama": "http://localhost:11434", "openai": "https://api.openai.com/v1"}
@@ -72,7 +74,7 @@ class Config:
         return self.model or DEFAULT_MODELS[self.provider]
 
     def with_values(self, **values: Any) -> "Config":
-        """A copy with some values replaced (used by slash commands)."""
+        """A copy with some values replaced."""
         return replace(self, **values)
 
 
@@ -415,23 +417,58 @@ def load_config(
     return config
 
 
+def endpoint_of(config: Config, env: Mapping[str, str]) -> Endpoint:
+    """Where requests go and how: the config resolved once (URL, model, key and where it came from).
+
+    An unreadable api_key_file is a ConfigError."""
+    key, source = _api_key(config, env, config.provider)
+    return Endpoint(
+        provider=config.provider,
+        base_url=config.resolved_base_url,
+        model=config.resolved_model,
+        api_key=key,
+        key_source=source,
+        key_env=config.api_key_env,
+        connect_timeout_s=config.connect_timeout_s,
+        read_timeout_s=config.timeout_s,
+        stream_idle_timeout_s=config.stream_idle_timeout_s,
+        request_timeout_s=config.request_timeout_s,
+        max_retries=config.max_retries,
+    )
+
+
 def resolve_api_key(config: Config, env: Mapping[str, str]) -> str | None:
-    """The key to send: the env var named by api_key_env, else api_key_file, else api_key."""
-    if env.get(config.api_key_env):
-        return env[config.api_key_env].strip()
+    """The key an OpenAI-compatible server gets: the env var named by api_key_env, else api_key_file,
+    else api_key."""
+    return _api_key(config, env, "openai")[0]
+
+
+def api_keys(config: Config, env: Mapping[str, str]) -> list[str]:
+    """Every key this config could send, whichever the provider (for masking); a key file that
+    cannot be read holds none (endpoint_of reports it)."""
+    keys = []
+    for provider in PROVIDERS:
+        try:
+            keys.append(_api_key(config, env, provider)[0])
+        except ConfigError:
+            pass
+    return [key for key in keys if key]
+
+
+def _api_key(config: Config, env: Mapping[str, str], provider: str) -> tuple[str | None, str | None]:
+    """(the key, where it came from). Ollama needs no key: it gets one only if the config names one
+    (api_key_file or api_key), never one from the environment."""
+    if provider == "openai" and config.api_key_env and env.get(config.api_key_env):
+        return env[config.api_key_env].strip(), config.api_key_env
     if config.api_key_file:
         path = Path(config.api_key_file).expanduser()
         try:
-            return path.read_text(encoding="utf-8").strip() or None
+            key = path.read_text(encoding="utf-8").strip()
         except OSError as exc:
             raise ConfigError(f"api_key_file: cannot read {path}: {exc.strerror}") from None
         except UnicodeDecodeError:
             raise ConfigError(f"api_key_file: {path} is not a text file") from None
-    return config.api_key
-
-
-def ollama_api_key(config: Config) -> str | None:
-    """Ollama needs no key; send one only if the user configured one explicitly."""
-    if config.api_key_file or config.api_key:
-        return resolve_api_key(config, {})
-    return None
+        return (key, "api_key_file") if key else (None, None)
+    if config.api_key:
+        return config.api_key, "api_key"
+    return None, None

@@ -170,7 +170,7 @@ def environment_note(root: Path, cwd: Path | None, env: Mapping[str, str], today
     ]
     if cwd is not None and cwd != root and cwd.is_relative_to(root):
         lines.append(f"Working directory: {cwd.relative_to(root).as_posix()} (tool paths are relative to the root)")
-    lines.append(f"Git: {git_state(root)}")
+    lines.append(f"Git: {git_state(root, env=env)}")
     lines.append(f"Date: {(today or date.today()).isoformat()}")
     return "\n".join([ENVIRONMENT_OPEN, *lines, ENVIRONMENT_CLOSE])
 
@@ -187,13 +187,14 @@ def _shell(env: Mapping[str, str]) -> str:
     return f"{user_shell} (commands run in {COMMAND_SHELL})"
 
 
-def git_state(root: Path, timeout_s: float = GIT_TIMEOUT_S) -> str:
-    """'branch main, clean', 'branch main, uncommitted changes', 'not a git repository', ...; never raises."""
+def git_state(root: Path, timeout_s: float = GIT_TIMEOUT_S, env: Mapping[str, str] | None = None) -> str:
+    """'branch main, clean', 'branch main, uncommitted changes', 'not a git repository', ...; never raises.
+    env: the environment git runs in (None: ayder's own)."""
     try:
         done = subprocess.run(
             ["git", "status", "--porcelain=v2", "--branch"],
             cwd=root, capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL,
-            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},  # no index.lock taken
+            env={**(os.environ if env is None else env), "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},  # no index.lock
         )
     except FileNotFoundError:
         return "unknown (git is not installed)"

@@ -2,35 +2,39 @@
 
 The loop never prints. It reports through a small callbacks protocol that the
 console implements for the terminal and tests implement with a recorder.
+
+What run() leans on has a module each: the message's budget of round trips and
+checkpoints (turn_budget), the calls of one reply (batch), the guard against the
+same calls again and again (repeats), and what the server's counts taught about
+the size of a prompt (calibration).
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Callable, Protocol
 
+from ayder_cli.batch import Batch
+from ayder_cli.calibration import Calibration, prompt_estimate
 from ayder_cli.calls import ToolCall
 from ayder_cli.checkpoint import COMPACT_REQUEST, SUMMARY_REQUEST, MemoryManager, compacted_message, restore_message
 from ayder_cli.config import Config
 from ayder_cli.conversation import Conversation, estimate_tokens
-from ayder_cli.fit import CHARS_PER_ESTIMATED_TOKEN, Budget, shorten_middles
+from ayder_cli.fit import Budget, shorten_middles
 from ayder_cli.intents import StreamFilter, call_format_instructions, parse
 from ayder_cli.llm.accumulate import Accumulator
 from ayder_cli.llm.base import AssistantTurn, ChatClient, ChatRequest, LLMError, StreamCutError, Usage
 from ayder_cli.llm.served import context_overflow
 from ayder_cli.profiles import ServerProfiles
+from ayder_cli.repeats import REPEAT_NOTE, RepeatGuard  # noqa: F401 -- re-exports REPEAT_NOTE
+from ayder_cli.runtime import Runtime
 from ayder_cli.tools.base import ToolResult
-from ayder_cli.tools.executor import ToolExecutor, describe
+from ayder_cli.tools.executor import ToolExecutor
+from ayder_cli.turn_budget import IterationController, Stop, TurnBudget  # noqa: F401 -- re-exports IterationController
 
 MAX_MALFORMED_RETRIES = 2  # corrective messages in a row before the loop gives up
 MAX_CONTINUATIONS = 3  # automatic "continue" after a reply cut at max_tokens
 CONTINUE_PROMPT = "Your reply was cut off by the length limit. Continue exactly where it stopped."
-REPEATS_TO_STOP = 3  # the same calls in this many replies in a row stop the turn
-REPEAT_NOTE = ("[not run again: your previous reply made this same call with the same arguments, "
-               "so here is the same result again. Do something different, or answer with what you have.]")
-# Tools whose result changes by itself (polling a background process): calling them again is not repeating.
-POLLING_TOOLS = frozenset({"get_background_output", "list_background_processes"})
 
 
 class Callbacks(Protocol):
@@ -52,82 +56,13 @@ class Callbacks(Protocol):
     def on_usage(self, usage: Usage) -> None: ...
 
 
-class IterationController:
-    """Counts tool round trips for one user message against the budget (-I)."""
+@dataclass
+class ReplyCounts:
+    """What the replies to one message did, counted to know when to stop asking; a checkpoint starts them again."""
 
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.used = 0
-
-    def next_turn(self) -> bool:
-        if self.used >= self.limit:
-            return False
-        self.used += 1
-        return True
-
-    @property
-    def exhausted(self) -> bool:
-        return self.used >= self.limit
-
-
-class RepeatGuard:
-    """Spots a model making the same tool calls in consecutive replies, within one user message.
-
-    A reply repeats when its calls (names and arguments) are exactly those of the
-    reply before it. The first repeat is not run: the model gets the earlier
-    results again, with a note. The next one stops the turn. A reply with any
-    other call, or a malformed one, starts the count again.
-    """
-
-    def __init__(self, stop_at: int = REPEATS_TO_STOP) -> None:
-        self.stop_at = stop_at
-        self.times = 0  # replies in a row that made the current calls
-        self._keys: list[tuple[str, str]] | None = None  # the previous reply's calls
-        self._results: dict[tuple[str, str], ToolResult] = {}  # their results, from when they ran
-
-    def see(self, calls: list[ToolCall], errors: list[str]) -> None:
-        """Count one reply's calls: the previous reply's again, or new ones."""
-        keys = None
-        if not errors and not any(call.error is not None or call.name in POLLING_TOOLS for call in calls):
-            keys = sorted(_call_key(call) for call in calls)
-        same = keys is not None and keys == self._keys and all(key in self._results for key in keys)
-        self.times = self.times + 1 if same else 1
-        self._keys = keys
-
-    @property
-    def repeating(self) -> bool:
-        """This reply's calls are the previous reply's: answer them without running them."""
-        return self.times > 1
-
-    @property
-    def stopped(self) -> bool:
-        return self.times >= self.stop_at
-
-    def remember(self, calls: list[ToolCall], results: list[ToolResult]) -> None:
-        """The results of calls that ran, to send back when they are repeated."""
-        if not self.repeating:
-            self._results = {_call_key(call): result for call, result in zip(calls, results)}
-
-    def replay(self, calls: list[ToolCall]) -> list[ToolResult]:
-        """The earlier result of each repeated call, with a note that it is a repeat."""
-        replayed = []
-        for call in calls:
-            earlier = self._results[_call_key(call)]
-            if earlier.ok:
-                replayed.append(ToolResult(True, f"{REPEAT_NOTE}\n\n{earlier.output}", summary=earlier.summary))
-            else:
-                replayed.append(ToolResult(False, error=f"{REPEAT_NOTE}\n{earlier.error}", summary=earlier.summary))
-        return replayed
-
-
-def _call_key(call: ToolCall) -> tuple[str, str]:
-    """A call's name and arguments as canonical JSON: equal calls, equal keys."""
-    return call.name, json.dumps(call.arguments, sort_keys=True, ensure_ascii=False, default=str)
-
-
-def _described(calls: list[ToolCall]) -> str:
-    """read_file(file_path="a.py"), list_files() -- as the activity lines show them."""
-    return ", ".join(describe(call.name, call.arguments) for call in calls)
+    malformed: int = 0  # replies in a row whose calls were all malformed
+    continuations: int = 0  # automatic "continue"s after replies cut at max_tokens
+    repeats: RepeatGuard = field(default_factory=RepeatGuard)
 
 
 @dataclass
@@ -157,35 +92,60 @@ class SessionUsage:
 class ChatLoop:
     def __init__(
         self,
-        client: ChatClient,
+        runtime: Runtime,
         conversation: Conversation,
-        config: Config,
         callbacks: Callbacks,
         executor: ToolExecutor | None = None,
         memory: MemoryManager | None = None,
         log: Callable[[str], None] = lambda message: None,
         profiles: ServerProfiles | None = None,
     ) -> None:
-        self.client = client
         self.conversation = conversation
-        self.config = config
         self.callbacks = callbacks
         self.executor = executor
         self.memory = memory  # where checkpoints go; None: the loop stops when the budget is spent
-        self.tokens_per_estimate = 1.0  # server-reported prompt tokens / our estimate, once known
         self.compaction_failed_at = 0  # the size at which compaction last did not help
-        self.server_cut = False  # the server shortened the last prompt by itself: compact before the next
-        self._last_prompt: tuple[int, int] | None = None  # the last request's (estimate, server's count)
         self.log = log
         self.usage = SessionUsage()
+        self.profiles = profiles  # what earlier runs learned about this server and model
+        self.runtime = runtime
+        self._meet_the_server()
+
+    # --- the server and model: one Runtime, replaced whole
+
+    @property
+    def config(self) -> Config:
+        return self.runtime.config
+
+    @config.setter
+    def config(self, config: Config) -> None:
+        """The loop learns the window the server really serves (num_ctx) as it goes."""
+        self.runtime = replace(self.runtime, config=config)
+
+    @property
+    def client(self) -> ChatClient:
+        return self.runtime.client
+
+    def use(self, runtime: Runtime) -> None:
+        """Talk through `runtime` from the next request on (/model, /provider, a changed setting);
+        what was learned of the server and model starts again when they are others."""
+        known = runtime.endpoint.serves_as(self.runtime.endpoint)
+        self.runtime = runtime
+        if not known:
+            self._meet_the_server()
+
+    def _meet_the_server(self) -> None:
+        """Nothing learned yet of this server and model, but what earlier runs saved (profiles)."""
+        self.calibration = Calibration()  # what the server's counts taught about our estimates
+        self.server_cut = False  # the server shortened the last prompt by itself: compact before the next
+        config = self.runtime.config
         # None: try native tool calling and fall back to text if the server refuses it.
         self.native_tools: bool | None = {"on": True, "off": False}.get(config.native_tools)
-        self.profiles = profiles  # what earlier runs learned about this server and model
-        learned = profiles.get(config.resolved_base_url, config.resolved_model) if profiles else {}
+        learned = self.profiles.get(config.resolved_base_url, config.resolved_model) if self.profiles else {}
         if self.native_tools is None and learned.get("native_tools") is False:
             self.native_tools = False  # the server refused them last time: do not fail first again
-            log(f"tools go as text: {learned.get('reason', 'the server refused them')} (learned "
-                f"{learned.get('learned', 'earlier')}); native_tools \"on\" tries native calls again")
+            self.log(f"tools go as text: {learned.get('reason', 'the server refused them')} (learned "
+                     f"{learned.get('learned', 'earlier')}); native_tools \"on\" tries native calls again")
 
     # --- one user message
 
@@ -194,69 +154,89 @@ class ChatLoop:
         self.conversation.add_user(user_text)
         if self.executor is not None:
             self.executor.new_message()
-        iterations, repeats = IterationController(self.config.iterations), RepeatGuard()
-        malformed = continuations = checkpoints = 0
-        first = True
+        budget, counts, turn = self._budget(), ReplyCounts(), None
         while True:
-            try:
-                turn = self._ask_fitting()
-            except StreamCutError as exc:
-                exc.hint = exc.hint or "what arrived is kept in the conversation; ask again to retry"
-                raise  # the partial reply is kept, so the prompt stays too
-            except LLMError:
-                if first:
-                    self.conversation.drop_last_user()  # nothing arrived: as if never sent
-                raise
-            first = False
+            turn = self._reply(first=turn is None)
             if turn.interrupted:
                 return RunResult(turn, interrupted=True)
-            calls, errors, native = self._calls_of(turn)
-            if not calls and not errors:
-                if turn.finish_reason == "length" and continuations < MAX_CONTINUATIONS:
-                    continuations += 1
-                    self.callbacks.on_notice("the reply hit max_tokens; asking the model to continue")
-                    self.conversation.add_user(CONTINUE_PROMPT)
+            batch = self._batch_of(turn)
+            if batch.empty:
+                if self._continue_after_cut(turn, counts):
                     continue
-                if turn.finish_reason == "length":
-                    self.callbacks.on_notice(
-                        f"the reply was truncated at max_tokens ({self.config.max_tokens}); "
-                        "raise max_tokens or ask the model to continue"
-                    )
-                return RunResult(turn)
-            runnable = [call for call in calls if call.error is None]
-            malformed = 0 if runnable or not errors else malformed + 1
-            if malformed > MAX_MALFORMED_RETRIES:
-                return self._stop(turn, f"stopped: the model wrote malformed tool calls {malformed} times in a row")
-            repeats.see(calls, errors)
-            if repeats.stopped:
-                return self._stop_repeating(turn, calls, native, repeats.times)
-            if calls and not iterations.next_turn():
-                refused = [ToolResult.failure("not run: the iteration budget for this message is spent")] * len(calls)
-                self.conversation.add_results(calls, refused, native)
-                if self.memory is not None and checkpoints < self.config.max_checkpoints:
-                    checkpoints += 1
-                    try:
-                        self._checkpoint(checkpoints, iterations.limit)
-                    except KeyboardInterrupt:
-                        return RunResult(turn, interrupted=True)
-                    iterations, repeats = IterationController(self.config.iterations), RepeatGuard()
-                    malformed = continuations = 0
-                    continue
-                if checkpoints:
-                    return self._stop(turn, f"stopped after {checkpoints} checkpoint{'s' * (checkpoints != 1)} "
-                                      f"(max_checkpoints); the latest summary is in {self._memory_path()}; "
-                                      "send another message to go on")
-                return self._stop(
-                    turn, f"stopped after {iterations.limit} tool round trip{'s' * (iterations.limit != 1)} "
-                    f"(-I {iterations.limit}); "
-                    "send another message to let it go on, or raise -I"
-                )
-            results, interrupted = self._replay(calls, repeats) if repeats.repeating else self._execute(calls)
-            repeats.remember(calls, results)
-            notes = [self._correction(errors)] if errors else []
-            self.conversation.add_results(calls, results, native, notes)
+                return self._answered(turn)
+            stuck = self._stop_if_stuck(turn, batch, counts)
+            if stuck is not None:
+                return stuck
+            if batch.calls and not budget.spend():
+                stopped = self._checkpoint_or_stop(turn, batch, budget)
+                if stopped is not None:
+                    return stopped
+                counts = ReplyCounts()  # a fresh context from the checkpoint: nothing counts against it yet
+                continue
+            results, interrupted = self._run_batch(batch, counts.repeats)
+            batch.answer(self.conversation, results)
             if interrupted:  # Ctrl-C during a tool (or at its question): back to the user
                 return RunResult(turn, interrupted=True)
+
+    def _budget(self) -> TurnBudget:
+        """The message's budget: -I tool round trips, renewed by checkpoints only where they can be written."""
+        return TurnBudget(self.config.iterations, self.config.max_checkpoints if self.memory is not None else 0,
+                          self._memory_path())
+
+    def _reply(self, first: bool) -> AssistantTurn:
+        """The model's next reply, the conversation fitted to the window first."""
+        try:
+            return self._ask_fitting()
+        except StreamCutError as exc:
+            exc.hint = exc.hint or "what arrived is kept in the conversation; ask again to retry"
+            raise  # the partial reply is kept, so the prompt stays too
+        except LLMError:
+            if first:
+                self.conversation.drop_last_user()  # nothing arrived: as if never sent
+            raise
+
+    def _continue_after_cut(self, turn: AssistantTurn, counts: ReplyCounts) -> bool:
+        """A reply that max_tokens cut: the model is asked to go on, a few times per message."""
+        if turn.finish_reason != "length" or counts.continuations >= MAX_CONTINUATIONS:
+            return False
+        counts.continuations += 1
+        self.callbacks.on_notice("the reply hit max_tokens; asking the model to continue")
+        self.conversation.add_user(CONTINUE_PROMPT)
+        return True
+
+    def _answered(self, turn: AssistantTurn) -> RunResult:
+        """A reply without tool calls ends the turn; one that max_tokens still cut says so."""
+        if turn.finish_reason == "length":
+            self.callbacks.on_notice(
+                f"the reply was truncated at max_tokens ({self.config.max_tokens}); "
+                "raise max_tokens or ask the model to continue"
+            )
+        return RunResult(turn)
+
+    def _stop_if_stuck(self, turn: AssistantTurn, batch: Batch, counts: ReplyCounts) -> RunResult | None:
+        """Stop when the model keeps writing malformed calls, or keeps making the same ones."""
+        counts.malformed = counts.malformed + 1 if batch.only_malformed else 0
+        if counts.malformed > MAX_MALFORMED_RETRIES:
+            return self._stop(turn, f"stopped: the model wrote malformed tool calls {counts.malformed} times in a row")
+        counts.repeats.see(batch.calls, batch.errors)
+        if counts.repeats.stopped:
+            times = counts.repeats.times
+            batch.refuse(self.conversation, f"not run: the same call came {times} times in a row; the turn was stopped")
+            return self._stop(turn, f"the model repeated {batch.described()} {times} times; stopped")
+        return None
+
+    def _checkpoint_or_stop(self, turn: AssistantTurn, batch: Batch, budget: TurnBudget) -> RunResult | None:
+        """The budget is spent: the calls are refused; then either a checkpoint lets the work go on
+        in a fresh context (None) or the turn stops."""
+        batch.refuse(self.conversation, "not run: the iteration budget for this message is spent")
+        then = budget.when_spent()
+        if isinstance(then, Stop):
+            return self._stop(turn, then.reason)
+        try:
+            self._checkpoint(then.cycle, budget.limit)
+        except KeyboardInterrupt:
+            return RunResult(turn, interrupted=True)
+        return None
 
     def _checkpoint(self, cycle: int, budget: int) -> None:
         """Summarize the work without tools, save it, and go on in a fresh context from the summary."""
@@ -289,29 +269,24 @@ class ChatLoop:
 
     def context_tokens(self) -> int:
         """The next request's prompt in tokens: our estimate, scaled by what the server last reported."""
-        return int(prompt_estimate(self.request()) * self.tokens_per_estimate)
+        return self.calibration.tokens(prompt_estimate(self.request()))
 
     def compact(self, only_if_needed: bool = False) -> bool:
         """Replace older turns by a summary (system prompt and the last turns kept); True if applied."""
-        limit = self.config.num_ctx
         before = self.context_tokens()
-        if only_if_needed and (not limit or before <= self.config.compact_at * limit
-                               or before <= self.compaction_failed_at * 1.2):
+        if only_if_needed and not self._worth_compacting(before):
             return False
-        messages = self.conversation.messages
-        starts = [i for i, m in enumerate(messages) if m["role"] == "user"]
-        # Kept: the last exchange, and during a run also the message being answered.
-        keep = 2 if only_if_needed else 1
-        cut = starts[-keep] if len(starts) >= keep else 0
+        cut = self._compaction_cut(only_if_needed)
         if cut == 0:
             if not only_if_needed:
                 self.callbacks.on_notice("nothing to compact: the conversation is only the latest exchange")
             return False
+        messages = self.conversation.messages
         older = Conversation(self.conversation.system_prompt)
         older.messages = messages[:cut]
         summary = self._summarize(older.for_request(), COMPACT_REQUEST)
         replaced = [{"role": "user", "content": compacted_message(summary)}, *messages[cut:]]
-        after = before + int((estimate_tokens(replaced[:1]) - estimate_tokens(messages[:cut])) * self.tokens_per_estimate)
+        after = before + self.calibration.tokens(estimate_tokens(replaced[:1]) - estimate_tokens(messages[:cut]))
         if not summary or after >= before:
             self.callbacks.on_notice(f"compaction would not shrink the context (~{before} tokens); not applied")
             self.compaction_failed_at = before
@@ -321,6 +296,18 @@ class ChatLoop:
             self.conversation.on_message(replaced[0])
         self.callbacks.on_notice(f"compacted the conversation: ~{before} -> ~{after} tokens")
         return True
+
+    def _worth_compacting(self, tokens: int) -> bool:
+        """The context nears the window, and is well past the size at which compaction last did not help."""
+        limit = self.config.num_ctx
+        return bool(limit) and tokens > self.config.compact_at * limit and tokens > self.compaction_failed_at * 1.2
+
+    def _compaction_cut(self, only_if_needed: bool) -> int:
+        """Where the kept messages start (0: nothing older to summarize)."""
+        starts = [i for i, m in enumerate(self.conversation.messages) if m["role"] == "user"]
+        # Kept: the last exchange, and during a run also the message being answered.
+        keep = 2 if only_if_needed else 1
+        return starts[-keep] if len(starts) >= keep else 0
 
     def _memory_path(self) -> str:
         return self.memory.path.relative_to(self.memory.root).as_posix() if self.memory else ""
@@ -393,9 +380,8 @@ class ChatLoop:
         window = self.config.num_ctx
         if not window:
             return
-        over = int(estimate * self.tokens_per_estimate) - Budget.for_window(window, self.config.max_tokens).prompt
-        if over > 0:
-            chars = int(over / self.tokens_per_estimate * CHARS_PER_ESTIMATED_TOKEN) + 64
+        chars = self.calibration.chars_over(estimate, Budget.for_window(window, self.config.max_tokens).prompt)
+        if chars:
             for note in shorten_middles(messages, chars):
                 self.callbacks.on_notice(f"{note}, so the request fits the {window}-token context window")
 
@@ -410,20 +396,10 @@ class ChatLoop:
         # A lone </think> cannot be known before it arrives: text streams at once, and
         # the calls are read again from the whole reply, where thinking is told apart.
         display = StreamFilter(request.tools or self._schemas(), think_open=False)
-        callbacks = self.callbacks
-        callbacks.on_waiting()
-        deltas = None
+        self.callbacks.on_waiting()
         try:
-            deltas = self._stream(request)
-            for delta in deltas:
-                accumulator.add(delta)
-                if delta.thinking:
-                    callbacks.on_thinking(delta.thinking)
-                if delta.content:
-                    self._show(display.feed(delta.content))
+            self._receive(request, accumulator, display)
         except KeyboardInterrupt:
-            if deltas is not None:
-                deltas.close()  # closes the response: the server stops generating
             self._show(display.finish())
             return self._keep(accumulator.turn(interrupted=True))
         except StreamCutError:
@@ -433,39 +409,39 @@ class ChatLoop:
         self._show(display.finish())
         turn = self._keep(accumulator.turn())
         if turn.usage:
-            callbacks.on_usage(turn.usage)
+            self.callbacks.on_usage(turn.usage)
             self._calibrate(turn.usage.prompt_tokens, prompt_estimate(request))
         return turn
+
+    def _receive(self, request: ChatRequest, accumulator: Accumulator, display: StreamFilter) -> None:
+        """Stream the reply into `accumulator`, showing its text and thinking as they arrive."""
+        deltas = self._stream(request)
+        try:
+            for delta in deltas:
+                accumulator.add(delta)
+                if delta.thinking:
+                    self.callbacks.on_thinking(delta.thinking)
+                if delta.content:
+                    self._show(display.feed(delta.content))
+        except KeyboardInterrupt:
+            deltas.close()  # closes the response: the server stops generating
+            raise
 
     def _calibrate(self, reported: int | None, estimate: int) -> None:
         """Learn tokens per estimated token from the server's count of the prompt just sent, unless
         the count shows that the server cut the prompt to fit (older Ollamas do, silently)."""
-        if not reported or not estimate:
-            return
-        last, self._last_prompt = self._last_prompt, (estimate, reported)
-        if last is not None and self._was_cut(last, estimate, reported):
+        if self.calibration.learn(reported, estimate, prefix_tokens=self._prefix_tokens):
             self._cut_by_server(reported, estimate)
-            return
-        self.tokens_per_estimate = reported / estimate
-
-    def _was_cut(self, last: tuple[int, int], estimate: int, reported: int) -> bool:
-        """The conversation grew since the last request, but the server's count of it hardly did.
-
-        A server that cuts still keeps the system prompt and tools: a count below even those is a
-        server leaving its cached prefix out of the count (some Ollama versions), not a cut."""
-        last_estimate, last_reported = last
-        grown = (estimate - last_estimate) * self.tokens_per_estimate
-        return grown >= 64 and reported < last_reported + 0.3 * grown and reported >= 0.9 * self._prefix_tokens()
 
     def _cut_by_server(self, reported: int, estimate: int) -> None:
         """Say that the server shortened the prompt, serve it less from now on, compact before the next request."""
         window = self.config.num_ctx
-        expected = int(estimate * self.tokens_per_estimate)
+        expected = self.calibration.tokens(estimate)
         self.callbacks.on_notice(f"the server read only {reported} of about {expected} prompt tokens: it cut "
                                  "the conversation to fit its context window; compacting before the next request")
         if self.config.provider == "ollama" and window:
             # Ollama serves the num_ctx ayder pins: the prompt was bigger than the estimate said.
-            self.tokens_per_estimate = max(self.tokens_per_estimate, window / estimate * 1.1)
+            self.calibration.at_least(window / estimate * 1.1)
         else:  # it serves less than ayder was told: at most what it read
             self.config = self.config.with_values(num_ctx=reported)
         self.server_cut = True
@@ -474,7 +450,7 @@ class ChatLoop:
         """The system prompt and tool schemas of a request: what every request starts with."""
         request = self.request()
         request.messages = [message for message in request.messages[:1] if message["role"] == "system"]
-        return int(prompt_estimate(request) * self.tokens_per_estimate)
+        return self.calibration.tokens(prompt_estimate(request))
 
     def _stream(self, request: ChatRequest):
         """The client's deltas; a server that refuses native tools gets the text format instead."""
@@ -521,17 +497,24 @@ class ChatLoop:
 
     # --- tool calls
 
-    def _calls_of(self, turn: AssistantTurn) -> tuple[list[ToolCall], list[str], bool]:
+    def _batch_of(self, turn: AssistantTurn) -> Batch:
         """Native calls if the reply has any, else the calls written in its text."""
         if turn.tool_calls:
-            # Every native call needs a result: a broken one is not run and gets its error as the result.
-            errors = [f"{call.name}: {call.error}" for call in turn.tool_calls if call.error is not None]
-            return turn.tool_calls, errors, True
+            return Batch.native_calls(turn)
         if self.executor is None:
-            return [], [], False
-        # Nothing before a lone </think> is run, nor a call that a max_tokens cut left without its end.
-        parsed = parse(turn.text, self._schemas(), cut_off=turn.finish_reason == "length")
-        return parsed.calls, parsed.errors, False
+            return Batch.none()
+        return Batch.written_in(turn, self._schemas())
+
+    def _run_batch(self, batch: Batch, repeats: RepeatGuard) -> tuple[list[ToolResult], bool]:
+        """Run the calls, or answer a repeat with the earlier results -> (results, interrupted)."""
+        if repeats.repeating:  # the previous reply made these calls already: not run again
+            described = batch.described()
+            self.callbacks.on_notice(f"the model repeated {described}; not run again, it gets the earlier result")
+            results, interrupted = repeats.replay(batch.calls), False
+        else:
+            results, interrupted = self._execute(batch.calls)
+        repeats.remember(batch.calls, results)
+        return results, interrupted
 
     def _execute(self, calls: list[ToolCall]) -> tuple[list[ToolResult], bool]:
         """Run the calls in order; Ctrl-C stops the rest (they get no result here) -> (results, interrupted)."""
@@ -551,30 +534,6 @@ class ChatLoop:
             self.callbacks.on_tool_done(call, result)
             results.append(result)
         return results, False
-
-    def _replay(self, calls: list[ToolCall], repeats: RepeatGuard) -> tuple[list[ToolResult], bool]:
-        """Calls the previous reply made already: not run again, their earlier results sent back."""
-        self.callbacks.on_notice(f"the model repeated {_described(calls)}; not run again, it gets the earlier result")
-        return repeats.replay(calls), False
-
-    def _stop_repeating(self, turn: AssistantTurn, calls: list[ToolCall], native: bool, times: int) -> RunResult:
-        refused = ToolResult.failure(f"not run: the same call came {times} times in a row; the turn was stopped")
-        self.conversation.add_results(calls, [refused] * len(calls), native)
-        return self._stop(turn, f"the model repeated {_described(calls)} {times} times; stopped")
-
-    def _correction(self, errors: list[str]) -> str:
-        """What was wrong with the calls, and the one format that always works."""
-        listed = "\n".join(f"- {error}" for error in errors)
-        return (
-            f"These tool calls could not be run:\n{listed}\n"
-            'Call a tool by writing a line on its own: [CALL] tool_name {"argument": "value"} '
-            "with the arguments as one JSON object on that line."
-        )
-
-
-def prompt_estimate(request: ChatRequest) -> int:
-    """Our estimate of a request's prompt: its messages and its tool schemas, about four characters a token."""
-    return estimate_tokens(request.messages) + (len(json.dumps(request.tools)) // 4 if request.tools else 0)
 
 
 def _chain(first, rest):

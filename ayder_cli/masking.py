@@ -2,7 +2,8 @@
 
 Built once from the config (the API keys it resolves) and handed to everything
 that prints or writes: the console (stdout and stderr), sessions, checkpoints,
-memories and task files. A streamed text is masked by MaskedStream, which holds
+memories and task files. A server switched to later (/provider, /model) adds
+its key to the same object. A streamed text is masked by MaskedStream, which holds
 back the end of a write that could be the start of a secret until the next
 write shows whether it is.
 """
@@ -17,8 +18,16 @@ MIN_SECRET_CHARS = 6  # shorter values would mask ordinary words
 
 class Secrets:
     def __init__(self, values: Iterable[str] = ()) -> None:
+        self.values: list[str] = []  # longest first: a key inside a longer one
+        self.add(*values)
+
+    def add(self, *values: str | None) -> bool:
+        """Mask these too from now on (the key of a server switched to); True if one was not masked yet."""
         kept = {value.strip() for value in values if value and len(value.strip()) >= MIN_SECRET_CHARS}
-        self.values = sorted(kept, key=len, reverse=True)  # longest first: a key inside a longer one
+        new = kept - set(self.values)
+        if new:
+            self.values = sorted([*self.values, *new], key=len, reverse=True)
+        return bool(new)
 
     def __bool__(self) -> bool:
         return bool(self.values)

@@ -7,6 +7,7 @@ prompt for the model. A script line is handled exactly as a typed one.
 
 from __future__ import annotations
 
+import io
 import os
 from enum import Enum
 from pathlib import Path
@@ -17,6 +18,7 @@ from ayder_cli.config import xdg_state_dir
 from ayder_cli.errors import AyderError, ExitStatus
 
 BLOCK_FENCE = '"""'
+CHECKPOINT_THERE = "a checkpoint from an earlier run is in .ayder/memory/current_memory.md"
 
 
 class Outcome(Enum):
@@ -108,73 +110,97 @@ def history_path(env: Mapping[str, str]) -> Path:
 
 def run_repl(services, env: Mapping[str, str]) -> int:
     """Interactive: prompt_toolkit line editing, history, completion of slash commands."""
-    from prompt_toolkit import PromptSession
-    from prompt_toolkit.completion import WordCompleter
-    from prompt_toolkit.history import FileHistory, InMemoryHistory
+    from prompt_toolkit.application import create_app_session
+    from prompt_toolkit.input import create_input
     from prompt_toolkit.output import create_output
 
     terminal = services.console.terminal
+    # Keys come from this run's stdin, the prompt goes to its stdout, or to stderr when stdout is
+    # redirected, so `ayder > log` stays clean.
+    output = create_output(stdout=terminal.stdout if terminal.stdout_is_tty else terminal.stderr)
+    with create_app_session(input=create_input(terminal.stdin), output=output):
+        session = _prompt_session(env, None if terminal.stdout_is_tty else output)
+
+        def read_line(in_block: bool) -> str:
+            while True:
+                try:
+                    return session.prompt("... " if in_block else "> ")
+                except KeyboardInterrupt:
+                    if in_block:
+                        raise
+                    continue  # Ctrl-C at the prompt clears the line
+
+        config = services.config
+        services.console.dim_line(
+            f"ayder · {config.provider} {config.resolved_model} at {config.resolved_base_url} · "
+            "/help for commands, Ctrl-D to leave"
+        )
+        offer_checkpoint(services, ask=session.prompt)
+        for entry in read_entries(read_line, lambda: None, lambda: services.console.dim_line("block discarded")):
+            try:
+                if handle_entry(services, entry) is Outcome.EXIT:
+                    break
+            except KeyboardInterrupt:  # Ctrl-C in a slash command: back to the prompt
+                services.console.notice("interrupted")
+    return ExitStatus.OK  # /exit or Ctrl-D
+
+
+def _prompt_session(env: Mapping[str, str], output):
+    """The prompt: history in the state directory, slash commands completed. output None: the app
+    session's (a dumb terminal then gets prompt_toolkit's plain prompt)."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.completion import WordCompleter
+    from prompt_toolkit.history import FileHistory, InMemoryHistory
+
     history_file = history_path(env)
     try:
         history_file.parent.mkdir(parents=True, exist_ok=True)
         history = FileHistory(str(history_file))
     except OSError:
         history = InMemoryHistory()
-    # The prompt is drawn on stderr when stdout is redirected, so `ayder > log` stays clean.
-    output = None if terminal.stdout_is_tty else create_output(stdout=terminal.stderr)
-    session = PromptSession(
+    return PromptSession(
         history=history,
         completer=WordCompleter(command_names(), sentence=True, pattern=None),
         complete_while_typing=True,
         output=output,
     )
 
-    def read_line(in_block: bool) -> str:
-        while True:
-            try:
-                return session.prompt("... " if in_block else "> ")
-            except KeyboardInterrupt:
-                if in_block:
-                    raise
-                continue  # Ctrl-C at the prompt clears the line
 
-    config = services.config
-    services.console.dim_line(
-        f"ayder · {config.provider} {config.resolved_model} at {config.resolved_base_url} · "
-        "/help for commands, Ctrl-D to leave"
-    )
-    _ask_to_restore(services, session)
-    for entry in read_entries(read_line, lambda: None, lambda: services.console.dim_line("block discarded")):
-        try:
-            if handle_entry(services, entry) is Outcome.EXIT:
-                break
-        except KeyboardInterrupt:  # Ctrl-C in a slash command: back to the prompt
-            services.console.notice("interrupted")
-    return ExitStatus.OK  # /exit or Ctrl-D
-
-
-def _ask_to_restore(services, session) -> None:
-    """A checkpoint from an earlier run: the REPL offers to start from it."""
+def offer_checkpoint(services, restore: bool = False, ask: Callable[[str], str] | None = None) -> None:
+    """A checkpoint left by an earlier run: --restore starts from it; the REPL asks (`ask` puts a
+    question and reads the answer); other modes say it is there and how to use it."""
     from ayder_cli.checkpoint import restore_message
 
-    memory = services.loop.memory
-    if memory is None or not memory.exists() or services.conversation.messages:
+    memory, console = services.loop.memory, services.console
+    if memory is None or not memory.exists():
+        if restore:
+            console.notice("--restore: there is no checkpoint in .ayder/memory/; starting fresh")
         return
-    services.console.notice("a checkpoint from an earlier run is in .ayder/memory/current_memory.md")
+    if restore or (ask is not None and _wants_the_checkpoint(services, ask)):
+        services.conversation.add_user(restore_message(memory.summary(), 1))
+        console.dim_line("restored the checkpoint from .ayder/memory/current_memory.md")
+    elif ask is None:
+        console.notice(f"{CHECKPOINT_THERE}; ayder --restore continues from it "
+                       "(/memory shows it, /memory clear removes it)")
+
+
+def _wants_the_checkpoint(services, ask: Callable[[str], str]) -> bool:
+    """The REPL's question; a resumed session goes on where it was, unasked."""
+    if services.conversation.messages:
+        return False
+    services.console.notice(CHECKPOINT_THERE)
     try:
-        answer = session.prompt("Restore it? [y/N] ")
+        answer = ask("Restore it? [y/N] ")
     except (KeyboardInterrupt, EOFError):
         answer = ""
-    if answer.strip().lower() in ("y", "yes"):
-        services.conversation.add_user(restore_message(memory.summary(), 1))
-        services.console.dim_line("restored; your next message continues from it")
+    return answer.strip().lower() in ("y", "yes")
 
 
 def read_piped_stdin(stdin: IO[str] | None, wait_s: float = 1.0) -> str | None:
     """Context piped in beside a prompt; never hangs on an open pipe that nobody writes to.
 
-    A file or /dev/null is read at once. For a pipe, wait up to `wait_s` for the
-    first byte (or EOF); if nothing comes, return None and leave stdin alone.
+    A file, /dev/null or a stream with no file descriptor is read at once. For a pipe, wait up
+    to `wait_s` for the first byte (or EOF); if nothing comes, return None and leave stdin alone.
     """
     import select
     import stat
@@ -183,8 +209,13 @@ def read_piped_stdin(stdin: IO[str] | None, wait_s: float = 1.0) -> str | None:
         return None
     try:
         fd = stdin.fileno()
-        mode = os.fstat(fd).st_mode
+    except io.UnsupportedOperation:  # a stream in memory (a test's StringIO): all there, read at once
+        return stdin.read()
     except (OSError, ValueError):
+        return None
+    try:
+        mode = os.fstat(fd).st_mode
+    except OSError:
         return None
     if stat.S_ISREG(mode) or (stat.S_ISCHR(mode) and not os.isatty(fd)):
         return stdin.read()

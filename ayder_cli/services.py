@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit
 
 from ayder_cli.checkpoint import MemoryManager
-from ayder_cli.config import Config, check_value, load_config
+from ayder_cli.config import Config, api_keys, check_value, endpoint_of, load_config
 from ayder_cli.console import Console
 from ayder_cli.conversation import Conversation
+from ayder_cli.endpoint import Endpoint
 from ayder_cli.errors import ConfigError
 from ayder_cli.instructions import Instructions, environment_note, load_instructions
 from ayder_cli.llm import make_client
@@ -19,6 +20,7 @@ from ayder_cli.loop import ChatLoop
 from ayder_cli.masking import Secrets
 from ayder_cli.profiles import ServerProfiles, profiles_path
 from ayder_cli.prompts import compose_system_prompt, load_system_prompt
+from ayder_cli.runtime import Runtime
 from ayder_cli.storage.sessions import Session, SessionError, SessionInUse, SessionStore
 from ayder_cli.storage.sessions import load as load_session
 from ayder_cli.tools import ToolRegistry, default_registry
@@ -37,7 +39,6 @@ if TYPE_CHECKING:
 
 @dataclass
 class Services:
-    config: Config
     env: Mapping[str, str]
     root: Path
     console: Console
@@ -49,12 +50,25 @@ class Services:
     # What the command line said, so /provider can re-resolve the layers.
     config_file: Path | None = None
     flags: dict[str, Any] = field(default_factory=dict)
-    window: str = ""  # what the server said of the context window it serves (/status)
     # Project instructions (AGENTS.md, ...) in the system prompt; disabled by --no-instructions.
     instructions: Instructions = field(default_factory=Instructions)
     cwd: Path | None = None  # where ayder started: instruction files are read from the root down to it
     leftovers: threading.Thread | None = None  # removes what killed writes left (tools/leftovers.py)
     secrets: Secrets = field(default_factory=Secrets)  # masked in everything printed or saved
+
+    @property
+    def runtime(self) -> Runtime:
+        """The server and model in use with their settings: the loop holds it; /model, /provider replace it."""
+        return self.loop.runtime
+
+    @property
+    def config(self) -> Config:
+        return self.loop.runtime.config
+
+    @property
+    def window(self) -> str:
+        """What the server said of the context window it serves (/status)."""
+        return self.loop.runtime.window
 
     @property
     def tools(self) -> ToolRegistry:
@@ -71,16 +85,19 @@ class Services:
         return self.executor.context.processes
 
     def set_values(self, **values: Any) -> None:
-        """Change config values for this session (slash commands); validated like the files."""
+        """Change config values for this session (slash commands); validated like the files. A new
+        runtime from the next request on: for another model, the window is asked again."""
         checked = {key: check_value(f"/{key}", key, value) for key, value in values.items()}
-        self._install(self.config.with_values(**checked))
+        sources = {**self.config.sources, **{key: f"/{key}" for key in checked}}
+        config = replace(self.config, **checked, sources=sources)
+        self.loop.use(runtime_for(config, self.env, self.console, self.secrets, known=self.runtime))
 
     def switch_provider(self, provider: str) -> None:
-        """Re-resolve every layer as if -p PROVIDER had been given (base URL, key, defaults)."""
+        """Re-resolve every layer as if -p PROVIDER had been given (base URL, key, defaults, window)."""
         flags = {**self.flags, "provider": provider, "base_url": None}
         config = load_config(env=self.env, root=self.root, config_file=self.config_file, flags=flags)
+        self.loop.use(runtime_for(config, self.env, self.console, self.secrets))
         self.flags = flags
-        self._install(config)
 
     def record(self, message: dict[str, Any]) -> None:
         """Append one message to the transcript as it happens; a failing disk does not stop the chat."""
@@ -159,19 +176,6 @@ class Services:
             load_system_prompt(self.config.prompts, self.root), self.instructions.prompt_block())
         return self.conversation.system_prompt
 
-    def _install(self, config: Config) -> None:
-        old = self.config
-        self.config = config
-        self.loop.config = config
-        if (old.provider, old.resolved_base_url, old.api_key_env, old.api_key_file, old.api_key) != (
-            config.provider,
-            config.resolved_base_url,
-            config.api_key_env,
-            config.api_key_file,
-            config.api_key,
-        ):
-            self.loop.client = make_client(config, self.env, log=self.console.log)
-
 
 def build_services(
     config: Config,
@@ -185,6 +189,7 @@ def build_services(
     use_instructions: bool = True,
     cwd: Path | None = None,
 ) -> Services:
+    secrets = secrets_of(config, env)  # as loaded: a server found below gets no key, /provider may give one
     config = with_discovered_server(config, env, console)
     instructions = (read_instructions(config, env, root, cwd, console) if use_instructions
                     else _no_instructions(console))
@@ -192,11 +197,10 @@ def build_services(
                                                       instructions.prompt_block()))
     # After the cached prefix (system prompt, instructions, tools): it changes from run to run.
     conversation.preamble = environment_note(root, cwd, env)
-    secrets = secrets_of(config, env)
     console.mask_with(secrets)  # from here on, nothing printed shows a key
     sessions = SessionStore(root, redact=secrets.mask)
-    client = make_client(config, env, log=console.log)
-    config, window = with_served_window(config, client, console)
+    runtime = runtime_for(config, env, console, secrets)
+    config = runtime.config
     tools = default_registry()
     session = sessions.start()
     context = ToolContext(
@@ -207,6 +211,7 @@ def build_services(
         shell_deny=(*DEFAULT_SHELL_DENY, *config.tools.get("shell_deny", ())),
         shell_timeout_s=config.shell_timeout_s,
         mask=secrets.mask,
+        env={name: value for name, value in env.items() if name not in ("OPENAI_API_KEY", config.api_key_env)},
     )
     executor = ToolExecutor(
         tools,
@@ -221,11 +226,10 @@ def build_services(
         warn=console.notice,
         before_confirm=console.end_activity_line,
     )
-    loop = ChatLoop(client, conversation, config, console, executor=executor,
+    loop = ChatLoop(runtime, conversation, console, executor=executor,
                     memory=MemoryManager(root, mask=secrets.mask), log=console.log,
                     profiles=ServerProfiles(profiles_path(env)))
     services = Services(
-        config=config,
         env=env,
         root=root,
         console=console,
@@ -236,7 +240,6 @@ def build_services(
         session=session,
         config_file=config_file,
         flags=dict(flags or {}),
-        window=window,
         instructions=instructions,
         cwd=cwd,
         leftovers=start_removing_leftovers(root),
@@ -317,6 +320,31 @@ def _with_served_model(config: Config, found: FoundServer) -> Config:
     return config
 
 
+def runtime_for(config: Config, env: Mapping[str, str], console: Console, secrets: Secrets,
+                known: Runtime | None = None) -> Runtime:
+    """`config` resolved once to an endpoint, and a client for it. The window is asked of the server
+    unless `known` (the runtime in use) talks to the same model there. The key is masked first."""
+    endpoint = endpoint_of(config, env)
+    _mask_key(endpoint, secrets, console)
+    if known is None or known.endpoint != endpoint:
+        client = make_client(endpoint, log=console.log)
+    else:
+        client = known.client  # only settings the client does not hold changed
+    if known is not None and endpoint.serves_as(known.endpoint):
+        return Runtime(config, endpoint, client, known.window)
+    if known is not None and config.sources.get("num_ctx", "default") == "default":
+        config = replace(config, num_ctx=Config.num_ctx)  # what the old model served is not this one's
+    config, window = with_served_window(config, client, console)
+    return Runtime(config, endpoint, client, window)
+
+
+def _mask_key(endpoint: Endpoint, secrets: Secrets, console: Console) -> None:
+    """The endpoint's key joins the one masking (a server switched to may bring a new one)."""
+    was_masking = bool(secrets)
+    if secrets.add(endpoint.api_key) and not was_masking:
+        console.mask_with(secrets)  # the console wraps its streams once there is something to mask
+
+
 def with_served_window(config: Config, client, console: Console) -> tuple[Config, str]:
     """The config with num_ctx set to the window the server serves, unless a file or flag set it;
     and what the server said about its window (for /status)."""
@@ -336,14 +364,6 @@ def with_served_window(config: Config, client, console: Console) -> tuple[Config
 
 
 def secrets_of(config: Config, env: Mapping[str, str]) -> Secrets:
-    """Every API key the config resolves, and the values of `secret_env`: masked in all that is
-    printed or written."""
-    from ayder_cli.config import ollama_api_key, resolve_api_key
-
-    keys: list[str] = [env.get(name, "") for name in config.secret_env]
-    for lookup in (lambda: resolve_api_key(config, env), lambda: ollama_api_key(config)):
-        try:
-            keys.append(lookup() or "")
-        except ConfigError:
-            pass
-    return Secrets(keys)
+    """The one masking of a session: every API key the config could send (whichever the provider)
+    and the values of `secret_env`. Each runtime adds its own key to it (runtime_for)."""
+    return Secrets([*(env.get(name, "") for name in config.secret_env), *api_keys(config, env)])

@@ -14,7 +14,7 @@ and with a close-delimited body (no Content-Length, no chunking).
 
 Throughput, in deltas per second:
   floor  a bare requests.post(stream=True) + iter_lines() + json.loads per data line
-  ayder  make_client(Config(...)).stream(ChatRequest(...)), every delta fed to Accumulator.add
+  ayder  make_client(endpoint_of(Config(...), {})).stream(ChatRequest(...)), every delta fed to Accumulator.add
 The target is ayder >= 0.8x the floor, measured in the same run.
 
 Time to first token: the server sends the headers and one delta, then pauses;
@@ -233,11 +233,11 @@ def floor_run(endpoint: str, protocol: str) -> int:
 
 
 def ayder_client(base_url: str, protocol: str):
-    from ayder_cli.config import Config
+    from ayder_cli.config import Config, endpoint_of
     from ayder_cli.llm import make_client
 
     provider = "openai" if protocol == "sse" else "ollama"
-    return make_client(Config(provider=provider, base_url=base_url, max_retries=0), env={})
+    return make_client(endpoint_of(Config(provider=provider, base_url=base_url, max_retries=0), {}))
 
 
 def ayder_run(client, expected_text: int) -> int:

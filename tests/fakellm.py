@@ -82,7 +82,8 @@ class FakeLLM:
         handler = type("Handler", (_Handler,), {"fake": self})
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.server.daemon_threads = True
-        self._thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
+        # A short poll: stop() waits for the loop to notice, and every end-to-end test stops a server.
+        self._thread = threading.Thread(target=self.server.serve_forever, args=(0.005,), daemon=True)
 
     @property
     def url(self) -> str:
@@ -139,6 +140,9 @@ class FakeLLM:
 class _Handler(BaseHTTPRequestHandler):
     fake: FakeLLM
     protocol_version = "HTTP/1.1"
+    # Each delta goes out at once: with Nagle's algorithm, a small write waits for the client's
+    # delayed ACK (40 ms on Linux), and every reply would take that long for nothing.
+    disable_nagle_algorithm = True
 
     def log_message(self, *args) -> None:  # quiet
         pass

@@ -8,7 +8,7 @@ import pytest
 import requests
 import responses
 
-from ayder_cli.config import Config
+from ayder_cli.config import Config, endpoint_of
 from ayder_cli.llm import make_client
 from ayder_cli.llm.accumulate import Accumulator
 from ayder_cli.llm.base import ChatRequest, LLMError, StreamCutError, Usage
@@ -37,7 +37,7 @@ def sleeps() -> list[float]:
 
 def openai(sleeps: list[float] | None = None, env: dict | None = None, **values) -> OpenAIClient:
     config = Config(provider="openai", base_url=OPENAI, **values)
-    client = make_client(config, env or {})
+    client = make_client(endpoint_of(config, env or {}))
     assert isinstance(client, OpenAIClient)
     client.transport.sleep = (sleeps if sleeps is not None else []).append
     return client
@@ -45,7 +45,7 @@ def openai(sleeps: list[float] | None = None, env: dict | None = None, **values)
 
 def ollama(sleeps: list[float] | None = None, env: dict | None = None, **values) -> OllamaClient:
     config = Config(provider="ollama", base_url=OLLAMA, **values)
-    client = make_client(config, env or {})
+    client = make_client(endpoint_of(config, env or {}))
     assert isinstance(client, OllamaClient)
     client.transport.sleep = (sleeps if sleeps is not None else []).append
     return client
@@ -91,9 +91,10 @@ def error_text(exc: LLMError) -> str:
 
 
 def test_make_client_picks_the_provider_and_its_default_url():
-    assert make_client(Config(), {}).base_url == "http://localhost:11434"
-    assert make_client(Config(provider="openai"), {}).base_url == "https://api.openai.com/v1"
-    assert make_client(Config(provider="openai", base_url="http://x:1/v1/"), {}).base_url == "http://x:1/v1"
+    assert make_client(endpoint_of(Config(), {})).base_url == "http://localhost:11434"
+    assert make_client(endpoint_of(Config(provider="openai"), {})).base_url == "https://api.openai.com/v1"
+    assert make_client(endpoint_of(Config(provider="openai", base_url="http://x:1/v1/"), {})).base_url == \
+        "http://x:1/v1"
 
 
 # --- OpenAI-compatible: streaming and the request body
@@ -353,7 +354,7 @@ def test_connection_error_is_retried_with_backoff(server, sleeps):
 def test_a_refused_connection_on_this_machine_fails_at_once(closed_url, sleeps):
     # Nothing listens on the port: waiting will not change that, so there is no retry and no backoff.
     config = Config(provider="ollama", base_url=closed_url, max_retries=3)
-    client = make_client(config, {})
+    client = make_client(endpoint_of(config, {}))
     client.transport.sleep = sleeps.append
     with pytest.raises(LLMError) as caught:
         collect(client, request())

@@ -8,6 +8,7 @@ import re
 from contextlib import nullcontext
 
 import pytest
+from conftest import read_until
 
 from ayder_cli.confirm import QUESTION, REASON_QUESTION, TerminalConfirmer, tty_opener
 from ayder_cli.tools.base import Preview
@@ -310,7 +311,7 @@ def test_piped_stdin_is_never_read_the_tty_is(pty_path):
     assert TerminalConfirmer(open_tty=opener, color=False).confirm(shell_request()) == Answer(Decision.YES)
     assert stdin.read() == "n\nthe piped script\n"
     assert stderr.getvalue() == ""
-    assert QUESTION.encode() in os.read(keyboard, 65536)  # asked on the terminal
+    read_until(keyboard, QUESTION.encode())  # asked on the terminal, in as many reads as it takes
 
 
 def test_the_opened_tty_is_closed_after_the_question(pty_path, monkeypatch):
@@ -363,7 +364,7 @@ def test_stderr_redirected_the_question_still_reaches_the_terminal(pty_path):
     confirmer = TerminalConfirmer(open_tty=tty_opener(stdin, log, path), color=False)
     assert confirmer.confirm(shell_request()) == Answer(Decision.ALWAYS)
     assert log.getvalue() == ""
-    assert QUESTION.encode() in os.read(screen, 65536)
+    read_until(screen, QUESTION.encode())
 
 
 def test_the_api_key_is_masked_in_the_question_and_its_diff(tmp_path):

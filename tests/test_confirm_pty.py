@@ -1,18 +1,18 @@
-"""Confirmation on a real terminal: the real `ayder` process in a pty (pexpect), the fake server.
+"""Confirmation on a terminal: ayder on a pseudo-terminal (pexpect), the fake server.
 
 The model asks to write a file; the user sees the diff and answers on the
 terminal, also when stdin is a pipe. With no terminal at all the write is
-denied and the model is told how it could be allowed.
+denied and the model is told how it could be allowed. ayder runs in-process on the
+terminal, except where a process is needed: Ctrl-C as a signal, /dev/tty as the
+controlling terminal, and no controlling terminal at all.
 """
 
 from __future__ import annotations
 
-import os
-import shlex
 import subprocess
 
 import pytest
-from conftest import ayder_command
+from conftest import ayder_command, expect_prompt, finish
 from fakellm import Reply
 
 pexpect = pytest.importorskip("pexpect")
@@ -37,37 +37,13 @@ def target(project):
 
 
 @pytest.fixture
-def terminal(project, isolated_env):
-    """Start a command on a pty in the project directory; each child is closed at the end."""
-    children = []
+def oneshot(fake, ayder_on_pty):
+    """`ayder "write it"` at a terminal: stdin, stdout and stderr are the pty; no colour unless asked."""
 
-    def start(command: str, *args: str, color: bool = False) -> "pexpect.spawn":
-        env = {**os.environ, "PROMPT_TOOLKIT_NO_CPR": "1", "TERM": "dumb", **({} if color else {"NO_COLOR": "1"})}
-        child = pexpect.spawn(command, list(args), env=env, cwd=str(project), encoding="utf-8",
-                              timeout=20, dimensions=(24, 200))
-        children.append(child)
-        return child
-
-    yield start
-    for child in children:
-        child.close(force=True)
-
-
-@pytest.fixture
-def oneshot(fake, terminal):
-    """`ayder "q"` at a terminal: stdin, stdout and stderr are the pty."""
-
-    def start(*args: str, color: bool = False) -> "pexpect.spawn":
-        command = ayder_command()
-        return terminal(command[0], *command[1:], "--base-url", fake.url, *args, "write it", color=color)
+    def start(*args: str, color: bool = False):
+        return ayder_on_pty("--base-url", fake.url, *args, "write it", color=color)
 
     return start
-
-
-def finish(child) -> int:
-    child.expect(pexpect.EOF)
-    child.close()
-    return child.exitstatus
 
 
 def test_yes_shows_the_diff_and_writes(fake, oneshot, target):
@@ -133,9 +109,9 @@ def test_deny_with_a_reason_reaches_the_model(fake, oneshot, target):
     assert "keep the old content, edit b.txt instead" in result
 
 
-def test_ctrl_c_at_the_question_writes_nothing(fake, oneshot, target):
+def test_ctrl_c_at_the_question_writes_nothing(fake, ayder_on_pty_process, target):
     fake.queue(Reply(text="", tool_calls=[write_call()]), Reply(text=FINAL))
-    child = oneshot()
+    child = ayder_on_pty_process("--base-url", fake.url, "write it", color=False)  # SIGINT: a process
     child.expect_exact(QUESTION)
     child.sendintr()
     child.expect_exact("\r\n  ✗ interrupted by the user\r\n")  # on a line of its own, after the ^C
@@ -165,14 +141,14 @@ def test_with_w_the_write_runs_without_asking(fake, oneshot, target):
     assert target.read_text() == "new\n"
 
 
-def test_piped_stdin_asks_on_the_terminal(fake, terminal, target):
+def test_piped_stdin_asks_on_the_terminal(fake, ayder_on_pty_process, target):
     """A piped script: the question is asked and answered on the terminal, never read from the pipe.
 
     The script's second line is "n": read as the answer, it would deny the write.
     """
     fake.queue(Reply(text="", tool_calls=[write_call()]), Reply(text=FINAL))
-    ayder = shlex.join([*ayder_command(), "--base-url", fake.url])
-    child = terminal("/bin/sh", "-c", f"printf 'write it\\nn\\n' | {ayder}")
+    # A process: the question goes to /dev/tty, its controlling terminal.
+    child = ayder_on_pty_process("--base-url", fake.url, shell="printf 'write it\\nn\\n' | {ayder}", color=False)
     child.expect_exact("+new")
     child.expect_exact(QUESTION)
     child.sendline("y")
@@ -197,30 +173,19 @@ def test_no_terminal_denies_and_says_how_to_allow(fake, project, target):
     assert result.startswith("error: denied") and "-w" in result
 
 
-def test_the_repl_asks_and_goes_on(fake, terminal, target):
+def test_the_repl_asks_and_goes_on(fake, ayder_on_pty, target):
     """In the interactive REPL the answer is typed at the same terminal as the prompts."""
-    import termios
-    import time
-
-    def wait_for_the_prompt(child) -> None:
-        child.expect_exact("> ")
-        deadline = time.monotonic() + 20
-        while termios.tcgetattr(child.child_fd)[3] & termios.ICANON:  # prompt_toolkit reads keys in raw mode
-            assert time.monotonic() < deadline, "no prompt is reading keys"
-            time.sleep(0.01)
-
     fake.queue(Reply(text="", tool_calls=[write_call()]), Reply(text=FINAL), Reply(text="Second answer."))
-    command = ayder_command()
-    child = terminal(command[0], *command[1:], "--base-url", fake.url)
-    wait_for_the_prompt(child)
+    child = ayder_on_pty("--base-url", fake.url, color=False)
+    expect_prompt(child)
     child.send("write it\r")
     child.expect_exact(QUESTION)
     child.sendline("y")
     child.expect_exact(FINAL)
     assert target.read_text() == "new\n"
-    wait_for_the_prompt(child)
+    expect_prompt(child)
     child.send("and now?\r")
     child.expect_exact("Second answer.")
-    wait_for_the_prompt(child)
+    expect_prompt(child)
     child.sendcontrol("d")
     assert finish(child) == 0

@@ -234,9 +234,10 @@ def silent_url():
 
 def test_a_port_that_never_answers_holds_the_search_no_longer_than_the_deadline(fake, silent_url):
     fake.models = ("behind",)
+    deadline_s = 0.3  # shorter than DEADLINE_S: the same rule, sooner
     started = time.monotonic()
-    found = find_local_server((ollama_at(silent_url), llama_cpp_at(fake.openai_url)))
-    assert time.monotonic() - started < discover.DEADLINE_S + 0.5
+    found = find_local_server((ollama_at(silent_url), llama_cpp_at(fake.openai_url)), deadline_s=deadline_s)
+    assert time.monotonic() - started < deadline_s + 0.5
     assert found is not None and found.base_url == fake.openai_url and found.models == ("behind",)
 
 

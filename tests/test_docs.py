@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 from pathlib import Path
-
-from conftest import ayder_command
 
 from ayder_cli.commands import COMMANDS
 from ayder_cli.config import KEYS, Config, read_config_file
@@ -17,10 +13,10 @@ REPO = Path(__file__).resolve().parent.parent
 README = (REPO / "README.md").read_text(encoding="utf-8")
 
 
-def test_readme_help_block_is_the_real_help_output():
-    help_text = subprocess.run(
-        [*ayder_command(), "--help"], capture_output=True, text=True, env={**os.environ, "COLUMNS": "80"}, check=True
-    ).stdout
+def test_readme_help_block_is_the_real_help_output(run_ayder):
+    result = run_ayder("--help", env={"COLUMNS": "80"})
+    assert result.returncode == 0, result.stderr
+    help_text = result.stdout
     block = README.split("## Command line\n\n```\n", 1)[1].split("```", 1)[0]
     assert block == help_text
 

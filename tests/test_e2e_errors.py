@@ -129,27 +129,30 @@ def test_400_shows_the_server_message(fake, run_ayder, protocol):
     assert "context length exceeded: 9000 > 8192" in err
 
 
-def test_500_is_retried_then_succeeds(fake, run_ayder, protocol, few_retries):
+def test_500_is_retried_then_succeeds(fake, run_ayder, protocol, few_retries, retry_pauses):
     fake.queue(Reply(status=500, error="boom"), Reply(text="recovered"))
     result = run_ayder(*server_args(fake, protocol), "q")
     assert result.returncode == 0, result.stderr
     assert result.stdout == "recovered\n"
     assert len(fake.chat_requests()) == 2
+    assert retry_pauses == [0.25]  # the backoff before the second try (recorded, not waited)
 
 
-def test_500_is_retried_then_reported(fake, run_ayder, protocol, few_retries):
+def test_500_is_retried_then_reported(fake, run_ayder, protocol, few_retries, retry_pauses):
     fake.queue(Reply(status=500, error="boom inside"), Reply(status=500, error="boom inside"))
     err = assert_clean_error(run_ayder(*server_args(fake, protocol), "q"))
     assert "500" in err and "boom inside" in err
     assert len(fake.chat_requests()) == 2
+    assert retry_pauses == [0.25]  # after the last try, no pause
 
 
-def test_429_with_retry_after_is_retried(fake, run_ayder, protocol):
-    fake.queue(Reply(status=429, error="slow down", headers={"Retry-After": "0"}), Reply(text="finally"))
+def test_429_with_retry_after_is_retried(fake, run_ayder, protocol, retry_pauses):
+    fake.queue(Reply(status=429, error="slow down", headers={"Retry-After": "3"}), Reply(text="finally"))
     result = run_ayder(*server_args(fake, protocol), "q")
     assert result.returncode == 0, result.stderr
     assert result.stdout == "finally\n"
     assert len(fake.chat_requests()) == 2
+    assert retry_pauses == [3.0]  # as long as the server asked
 
 
 # --- the stream breaks
@@ -181,7 +184,7 @@ def test_slow_first_token_still_works(fake, run_ayder, protocol):
 
 
 def test_a_stalled_stream_is_reported_after_timeout_s(fake, run_ayder, project):
-    write_json(project / ".ayder" / "config.json", {"timeout_s": 1})
+    write_json(project / ".ayder" / "config.json", {"timeout_s": 0.3})
     fake.queue(Reply(chunks=["started ", "then silence"], hold_after=1, release=threading.Event()))
     result = run_ayder("--base-url", fake.url, "q")
     err = assert_clean_error(result)
@@ -254,6 +257,26 @@ def test_unknown_flag_is_exit_2(run_ayder):
     assert result.returncode == 2
     assert "no-such-flag" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_working_directory_that_is_gone_is_a_usage_error(run_ayder, tmp_path):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    gone.rmdir()  # as when the directory ayder was started in is removed
+    result = run_ayder("q", cwd=gone)
+    assert result.returncode == 2, result.stderr
+    assert "the current directory no longer exists" in result.stderr and "--root" in result.stderr
+    assert "internal error" not in result.stderr
+
+
+def test_the_ayder_command_exits_with_the_status_of_the_run(fake, run_ayder_process, closed_url):
+    """The console script (a real process) exits with what the run returned: 0, 2 for usage, 1 for a failure."""
+    ok = run_ayder_process(*server_args(fake, "ollama"), "q")
+    assert (ok.returncode, ok.stdout) == (0, "ok\n"), ok.stderr
+    usage = run_ayder_process("--no-such-flag")
+    assert usage.returncode == 2 and "no-such-flag" in usage.stderr
+    failed = run_ayder_process("--base-url", closed_url, "q")
+    assert failed.returncode == 1 and "ollama serve" in failed.stderr and "Traceback" not in failed.stderr
 
 
 def test_error_lines_are_plain_text_when_not_a_terminal(fake, run_ayder):

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
+import os
 import shlex
+import signal
 import subprocess
 import sys
 import threading
@@ -12,6 +15,7 @@ from conftest import ayder_command, read_until, sent_messages, server_args, writ
 from fakellm import Reply
 
 from ayder_cli import __version__
+from ayder_cli.cli import main
 from ayder_cli.prompts import bundled_prompts_dir
 
 USAGE_LINE = "tokens: prompt 12 · completion 7 · total 19"
@@ -154,8 +158,9 @@ def test_piped_stdin_holding_a_fence_gets_a_longer_fence(fake, run_ayder):
     assert user_message(fake.chat_requests()[0]) == f"summarize\n\n````\n{readme.rstrip()}\n````"
 
 
-def test_open_pipe_that_nobody_writes_to_does_not_hang(fake, spawn_ayder, protocol):
-    process = spawn_ayder(*server_args(fake, protocol), "q", stdin=subprocess.PIPE)
+def test_open_pipe_that_nobody_writes_to_does_not_hang(fake, start_ayder, protocol, monkeypatch):
+    monkeypatch.setattr("ayder_cli.cli.PIPED_STDIN_WAIT_S", 0.2)  # the wait for a first byte, shortened
+    process = start_ayder(*server_args(fake, protocol), "q", stdin=subprocess.PIPE)
     try:
         process.wait(timeout=30)  # stdin stays open and empty all along
         out, err = process.stdout.read(), process.stderr.read()
@@ -300,6 +305,25 @@ def test_version(run_ayder):
     assert result.stdout.strip() == f"ayder {__version__}"
 
 
+def test_main_in_process_leaves_the_process_as_it_was(fake, project, monkeypatch):
+    """main() with its own streams, environment and directory changes nothing of the process it runs in:
+    not the environment (the key stays in it), not the working directory, not a signal handler."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-stays-here")
+    handlers = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+    before = dict(os.environ), os.getcwd(), [signal.getsignal(signum) for signum in handlers]
+    fake.queue(Reply(text="", tool_calls=[{"name": "run_shell_command", "arguments": {"command": "pwd"}}]),
+               Reply(text="Done."))
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = main([*server_args(fake, "openai"), "-x", "where am I"], stdin=io.StringIO("piped notes\n"),
+                stdout=stdout, stderr=stderr, env={**os.environ, "COLUMNS": "60"}, cwd=project)
+    assert code == 0, stderr.getvalue()
+    assert stdout.getvalue() == "Done.\n"
+    assert (dict(os.environ), os.getcwd(), [signal.getsignal(signum) for signum in handlers]) == before
+    assert "piped notes" in user_message(fake.chat_requests()[0])  # a stream with no file descriptor is read
+    tool_result = [m for m in fake.chat_requests()[1]["body"]["messages"] if m["role"] == "tool"][0]["content"]
+    assert str(project.resolve()) in tool_result  # the command ran in the run's directory
+
+
 def test_python_dash_m_version(project):
     result = subprocess.run([sys.executable, "-m", "ayder_cli", "--version"], capture_output=True, text=True,
                             cwd=project, timeout=60)
@@ -311,10 +335,10 @@ def test_python_dash_m_version(project):
 
 
 @pytest.mark.parametrize("chunked", [True, False], ids=["chunked", "close-delimited"])
-def test_first_delta_arrives_while_the_server_holds(fake, spawn_ayder, protocol, chunked):
+def test_first_delta_arrives_while_the_server_holds(fake, start_ayder, protocol, chunked):
     release = threading.Event()
     fake.queue(Reply(chunks=["first-delta ", "and the rest"], hold_after=1, release=release, chunked=chunked))
-    process = spawn_ayder(*server_args(fake, protocol), "q")
+    process = start_ayder(*server_args(fake, protocol), "q")
     try:
         # Only this test releases the hold, and only after the first delta was on stdout.
         seen = read_until(process.stdout, b"first-delta", timeout_s=20)
@@ -323,3 +347,19 @@ def test_first_delta_arrives_while_the_server_holds(fake, spawn_ayder, protocol,
     rest, err = process.communicate(timeout=30)
     assert process.returncode == 0, err
     assert (seen + rest).decode() == "first-delta and the rest\n"
+
+
+def test_a_reader_that_goes_away_stops_ayder_quietly(fake, spawn_ayder):
+    """`ayder "q" | head -c 5`: the reader closes the pipe mid-answer; ayder stops, status 1, no traceback
+    (a process: Python's own flush of stdout at exit is part of what is checked)."""
+    release = threading.Event()
+    fake.queue(Reply(chunks=["first ", *["more words "] * 5000], hold_after=1, release=release))
+    process = spawn_ayder("--base-url", fake.url, "q")
+    try:
+        read_until(process.stdout, b"first")
+        process.stdout.close()
+    finally:
+        release.set()
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=30) == 1, err
+    assert "Traceback" not in err and "Exception ignored" not in err

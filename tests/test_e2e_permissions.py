@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import server_args
 from fakellm import Reply
 
@@ -40,16 +41,18 @@ def test_root_that_is_not_a_directory_is_a_usage_error(run_ayder, tmp_path):
     assert "not a directory" in result.stderr
 
 
-def test_commands_the_model_runs_do_not_inherit_the_api_key(fake, run_ayder):
+@pytest.mark.parametrize("tool", ["run_shell_command", "run_background_process"])
+def test_commands_the_model_runs_do_not_inherit_the_api_key(fake, run_ayder, tool):
     secret = "sk-test-DO-NOT-LEAK-123"
-    fake.queue(Reply(text="", tool_calls=[{"name": "run_shell_command", "arguments": {"command": "env"}}]),
+    fake.queue(Reply(text="", tool_calls=[{"name": tool, "arguments": {"command": "env"}}]),
                Reply(text="Listed."))
-    result = run_ayder(*server_args(fake, "openai"), "-x", "show env", env={"OPENAI_API_KEY": secret})
+    result = run_ayder(*server_args(fake, "openai"), "-x", "--tools", "processes", "show env",
+                       env={"OPENAI_API_KEY": secret, "AYDER_TEST_MARK": "seen"})
     assert result.returncode == 0, result.stderr
     assert fake.requests[0]["headers"]["Authorization"] == f"Bearer {secret}"  # the client still has it
     tool_message = [m for m in fake.chat_requests()[1]["body"]["messages"] if m["role"] == "tool"][0]
-    assert "PATH=" in tool_message["content"]  # the command ran and printed its environment
-    assert secret not in tool_message["content"]
+    assert "AYDER_TEST_MARK=seen" in tool_message["content"]  # the command ran with this run's environment
+    assert secret not in tool_message["content"] and "OPENAI_API_KEY=" not in tool_message["content"]
 
 
 def test_background_processes_end_when_ayder_exits(fake, run_ayder, project):

@@ -195,11 +195,11 @@ def test_prompts_with_an_unknown_name_is_an_error_and_keeps_the_old_prompt(fake,
     assert conversation(fake.chat_requests()[0])[0] == ("system", SYSTEM_TXT)
 
 
-def test_reload_rereads_the_prompt_files(fake, spawn_ayder, project):
+def test_reload_rereads_the_prompt_files(fake, start_ayder, project):
     prompt = project / ".ayder" / "prompts" / "mine.txt"
     prompt.parent.mkdir(parents=True)
     prompt.write_text("Version one.\n")
-    process = spawn_ayder("--base-url", fake.url, "--prompts", "mine", stdin=subprocess.PIPE)
+    process = start_ayder("--base-url", fake.url, "--prompts", "mine", stdin=subprocess.PIPE)
     process.stdin.write(b"Q1\n")
     process.stdin.flush()
     fake.wait_for_chat(1)

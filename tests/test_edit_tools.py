@@ -10,13 +10,13 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import OUTSIDE_SECRET, server_args
+from conftest import call_tool, OUTSIDE_SECRET, server_args
 from fakellm import Reply
 
 from ayder_cli.commands import CommandResult, run_command
 from ayder_cli.console import Console, Terminal
 from ayder_cli.calls import ToolCall
-from ayder_cli.tools import ToolContext, ToolError, ToolRegistry, ToolResult
+from ayder_cli.tools import ToolContext, ToolError, ToolRegistry
 from ayder_cli.storage.atomic import TEMP_PREFIX, atomic_write
 from ayder_cli.tools.edit import DELETE_LINE, EDIT_TOOLS, INSERT_LINE, REPLACE_STRING, WRITE_FILE
 from ayder_cli.tools.executor import Answer, Decision, Permissions, ToolExecutor
@@ -42,11 +42,6 @@ def executor(context: ToolContext, granted=("r", "w"), confirmer=None) -> ToolEx
     return ToolExecutor(ToolRegistry(EDIT_TOOLS), context, Permissions(set(granted)), confirmer=confirmer)
 
 
-def call(context: ToolContext, name: str, **arguments) -> ToolResult:
-    """One call through the whole pipeline (aliases, path normalization, validation), writes allowed."""
-    return executor(context).run(ToolCall("call-1", name, arguments))
-
-
 def temp_files(directory: Path) -> list[Path]:
     return [path for path in directory.rglob("*") if path.name.startswith(TEMP_PREFIX)]
 
@@ -60,7 +55,7 @@ def snapshot(directory: Path) -> dict[str, bytes | None]:
 
 
 def test_write_file_creates_a_file_and_its_directories(context, root):
-    result = call(context, "write_file", file_path="src/pkg/new.py", content="a = 1\nb = 2\n")
+    result = call_tool(context, "write_file", file_path="src/pkg/new.py", content="a = 1\nb = 2\n")
     assert result.ok, result.error
     assert (root / "src/pkg/new.py").read_text() == "a = 1\nb = 2\n"
     assert result.summary == "wrote 2 lines"
@@ -69,7 +64,7 @@ def test_write_file_creates_a_file_and_its_directories(context, root):
 
 def test_write_file_overwrites_with_exactly_the_text_given(context, root):
     (root / "a.txt").write_text("old\n")
-    result = call(context, "write_file", file_path="a.txt", content="new\r\nno newline at the end")
+    result = call_tool(context, "write_file", file_path="a.txt", content="new\r\nno newline at the end")
     assert result.ok, result.error
     assert (root / "a.txt").read_bytes() == b"new\r\nno newline at the end"
     assert result.summary == "wrote 2 lines"
@@ -79,7 +74,7 @@ def test_write_file_keeps_the_mode_of_an_existing_file(context, root):
     script = root / "run.sh"
     script.write_text("echo old\n")
     script.chmod(0o755)
-    assert call(context, "write_file", file_path="run.sh", content="echo new\n").ok
+    assert call_tool(context, "write_file", file_path="run.sh", content="echo new\n").ok
     assert stat.S_IMODE(script.stat().st_mode) == 0o755
     assert script.read_text() == "echo new\n"
 
@@ -89,14 +84,14 @@ def test_write_file_keeps_the_owner_of_an_existing_file(context, root):
     shared = root / "shared.txt"
     shared.write_text("old\n")
     os.chown(shared, 4321, 4321)
-    assert call(context, "write_file", file_path="shared.txt", content="new\n").ok
+    assert call_tool(context, "write_file", file_path="shared.txt", content="new\n").ok
     assert (shared.stat().st_uid, shared.stat().st_gid) == (4321, 4321)
 
 
 def test_write_file_gives_a_new_file_the_usual_mode(context, root):
     old_umask = os.umask(0o022)
     try:
-        assert call(context, "write_file", file_path="new.txt", content="x\n").ok
+        assert call_tool(context, "write_file", file_path="new.txt", content="x\n").ok
     finally:
         os.umask(old_umask)
     assert stat.S_IMODE((root / "new.txt").stat().st_mode) == 0o644  # not mkstemp's 0o600
@@ -104,7 +99,7 @@ def test_write_file_gives_a_new_file_the_usual_mode(context, root):
 
 def test_write_file_with_the_same_content_changes_nothing(context, root):
     (root / "same.txt").write_text("same\n")
-    result = call(context, "write_file", file_path="same.txt", content="same\n")
+    result = call_tool(context, "write_file", file_path="same.txt", content="same\n")
     assert result.ok and "nothing changed" in result.output
     assert context.journal.entries() == []
 
@@ -112,7 +107,7 @@ def test_write_file_with_the_same_content_changes_nothing(context, root):
 def test_write_file_through_a_symlink_inside_the_root_writes_the_target(context, root):
     (root / "real.txt").write_text("old\n")
     (root / "link.txt").symlink_to("real.txt")
-    assert call(context, "write_file", file_path="link.txt", content="new\n").ok
+    assert call_tool(context, "write_file", file_path="link.txt", content="new\n").ok
     assert (root / "link.txt").is_symlink()
     assert (root / "real.txt").read_text() == "new\n"
 
@@ -120,14 +115,14 @@ def test_write_file_through_a_symlink_inside_the_root_writes_the_target(context,
 @pytest.mark.parametrize("path", ["docs", ".", "docs/.."])
 def test_write_file_refuses_a_directory(context, root, path):
     (root / "docs").mkdir()
-    result = call(context, "write_file", file_path=path, content="x")
+    result = call_tool(context, "write_file", file_path=path, content="x")
     assert not result.ok and "is a directory" in result.error
     assert temp_files(root) == []
 
 
 def test_write_file_under_a_file_says_which_parent_is_a_file(context, root):
     (root / "notes").write_text("a file\n")
-    result = call(context, "write_file", file_path="notes/today.txt", content="x")
+    result = call_tool(context, "write_file", file_path="notes/today.txt", content="x")
     assert not result.ok and "notes" in result.error and "not a directory" in result.error
     assert (root / "notes").read_text() == "a file\n"
 
@@ -136,7 +131,7 @@ def test_write_file_under_a_file_says_which_parent_is_a_file(context, root):
 
 
 def test_replace_string_replaces_one_occurrence(context, lines_file):
-    result = call(context, "replace_string", file_path="lines.txt", old_string="two\n", new_string="TWO\n2\n")
+    result = call_tool(context, "replace_string", file_path="lines.txt", old_string="two\n", new_string="TWO\n2\n")
     assert result.ok, result.error
     assert lines_file.read_text() == "one\nTWO\n2\nthree\n"
     assert result.summary == "replaced 1 occurrence"
@@ -145,7 +140,7 @@ def test_replace_string_replaces_one_occurrence(context, lines_file):
 
 def test_replace_string_missing_text_names_the_nearest_line(context, root):
     (root / "app.py").write_text("import os\n\ndef main(argv):\n    return 0\n")
-    result = call(context, "replace_string", file_path="app.py", old_string="def main(args):", new_string="x")
+    result = call_tool(context, "replace_string", file_path="app.py", old_string="def main(args):", new_string="x")
     assert not result.ok
     assert "not found in app.py" in result.error
     assert "line 3" in result.error and "def main(argv):" in result.error
@@ -155,12 +150,12 @@ def test_replace_string_missing_text_names_the_nearest_line(context, root):
 def test_replace_string_several_occurrences_need_replace_all(context, root):
     path = root / "dup.txt"
     path.write_text("x = 1\ny = 2\nx = 1\nx = 1\n")
-    result = call(context, "replace_string", file_path="dup.txt", old_string="x = 1", new_string="x = 3")
+    result = call_tool(context, "replace_string", file_path="dup.txt", old_string="x = 1", new_string="x = 3")
     assert not result.ok
     assert "3 times" in result.error and "lines 1, 3, 4" in result.error and "replace_all" in result.error
     assert path.read_text() == "x = 1\ny = 2\nx = 1\nx = 1\n"
 
-    result = call(context, "replace_string", file_path="dup.txt", old_string="x = 1", new_string="x = 3",
+    result = call_tool(context, "replace_string", file_path="dup.txt", old_string="x = 1", new_string="x = 3",
                   replace_all=True)
     assert result.ok and result.summary == "replaced 3 occurrences"
     assert path.read_text() == "x = 3\ny = 2\nx = 3\nx = 3\n"
@@ -168,7 +163,7 @@ def test_replace_string_several_occurrences_need_replace_all(context, root):
 
 @pytest.mark.parametrize("old, new, expected", [("", "x", "empty"), ("two", "two", "the same")])
 def test_replace_string_refuses_a_change_that_is_no_change(context, lines_file, old, new, expected):
-    result = call(context, "replace_string", file_path="lines.txt", old_string=old, new_string=new)
+    result = call_tool(context, "replace_string", file_path="lines.txt", old_string=old, new_string=new)
     assert not result.ok and expected in result.error
     assert lines_file.read_text() == LINES
 
@@ -176,13 +171,13 @@ def test_replace_string_refuses_a_change_that_is_no_change(context, lines_file, 
 def test_replace_string_matches_a_crlf_file_and_keeps_its_endings(context, root):
     path = root / "win.txt"
     path.write_bytes(b"alpha\r\nbeta\r\ngamma\r\n")
-    result = call(context, "replace_string", file_path="win.txt", old_string="alpha\nbeta\n", new_string="A\nB\n")
+    result = call_tool(context, "replace_string", file_path="win.txt", old_string="alpha\nbeta\n", new_string="A\nB\n")
     assert result.ok, result.error
     assert path.read_bytes() == b"A\r\nB\r\ngamma\r\n"
 
 
 def test_replace_string_needs_an_existing_file(context, root):
-    result = call(context, "replace_string", file_path="nope.txt", old_string="a", new_string="b")
+    result = call_tool(context, "replace_string", file_path="nope.txt", old_string="a", new_string="b")
     assert not result.ok and "no such file: nope.txt" in result.error
     assert not (root / "nope.txt").exists()
 
@@ -196,21 +191,21 @@ def test_replace_string_needs_an_existing_file(context, root):
     (4, "one\ntwo\nthree\nnew\n"),  # line count + 1 appends
 ])
 def test_insert_line_goes_before_the_line_given(context, lines_file, line, expected):
-    result = call(context, "insert_line", file_path="lines.txt", line_number=line, content="new")
+    result = call_tool(context, "insert_line", file_path="lines.txt", line_number=line, content="new")
     assert result.ok, result.error
     assert lines_file.read_text() == expected
     assert result.summary == "inserted 1 line"
 
 
 def test_insert_line_several_lines(context, lines_file):
-    result = call(context, "insert_line", file_path="lines.txt", line_number=3, content="a\nb\n")
+    result = call_tool(context, "insert_line", file_path="lines.txt", line_number=3, content="a\nb\n")
     assert result.ok and result.summary == "inserted 2 lines"
     assert lines_file.read_text() == "one\ntwo\na\nb\nthree\n"
 
 
 @pytest.mark.parametrize("line", [0, 5, -1])
 def test_insert_line_out_of_range_gives_the_line_count(context, lines_file, line):
-    result = call(context, "insert_line", file_path="lines.txt", line_number=line, content="x")
+    result = call_tool(context, "insert_line", file_path="lines.txt", line_number=line, content="x")
     assert not result.ok
     assert "has 3 lines" in result.error and "1 to 4" in result.error
     assert lines_file.read_text() == LINES
@@ -219,16 +214,16 @@ def test_insert_line_out_of_range_gives_the_line_count(context, lines_file, line
 def test_insert_line_appends_to_a_file_without_a_final_newline(context, root):
     path = root / "open.txt"
     path.write_text("one\ntwo")
-    assert call(context, "insert_line", file_path="open.txt", line_number=3, content="three").ok
+    assert call_tool(context, "insert_line", file_path="open.txt", line_number=3, content="three").ok
     assert path.read_text() == "one\ntwo\nthree\n"
 
 
 def test_insert_line_into_an_empty_file_and_a_crlf_file(context, root):
     (root / "empty.txt").write_text("")
-    assert call(context, "insert_line", file_path="empty.txt", line_number=1, content="first").ok
+    assert call_tool(context, "insert_line", file_path="empty.txt", line_number=1, content="first").ok
     assert (root / "empty.txt").read_text() == "first\n"
     (root / "win.txt").write_bytes(b"a\r\nc\r\n")
-    assert call(context, "insert_line", file_path="win.txt", line_number=2, content="b1\nb2").ok
+    assert call_tool(context, "insert_line", file_path="win.txt", line_number=2, content="b1\nb2").ok
     assert (root / "win.txt").read_bytes() == b"a\r\nb1\r\nb2\r\nc\r\n"
 
 
@@ -237,17 +232,17 @@ def test_insert_line_into_an_empty_file_and_a_crlf_file(context, root):
 
 @pytest.mark.parametrize("line, expected", [(1, "two\nthree\n"), (2, "one\nthree\n"), (3, "one\ntwo\n")])
 def test_delete_line_removes_that_line(context, lines_file, line, expected):
-    result = call(context, "delete_line", file_path="lines.txt", line_number=line)
+    result = call_tool(context, "delete_line", file_path="lines.txt", line_number=line)
     assert result.ok, result.error
     assert lines_file.read_text() == expected
     assert result.summary == f"deleted line {line}"
 
 
 def test_delete_line_out_of_range_gives_the_line_count(context, root, lines_file):
-    result = call(context, "delete_line", file_path="lines.txt", line_number=4)
+    result = call_tool(context, "delete_line", file_path="lines.txt", line_number=4)
     assert not result.ok and "has 3 lines" in result.error and "1 to 3" in result.error
     (root / "empty.txt").write_text("")
-    result = call(context, "delete_line", file_path="empty.txt", line_number=1)
+    result = call_tool(context, "delete_line", file_path="empty.txt", line_number=1)
     assert not result.ok and "has 0 lines" in result.error
     assert lines_file.read_text() == LINES
 
@@ -268,7 +263,7 @@ TOOL_IDS = [name for name, _ in EVERY_TOOL]
 def test_binary_files_are_refused(context, root, name, arguments):
     blob = b"a\x00b\nPNG\x00\x01\x02\n"
     (root / "image.bin").write_bytes(blob)
-    result = call(context, name, file_path="image.bin", **arguments)
+    result = call_tool(context, name, file_path="image.bin", **arguments)
     assert not result.ok and "binary" in result.error
     assert (root / "image.bin").read_bytes() == blob
 
@@ -281,7 +276,7 @@ def test_git_directories_are_never_written(context, root, name, arguments, path)
         (git / "config").write_text("a\n")
         (git / "HEAD").write_text("a\n")
     before = snapshot(root)
-    result = call(context, name, file_path=path, **arguments)
+    result = call_tool(context, name, file_path=path, **arguments)
     assert not result.ok and ".git is never written" in result.error
     assert snapshot(root) == before
 
@@ -309,7 +304,7 @@ def test_paths_outside_the_root_are_refused(context, root, outside, escapes, nam
     args = {"file_path": escapes[which], **arguments}
     if name == "replace_string":
         args["old_string"] = "TOP"  # text the outside file holds
-    result = call(context, name, **args)
+    result = call_tool(context, name, **args)
     assert not result.ok and "outside the project root" in result.error
     assert snapshot(outside) == before
     assert (outside / "secret.txt").read_text() == SECRET
@@ -332,9 +327,9 @@ def test_etc_passwd_is_refused_before_anything_is_asked(context, spec):
 def test_only_write_file_changes_a_file_that_is_not_utf8(context, root):
     path = root / "latin1.txt"
     path.write_bytes("café\n".encode("latin-1"))
-    result = call(context, "replace_string", file_path="latin1.txt", old_string="caf", new_string="bar")
+    result = call_tool(context, "replace_string", file_path="latin1.txt", old_string="caf", new_string="bar")
     assert not result.ok and "not UTF-8" in result.error
-    assert call(context, "write_file", file_path="latin1.txt", content="café\n").ok
+    assert call_tool(context, "write_file", file_path="latin1.txt", content="café\n").ok
     assert path.read_text(encoding="utf-8") == "café\n"
     context.journal.undo()
     assert path.read_bytes() == "café\n".encode("latin-1")
@@ -345,32 +340,32 @@ def test_only_write_file_changes_a_file_that_is_not_utf8(context, root):
 
 @pytest.mark.parametrize("alias", ["path", "filepath", "file", "filename", "target_file"])
 def test_path_aliases_reach_the_tool(context, root, alias):
-    result = call(context, "write_file", **{alias: "aliased.txt", "text": "hi\n"})
+    result = call_tool(context, "write_file", **{alias: "aliased.txt", "text": "hi\n"})
     assert result.ok, result.error
     assert (root / "aliased.txt").read_text() == "hi\n"
 
 
 def test_an_absolute_path_inside_the_root_is_accepted(context, root, lines_file):
-    result = call(context, "delete_line", absolute_path=str(root / "lines.txt"), line="2")
+    result = call_tool(context, "delete_line", absolute_path=str(root / "lines.txt"), line="2")
     assert result.ok, result.error
     assert lines_file.read_text() == "one\nthree\n"
 
 
 @pytest.mark.parametrize("old_name, new_name", [("old", "new"), ("old_str", "new_str"), ("search", "replace")])
 def test_replace_string_aliases(context, lines_file, old_name, new_name):
-    result = call(context, "replace_string", path="lines.txt", **{old_name: "three", new_name: "3"})
+    result = call_tool(context, "replace_string", path="lines.txt", **{old_name: "three", new_name: "3"})
     assert result.ok, result.error
     assert lines_file.read_text() == "one\ntwo\n3\n"
 
 
 @pytest.mark.parametrize("line_name", ["line", "line_no"])
 def test_line_number_aliases(context, lines_file, line_name):
-    assert call(context, "insert_line", file="lines.txt", text="zero", **{line_name: 1}).ok
+    assert call_tool(context, "insert_line", file="lines.txt", text="zero", **{line_name: 1}).ok
     assert lines_file.read_text() == "zero\n" + LINES
 
 
 def test_unknown_arguments_are_reported_and_nothing_is_written(context, lines_file):
-    result = call(context, "write_file", file_path="lines.txt", content="x", mode="append")
+    result = call_tool(context, "write_file", file_path="lines.txt", content="x", mode="append")
     assert not result.ok and "unknown argument 'mode'" in result.error
     assert lines_file.read_text() == LINES
 
@@ -442,8 +437,8 @@ def test_schemas_are_short(context):
 
 def test_no_temporary_file_after_success(context, root):
     for n in range(3):
-        assert call(context, "write_file", file_path=f"d/f{n}.txt", content="x\n").ok
-    assert call(context, "replace_string", file_path="d/f0.txt", old_string="x", new_string="y").ok
+        assert call_tool(context, "write_file", file_path=f"d/f{n}.txt", content="x\n").ok
+    assert call_tool(context, "replace_string", file_path="d/f0.txt", old_string="x", new_string="y").ok
     assert temp_files(root) == []
 
 
@@ -456,7 +451,7 @@ def test_a_failed_write_leaves_the_file_and_no_temporary(context, root, monkeypa
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(os, failing, broken)
-    result = call(context, "write_file", file_path="keep.txt", content="replacement\n")
+    result = call_tool(context, "write_file", file_path="keep.txt", content="replacement\n")
     monkeypatch.undo()
     assert not result.ok and "cannot write keep.txt: No space left on device" in result.error
     assert path.read_text() == "precious\n"
@@ -466,7 +461,7 @@ def test_a_failed_write_leaves_the_file_and_no_temporary(context, root, monkeypa
 
 def test_a_failed_new_file_leaves_no_directories(context, root, monkeypatch):
     monkeypatch.setattr(os, "replace", lambda *a: (_ for _ in ()).throw(OSError(errno.EIO, "I/O error")))
-    result = call(context, "write_file", file_path="a/b/c.txt", content="x")
+    result = call_tool(context, "write_file", file_path="a/b/c.txt", content="x")
     monkeypatch.undo()
     assert not result.ok and "I/O error" in result.error
     assert list(root.iterdir()) == []
@@ -478,7 +473,7 @@ def test_a_read_only_directory_gives_a_clear_error(context, root):
     (root / "ro" / "a.txt").write_text("old\n")
     (root / "ro").chmod(0o555)
     try:
-        result = call(context, "write_file", file_path="ro/a.txt", content="new\n")
+        result = call_tool(context, "write_file", file_path="ro/a.txt", content="new\n")
     finally:
         (root / "ro").chmod(0o755)
     assert not result.ok and "cannot write ro/a.txt: Permission denied" in result.error
@@ -493,7 +488,7 @@ def test_atomic_write_without_a_journal_still_writes(root):
 
 
 def test_text_that_is_not_valid_unicode_is_refused(context, root):
-    result = call(context, "write_file", file_path="bad.txt", content="half a pair \ud800")
+    result = call_tool(context, "write_file", file_path="bad.txt", content="half a pair \ud800")
     assert not result.ok and "not valid Unicode" in result.error
     assert not (root / "bad.txt").exists() and temp_files(root) == []
 
@@ -502,7 +497,7 @@ def test_text_that_is_not_valid_unicode_is_refused(context, root):
 
 
 def test_undo_removes_a_created_file_and_its_new_directories(context, root):
-    assert call(context, "write_file", file_path="new/dir/file.txt", content="x\n").ok
+    assert call_tool(context, "write_file", file_path="new/dir/file.txt", content="x\n").ok
     assert context.journal.undo() == "removed new/dir/file.txt (created by write_file)"
     assert list(root.iterdir()) == []
 
@@ -511,7 +506,7 @@ def test_undo_restores_an_overwritten_file_and_its_mode(context, root):
     path = root / "tool.sh"
     path.write_text("echo old\n")
     path.chmod(0o755)
-    assert call(context, "write_file", file_path="tool.sh", content="echo new\n").ok
+    assert call_tool(context, "write_file", file_path="tool.sh", content="echo new\n").ok
     assert context.journal.undo() == "restored tool.sh (write_file)"
     assert path.read_text() == "echo old\n"
     assert stat.S_IMODE(path.stat().st_mode) == 0o755
@@ -524,17 +519,17 @@ def test_undo_restores_an_overwritten_file_and_its_mode(context, root):
     ("delete_line", {"line_number": 2}),
 ], ids=TOOL_IDS[1:])
 def test_undo_after_each_edit(context, lines_file, name, arguments):
-    assert call(context, name, file_path="lines.txt", **arguments).ok
+    assert call_tool(context, name, file_path="lines.txt", **arguments).ok
     assert lines_file.read_text() != LINES
     assert context.journal.undo() == f"restored lines.txt ({name})"
     assert lines_file.read_text() == LINES
 
 
 def test_several_undos_walk_back_through_the_session(context, root, lines_file):
-    assert call(context, "replace_string", file_path="lines.txt", old_string="one", new_string="1").ok
-    assert call(context, "write_file", file_path="other.txt", content="other\n").ok
-    assert call(context, "delete_line", file_path="lines.txt", line_number=3).ok
-    assert call(context, "insert_line", file_path="lines.txt", line_number=1, content="zero").ok
+    assert call_tool(context, "replace_string", file_path="lines.txt", old_string="one", new_string="1").ok
+    assert call_tool(context, "write_file", file_path="other.txt", content="other\n").ok
+    assert call_tool(context, "delete_line", file_path="lines.txt", line_number=3).ok
+    assert call_tool(context, "insert_line", file_path="lines.txt", line_number=1, content="zero").ok
     assert [entry.tool for entry in context.journal.entries()] == [
         "replace_string", "write_file", "delete_line", "insert_line"]
 
@@ -551,7 +546,7 @@ def test_several_undos_walk_back_through_the_session(context, root, lines_file):
 
 
 def test_undo_will_not_overwrite_changes_made_after_the_tool(context, lines_file):
-    assert call(context, "write_file", file_path="lines.txt", content="by the tool\n").ok
+    assert call_tool(context, "write_file", file_path="lines.txt", content="by the tool\n").ok
     lines_file.write_text("edited by hand\n")
     with pytest.raises(UndoError, match="changed after write_file") as refused:
         context.journal.undo()
@@ -566,7 +561,7 @@ def test_the_journal_forgets_the_oldest_contents_beyond_its_limit(root):
     context = ToolContext(root, journal=journal)
     for n in range(3):
         (root / f"f{n}.txt").write_text("123456\n")
-        assert call(context, "write_file", file_path=f"f{n}.txt", content="x\n").ok
+        assert call_tool(context, "write_file", file_path=f"f{n}.txt", content="x\n").ok
     # the entries stay listed; only the newest still has its old content
     assert [(entry.display, entry.restorable) for entry in journal.entries()] == [
         ("f0.txt", False), ("f1.txt", False), ("f2.txt", True)]
@@ -589,8 +584,8 @@ def command_services(journal) -> tuple[SimpleNamespace, io.StringIO]:
 
 
 def test_undo_command_restores_and_repeats(context, root, lines_file):
-    assert call(context, "write_file", file_path="new.txt", content="n\n").ok
-    assert call(context, "delete_line", file_path="lines.txt", line_number=1).ok
+    assert call_tool(context, "write_file", file_path="new.txt", content="n\n").ok
+    assert call_tool(context, "delete_line", file_path="lines.txt", line_number=1).ok
     services, err = command_services(context.journal)
 
     assert run_command("/undo list", services) is CommandResult.OK

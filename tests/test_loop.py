@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from ayder_cli.config import Config
+from ayder_cli.config import Config, endpoint_of
 from ayder_cli.conversation import Conversation
 from ayder_cli.llm.base import Delta, ToolCallFragment, Usage
 from ayder_cli.loop import ChatLoop
+from ayder_cli.runtime import Runtime
 from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolResult, ToolSpec
 from ayder_cli.tools.executor import ToolExecutor
 
@@ -43,7 +44,8 @@ def tool(name: str, run) -> ToolSpec:
 
 def make_loop(client, tools, tmp_path, **config):
     recorder = Recorder()
-    loop = ChatLoop(client, Conversation("system"), Config(**config), recorder,
+    settings = Config(**config)
+    loop = ChatLoop(Runtime(settings, endpoint_of(settings, {}), client), Conversation("system"), recorder,
                     executor=ToolExecutor(ToolRegistry(tools), ToolContext(tmp_path)))
     return loop, recorder
 

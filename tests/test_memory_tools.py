@@ -2,34 +2,29 @@
 
 from __future__ import annotations
 
-from ayder_cli.calls import ToolCall
-from ayder_cli.tools import ToolContext, default_registry
-
-
-def run(root, name, **arguments):
-    return default_registry().execute(ToolCall("c", name, arguments), ToolContext(root))
+from conftest import call_tool
 
 
 def test_notes_are_saved_and_found_newest_first(root):
-    assert run(root, "save_memory", content="tests run with pytest -q", category="commands", tags=["ci"]).ok
-    assert run(root, "save_memory", content="the API lives in src/api", category="layout").ok
-    everything = run(root, "load_memory").output.splitlines()
+    assert call_tool(root, "save_memory", content="tests run with pytest -q", category="commands", tags=["ci"]).ok
+    assert call_tool(root, "save_memory", content="the API lives in src/api", category="layout").ok
+    everything = call_tool(root, "load_memory").output.splitlines()
     assert "src/api" in everything[0] and "pytest -q" in everything[1] and "#ci" in everything[1]
-    assert "pytest" in run(root, "load_memory", category="commands").output
-    assert "src/api" not in run(root, "load_memory", category="commands").output
-    assert "pytest" in run(root, "load_memory", query="CI").output  # tags are searched too
-    assert len(run(root, "load_memory", limit=1).output.splitlines()) == 1
+    assert "pytest" in call_tool(root, "load_memory", category="commands").output
+    assert "src/api" not in call_tool(root, "load_memory", category="commands").output
+    assert "pytest" in call_tool(root, "load_memory", query="CI").output  # tags are searched too
+    assert len(call_tool(root, "load_memory", limit=1).output.splitlines()) == 1
 
 
 def test_a_torn_last_line_loses_only_that_note(root):
-    run(root, "save_memory", content="kept")
+    call_tool(root, "save_memory", content="kept")
     path = root / ".ayder" / "memory" / "memories.jsonl"
     with path.open("a") as stream:
         stream.write('{"content": "half a no')
-    assert run(root, "load_memory").output.startswith("[") and "kept" in run(root, "load_memory").output
+    assert call_tool(root, "load_memory").output.startswith("[") and "kept" in call_tool(root, "load_memory").output
 
 
 def test_nothing_saved_yet_and_an_empty_note(root):
-    assert run(root, "load_memory").output == "no saved notes match"
-    result = run(root, "save_memory", content="   ")
+    assert call_tool(root, "load_memory").output == "no saved notes match"
+    result = call_tool(root, "save_memory", content="   ")
     assert not result.ok and "needs some content" in result.error

@@ -1,67 +1,37 @@
-"""The interactive REPL in a real pseudo-terminal (pexpect), and Ctrl-C in one-shot mode."""
+"""The interactive REPL on a terminal (a pseudo-terminal, pexpect), and Ctrl-C in one-shot mode.
+
+ayder runs in-process on the terminal (conftest.TerminalRun); the tests of Ctrl-C as a signal
+(SIGINT) start the real process.
+"""
 
 from __future__ import annotations
 
 import io
-import os
-import shlex
 import signal
-import termios
 import threading
-import time
 
 import pytest
-from conftest import ayder_command, read_until, sent_messages, server_args
+from conftest import expect_prompt, finish, read_until, sent_messages, server_args, wait_for_raw_mode
 from fakellm import Reply
 
 pexpect = pytest.importorskip("pexpect")
 
-PROMPT = "> "
 DEFAULT_REPLY = "Default fake reply."
 INTERRUPTED_NOTE = "[reply interrupted by the user]"
 
 
 @pytest.fixture
-def repl(project, isolated_env, fake):
-    """Start `ayder` on a pty with a dumb terminal; each child is closed at the end."""
-    fake.default = Reply(text=DEFAULT_REPLY)  # easier to wait for than "ok"
-    children = []
-
-    def start(*args: str, term: str = "dumb") -> "pexpect.spawn":
-        command = ayder_command()
-        env = {**os.environ, "PROMPT_TOOLKIT_NO_CPR": "1", "TERM": term}
-        child = pexpect.spawn(command[0], [*command[1:], *args], env=env, cwd=str(project),
-                              encoding="utf-8", timeout=20, dimensions=(24, 200))
-        children.append(child)
-        return child
-
-    yield start
-    for child in children:
-        child.close(force=True)
+def repl(fake, ayder_on_pty):
+    """Start ayder on a dumb terminal (in-process); the fake's default reply is easy to wait for."""
+    fake.default = Reply(text=DEFAULT_REPLY)
+    return ayder_on_pty
 
 
-def wait_for_raw_mode(child, timeout_s: float = 20.0) -> None:
-    """Wait until prompt_toolkit has the terminal in raw mode, so keys reach it as keys.
-
-    Before that the pty is still in cooked mode, where Ctrl-D or Ctrl-C would be taken
-    by the line discipline instead (a race a person typing never wins, but a test would).
-    """
-    deadline = time.monotonic() + timeout_s
-    while termios.tcgetattr(child.child_fd)[3] & termios.ICANON:
-        if time.monotonic() > deadline:
-            raise AssertionError("the terminal never left cooked mode: no prompt is reading keys")
-        time.sleep(0.01)
-
-
-def expect_prompt(child, prompt: str = PROMPT) -> None:
-    child.expect_exact(prompt)
-    wait_for_raw_mode(child)
-
-
-def finish(child) -> int:
-    child.expect(pexpect.EOF)
-    child.close()
-    return child.exitstatus
+@pytest.fixture
+def repl_process(fake, ayder_on_pty_process):
+    """The same with the real ayder process: Ctrl-C as a signal reaches only a process."""
+    fake.default = Reply(text=DEFAULT_REPLY)
+    return ayder_on_pty_process
 
 
 def test_typed_prompt_streams_the_reply(fake, repl, protocol):
@@ -92,31 +62,25 @@ def test_xterm_prompt_streams_the_reply(fake, repl):
     assert sent_messages(fake.chat_requests()[0])[-1]["content"] == "question"
 
 
-def test_repl_with_stdout_redirected_keeps_the_file_clean(fake, project, isolated_env):
+def test_repl_with_stdout_redirected_keeps_the_file_clean(fake, repl, project):
     """`ayder > answers.txt` at a terminal: prompt and notes on the screen, only answers in the file."""
     fake.queue(Reply(text="Only this goes to the file."))
-    command = shlex.join([*ayder_command(), "--base-url", fake.url])
-    env = {**os.environ, "PROMPT_TOOLKIT_NO_CPR": "1", "TERM": "dumb"}
-    child = pexpect.spawn("/bin/sh", ["-c", f"{command} > answers.txt"], env=env, cwd=str(project),
-                          encoding="utf-8", timeout=20, dimensions=(24, 200))
-    try:
-        child.expect_exact("/help for commands")
-        wait_for_raw_mode(child)
-        child.send("question\r")
-        child.expect_exact("tokens: prompt 12")
-        wait_for_raw_mode(child)
-        child.sendcontrol("d")
-        assert finish(child) == 0
-    finally:
-        child.close(force=True)
+    child = repl("--base-url", fake.url, stdout=project / "answers.txt")
+    child.expect_exact("/help for commands")
+    wait_for_raw_mode(child)
+    child.send("question\r")
+    child.expect_exact("tokens: prompt 12")
+    wait_for_raw_mode(child)
+    child.sendcontrol("d")
+    assert finish(child) == 0
     assert (project / "answers.txt").read_text() == "Only this goes to the file.\n"
 
 
-def test_ctrl_c_mid_reply_keeps_the_partial_reply_marked_interrupted(fake, repl, protocol):
+def test_ctrl_c_mid_reply_keeps_the_partial_reply_marked_interrupted(fake, repl_process, protocol):
     release = threading.Event()
     fake.queue(Reply(chunks=["Partial ", "reply ", "so far", " and never this"], hold_after=3, release=release),
                Reply(text="Second answer."))
-    child = repl(*server_args(fake, protocol))
+    child = repl_process(*server_args(fake, protocol))
     expect_prompt(child)
     child.sendline("first question")
     child.expect_exact("Partial reply so far")
@@ -137,9 +101,9 @@ def test_ctrl_c_mid_reply_keeps_the_partial_reply_marked_interrupted(fake, repl,
     assert finish(child) == 0
 
 
-def test_ctrl_c_while_waiting_for_the_first_token_returns_to_the_prompt(fake, repl):
+def test_ctrl_c_while_waiting_for_the_first_token_returns_to_the_prompt(fake, repl_process):
     fake.queue(Reply(text="never shown", hold_after=0, release=threading.Event()))
-    child = repl("--base-url", fake.url)
+    child = repl_process("--base-url", fake.url)
     expect_prompt(child)
     child.sendline("slow question")
     fake.wait_for_chat(1)  # the request is out; no token has come back
@@ -300,16 +264,10 @@ def test_one_shot_ctrl_c_before_the_first_token_exits_130(fake, spawn_ayder):
 # --- one-shot on a terminal: colours and the spinner are for people, NO_COLOR turns them off
 
 
-def spawn_one_shot_on_pty(project, *args: str, env: dict | None = None) -> "pexpect.spawn":
-    command = ayder_command()
-    return pexpect.spawn(command[0], [*command[1:], *args], env={**os.environ, "TERM": "xterm", **(env or {})},
-                         cwd=str(project), encoding="utf-8", timeout=20, dimensions=(24, 200))
-
-
-def test_one_shot_on_a_terminal_shows_a_spinner_until_the_first_token(fake, project):
+def test_one_shot_on_a_terminal_shows_a_spinner_until_the_first_token(fake, ayder_on_pty):
     release = threading.Event()
     fake.queue(Reply(text="after the wait", hold_after=0, release=release))
-    child = spawn_one_shot_on_pty(project, "--base-url", fake.url, "q")
+    child = ayder_on_pty("--base-url", fake.url, "q", term="xterm")
     try:
         child.expect_exact("waiting for the model")
         release.set()
@@ -322,9 +280,9 @@ def test_one_shot_on_a_terminal_shows_a_spinner_until_the_first_token(fake, proj
 
 
 @pytest.mark.parametrize("no_color", [False, True], ids=["colour", "NO_COLOR"])
-def test_error_is_red_on_a_terminal_unless_no_color(fake, project, no_color):
+def test_error_is_red_on_a_terminal_unless_no_color(fake, ayder_on_pty, no_color):
     fake.queue(Reply(status=400, error="plain failure"))
-    child = spawn_one_shot_on_pty(project, "--base-url", fake.url, "q", env={"NO_COLOR": "1"} if no_color else {})
+    child = ayder_on_pty("--base-url", fake.url, "q", term="xterm", color=not no_color)
     child.logfile_read = seen = io.StringIO()
     try:
         child.expect_exact("plain failure")

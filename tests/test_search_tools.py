@@ -14,14 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from ayder_cli.calls import ToolCall
-from ayder_cli.tools import ToolContext, ToolRegistry, ToolResult, default_registry
 from ayder_cli.tools import gitignore, search
-from ayder_cli.tools.files import LIST_FILES, READ_FILE
+from ayder_cli.tools.files import LIST_FILES
 from ayder_cli.tools.gitignore import IgnoreRules, glob_to_regex, parse, walk
 from ayder_cli.tools.search import SEARCH_TOOLS
 
-from conftest import OUTSIDE_SECRET as SECRET  # noqa: E402
+from conftest import call_tool, OUTSIDE_SECRET as SECRET  # noqa: E402
 HAS_RG = shutil.which("rg") is not None
 
 
@@ -40,11 +38,6 @@ def write(root: Path, files: dict[str, str | bytes]) -> Path:
         else:
             path.write_text(content)
     return root
-
-
-def call(root: Path, name: str, **arguments) -> ToolResult:
-    registry = ToolRegistry([READ_FILE, LIST_FILES, *SEARCH_TOOLS])
-    return registry.execute(ToolCall("call-1", name, arguments), ToolContext(root))
 
 
 def walked(root: Path, start: str | None = None) -> list[str]:
@@ -213,37 +206,37 @@ def tree(root) -> Path:
 
 
 def test_list_files_hides_ignored_entries_and_says_how_many(tree):
-    result = call(tree, "list_files")
+    result = call_tool(tree, "list_files")
     assert result.output.split("\n") == [
         ".gitignore", "README.md", "setup.py", "src/", "tests/", "[1 more ignored by .gitignore]"]
     assert result.summary == "5 entries"
-    assert call(tree, "list_files", directory="src").output.split("\n") == [
+    assert call_tool(tree, "list_files", directory="src").output.split("\n") == [
         "src/app.py", "src/util/", "[1 more ignored by .gitignore]"]
 
 
 def test_list_files_pattern_matches_names_one_level(tree):
-    assert call(tree, "list_files", pattern="*.py").output == "setup.py"
-    assert call(tree, "list_files", directory="src", pattern="*.py").output == "src/app.py"
-    assert call(tree, "list_files", pattern="*.rs").output == "[no entries match *.rs]"
+    assert call_tool(tree, "list_files", pattern="*.py").output == "setup.py"
+    assert call_tool(tree, "list_files", directory="src", pattern="*.py").output == "src/app.py"
+    assert call_tool(tree, "list_files", pattern="*.rs").output == "[no entries match *.rs]"
 
 
 def test_list_files_pattern_with_a_slash_or_double_star_goes_down(tree):
-    assert call(tree, "list_files", pattern="**/*.py").output.split("\n") == [
+    assert call_tool(tree, "list_files", pattern="**/*.py").output.split("\n") == [
         "setup.py", "src/app.py", "src/util/helpers.py", "tests/test_app.py"]
-    assert call(tree, "list_files", pattern="src/**/*.py").output.split("\n") == [
+    assert call_tool(tree, "list_files", pattern="src/**/*.py").output.split("\n") == [
         "src/app.py", "src/util/helpers.py"]
     # Relative to the directory listed; paths shown from the root, ready for read_file.
-    assert call(tree, "list_files", directory="src", pattern="util/*").output == (
+    assert call_tool(tree, "list_files", directory="src", pattern="util/*").output == (
         "src/util/data.json\nsrc/util/helpers.py")
-    assert call(tree, "list_files", pattern="**/util/").output == "src/util/"
+    assert call_tool(tree, "list_files", pattern="**/util/").output == "src/util/"
 
 
 def test_list_files_of_an_ignored_directory_named_explicitly(tree):
-    assert call(tree, "list_files", directory="build").output == "build/gen.py"
+    assert call_tool(tree, "list_files", directory="build").output == "build/gen.py"
 
 
 def test_list_files_bad_pattern(tree):
-    result = call(tree, "list_files", pattern="abc\\")
+    result = call_tool(tree, "list_files", pattern="abc\\")
     assert result.error == "invalid pattern 'abc\\\\': a pattern cannot end with a lone backslash"
 
 
@@ -266,19 +259,19 @@ def code(root) -> Path:
 
 
 def test_search_results_are_path_line_text(code):
-    result = call(code, "search_codebase", pattern=r"def \w+\(")
+    result = call_tool(code, "search_codebase", pattern=r"def \w+\(")
     assert result.ok
     assert result.output == "src/app.py:3: def main():\nsrc/app.py:8: def helper():\nsrc/util.py:1: def helper_two():"
     assert result.summary == "3 matching lines in 2 files"
 
 
 def test_search_skips_binary_and_ignored_files(code):
-    output = call(code, "search_codebase", pattern="main").output
+    output = call_tool(code, "search_codebase", pattern="main").output
     assert output == "docs/guide.md:1: Call main() to start.\nsrc/app.py:3: def main():"
 
 
 def test_search_context_lines_like_grep(code):
-    result = call(code, "search_codebase", pattern="return", context_lines=1, directory="src")
+    result = call_tool(code, "search_codebase", pattern="return", context_lines=1, directory="src")
     assert result.output == "\n".join([
         "src/app.py-4-     print('Hello')",
         "src/app.py:5:     return helper()",
@@ -294,78 +287,78 @@ def test_search_context_lines_like_grep(code):
 
 def test_search_context_runs_merge_and_stop_at_the_file_edges(root):
     write(root, {"a.txt": "x1\nhit\nx3\nhit\nx5\n"})
-    assert call(root, "search_codebase", pattern="hit", context_lines=5).output == (
+    assert call_tool(root, "search_codebase", pattern="hit", context_lines=5).output == (
         "a.txt-1- x1\na.txt:2: hit\na.txt-3- x3\na.txt:4: hit\na.txt-5- x5")
 
 
 def test_search_case_sensitivity(code):
-    assert call(code, "search_codebase", pattern="hello", directory="src").output == (
+    assert call_tool(code, "search_codebase", pattern="hello", directory="src").output == (
         "src/util.py:2:     return 'hello world'")
-    assert call(code, "search_codebase", pattern="hello", directory="src", case_sensitive=False).output == (
+    assert call_tool(code, "search_codebase", pattern="hello", directory="src", case_sensitive=False).output == (
         "src/app.py:4:     print('Hello')\nsrc/util.py:2:     return 'hello world'")
 
 
 def test_search_file_pattern_by_name_and_by_path(code):
-    assert call(code, "search_codebase", pattern="helper", file_pattern="*.md").output == (
+    assert call_tool(code, "search_codebase", pattern="helper", file_pattern="*.md").output == (
         "docs/guide.md:2: The helper returns 42.")
-    assert call(code, "search_codebase", pattern="main", file_pattern="src/*.py").output == (
+    assert call_tool(code, "search_codebase", pattern="main", file_pattern="src/*.py").output == (
         "src/app.py:3: def main():")
-    assert call(code, "search_codebase", pattern="main", file_pattern="*.js").ok  # ignored: nothing
-    assert "no matches" in call(code, "search_codebase", pattern="main", file_pattern="*.js").output
+    assert call_tool(code, "search_codebase", pattern="main", file_pattern="*.js").ok  # ignored: nothing
+    assert "no matches" in call_tool(code, "search_codebase", pattern="main", file_pattern="*.js").output
 
 
 def test_search_caps_the_results_and_counts_the_rest(root):
     write(root, {"many.txt": "".join(f"item {n}\n" for n in range(1, 251)), "more.txt": "item x\n"})
-    result = call(root, "search_codebase", pattern="item", max_results=3)
+    result = call_tool(root, "search_codebase", pattern="item", max_results=3)
     assert result.output == (
         "many.txt:1: item 1\nmany.txt:2: item 2\nmany.txt:3: item 3\n"
         "[3 of 251 matching lines shown; narrow the pattern, file_pattern or directory to see the rest]")
     assert result.summary == "251 matching lines in 2 files"
-    assert len(call(root, "search_codebase", pattern="item").output.split("\n")) == 101  # default 100
+    assert len(call_tool(root, "search_codebase", pattern="item").output.split("\n")) == 101  # default 100
 
 
 def test_search_cap_keeps_the_context_after_the_last_line_shown(root):
     write(root, {"a.txt": "hit 1\nafter\nhit 2\nafter\n"})
-    assert call(root, "search_codebase", pattern="hit", max_results=1, context_lines=1).output == (
+    assert call_tool(root, "search_codebase", pattern="hit", max_results=1, context_lines=1).output == (
         "a.txt:1: hit 1\na.txt-2- after\n"
         "[1 of 2 matching lines shown; narrow the pattern, file_pattern or directory to see the rest]")
 
 
 def test_search_in_a_directory_or_one_file(code):
-    assert call(code, "search_codebase", pattern="42", directory="docs").output == "docs/guide.md:2: The helper returns 42."
-    assert call(code, "search_codebase", pattern="42", directory="src/app.py").output == "src/app.py:9:     return 42"
-    assert call(code, "search_codebase", pattern="main", directory="build").output == "build/app.py:1: def main(): pass"
+    assert call_tool(code, "search_codebase", pattern="42", directory="docs").output == "docs/guide.md:2: The helper returns 42."
+    assert call_tool(code, "search_codebase", pattern="42", directory="src/app.py").output == "src/app.py:9:     return 42"
+    assert call_tool(code, "search_codebase", pattern="main", directory="build").output == "build/app.py:1: def main(): pass"
 
 
 def test_search_matches_stay_within_a_line(root):
     write(root, {"a.txt": "foo\nbar\nfoo bar\n", "b.txt": "alpha\n\nomega"})
-    assert call(root, "search_codebase", pattern=r"foo\s+bar").output == "a.txt:3: foo bar"
-    assert call(root, "search_codebase", pattern=r"^$").output == "b.txt:2: "
-    assert call(root, "search_codebase", pattern=r"a$").output == "b.txt:1: alpha\nb.txt:3: omega"
+    assert call_tool(root, "search_codebase", pattern=r"foo\s+bar").output == "a.txt:3: foo bar"
+    assert call_tool(root, "search_codebase", pattern=r"^$").output == "b.txt:2: "
+    assert call_tool(root, "search_codebase", pattern=r"a$").output == "b.txt:1: alpha\nb.txt:3: omega"
 
 
 def test_search_windows_line_endings_and_long_lines(root):
     write(root, {"crlf.txt": b"one\r\ntwo\r\n", "long.txt": "x" * 1000 + "needle\n"})
-    assert call(root, "search_codebase", pattern="two$|one").output == "crlf.txt:1: one"
-    line = call(root, "search_codebase", pattern="needle").output
+    assert call_tool(root, "search_codebase", pattern="two$|one").output == "crlf.txt:1: one"
+    line = call_tool(root, "search_codebase", pattern="needle").output
     assert line == "long.txt:1: " + "x" * 300 + "… [706 more characters]"
 
 
 def test_search_with_no_match_says_where_it_looked(code):
-    assert call(code, "search_codebase", pattern="nothing here", directory="src", case_sensitive=False).output == (
+    assert call_tool(code, "search_codebase", pattern="nothing here", directory="src", case_sensitive=False).output == (
         "[no matches for 'nothing here' in src, ignoring case; "
         "binary files and paths ignored by .gitignore are not searched]")
 
 
 def test_search_invalid_regex_is_a_clear_error(code):
-    result = call(code, "search_codebase", pattern="def (main")
+    result = call_tool(code, "search_codebase", pattern="def (main")
     assert not result.ok
     assert result.error == "invalid regular expression 'def (main': missing ), unterminated subpattern at position 4"
 
 
 def test_search_decodes_non_utf8_bytes_without_failing(root):
     write(root, {"latin1.txt": "café au lait\n".encode("latin-1")})
-    assert call(root, "search_codebase", pattern="caf").output == "latin1.txt:1: caf\ufffd au lait"
+    assert call_tool(root, "search_codebase", pattern="caf").output == "latin1.txt:1: caf\ufffd au lait"
 
 
 @pytest.mark.parametrize("pattern, flags", [
@@ -471,7 +464,7 @@ def test_ripgrep_is_asked_for_the_same_rules(parity):
 def test_without_ripgrep_the_python_search_answers(code, monkeypatch):
     monkeypatch.setattr(search.shutil, "which", lambda name: None)
     monkeypatch.setattr(search, "BACKEND", "auto")
-    assert call(code, "search_codebase", pattern="main", directory="src").output == "src/app.py:3: def main():"
+    assert call_tool(code, "search_codebase", pattern="main", directory="src").output == "src/app.py:3: def main():"
     with pytest.raises(search.ToolError, match=r"ripgrep \(rg\) is not installed"):
         search.search(code, "main", backend="rg")
 
@@ -490,20 +483,20 @@ def test_paths_outside_the_root_are_refused(root, outside, tool, argument, path)
     (root / "link_out").symlink_to(outside, target_is_directory=True)
     given = path.format(outside=outside)
     arguments = {argument: given, **({"pattern": "SECRET"} if tool == "search_codebase" else {})}
-    result = call(root, tool, **arguments)
+    result = call_tool(root, tool, **arguments)
     assert not result.ok
     assert result.error == f"path {given!r} is outside the project root; use a path inside it"
 
 
 def test_search_of_a_missing_directory(code):
-    assert call(code, "search_codebase", pattern="x", directory="nope").error == "no such directory: nope"
+    assert call_tool(code, "search_codebase", pattern="x", directory="nope").error == "no such directory: nope"
 
 
 # --- get_project_structure
 
 
 def test_structure_is_an_indented_tree_without_ignored_entries(tree):
-    result = call(tree, "get_project_structure")
+    result = call_tool(tree, "get_project_structure")
     assert result.output == "\n".join([
         "src/",
         "  util/",
@@ -520,19 +513,19 @@ def test_structure_is_an_indented_tree_without_ignored_entries(tree):
 
 def test_structure_depth_limit_counts_what_is_below(tree):
     write(tree, {"src/util/more/x.py": "", "src/util/more/y.py": ""})
-    assert call(tree, "get_project_structure", max_depth=1).output == (
+    assert call_tool(tree, "get_project_structure", max_depth=1).output == (
         "src/ (2 entries)\ntests/ (1 entry)\n.gitignore\nREADME.md\nsetup.py")
-    assert "    more/ (2 entries)" in call(tree, "get_project_structure").output.split("\n")
+    assert "    more/ (2 entries)" in call_tool(tree, "get_project_structure").output.split("\n")
 
 
 def test_structure_caps_entries_per_directory_and_in_all(root, monkeypatch):
     write(root, {f"big/f{n:03d}.txt": "" for n in range(45)})
     write(root, {f"d{n}/sub/x.txt": "" for n in range(5)})
-    output = call(root, "get_project_structure").output.split("\n")
+    output = call_tool(root, "get_project_structure").output.split("\n")
     assert output[:2] == ["big/", "  f000.txt"]
     assert "  … 5 more" in output and "  f040.txt" not in output
     monkeypatch.setattr(search, "TREE_MAX_LINES", 50)
-    output = call(root, "get_project_structure").output.split("\n")
+    output = call_tool(root, "get_project_structure").output.split("\n")
     assert output[0] == "big/ (45 entries)"
     assert output[-1] == "[shown to depth 1 to stay under 50 lines; use list_files or a smaller max_depth]"
     assert "d0/ (1 entry)" in output
@@ -541,11 +534,11 @@ def test_structure_caps_entries_per_directory_and_in_all(root, monkeypatch):
 def test_structure_does_not_follow_links(root, outside):
     write(root, {"src/a.py": ""})
     (root / "out").symlink_to(outside, target_is_directory=True)
-    assert call(root, "get_project_structure").output == "out/\nsrc/\n  a.py"  # out/ not entered
+    assert call_tool(root, "get_project_structure").output == "out/\nsrc/\n  a.py"  # out/ not entered
 
 
 def test_structure_of_an_empty_project(root):
-    assert call(root, "get_project_structure").output == "[empty project]"
+    assert call_tool(root, "get_project_structure").output == "[empty project]"
 
 
 # --- get_file_info
@@ -555,7 +548,7 @@ def test_file_info_of_a_text_file(root):
     path = write(root, {"src/a.py": "one\ntwo\nthree"}) / "src" / "a.py"
     path.chmod(0o640)
     os.utime(path, (1_000_000_000, 1_000_000_000))
-    result = call(root, "get_file_info", file_path="src/a.py")
+    result = call_tool(root, "get_file_info", file_path="src/a.py")
     assert result.output == "\n".join([
         "path: src/a.py", "type: text file", "size: 13 bytes", "lines: 3",
         "modified: 2001-09-09T01:46:40Z", "mode: -rw-r----- (0640)"])
@@ -566,18 +559,18 @@ def test_file_info_of_binary_ignored_linked_and_directory(root):
     write(root, {".gitignore": "*.bin\n", "blob.bin": b"\x00" * 5000, "src/a.py": "", "src/b.py": "",
                  "src/c.pyc": ""})
     (root / "alias.py").symlink_to(root / "src" / "a.py")
-    blob = call(root, "get_file_info", file_path="blob.bin").output.split("\n")
+    blob = call_tool(root, "get_file_info", file_path="blob.bin").output.split("\n")
     assert blob[1:3] == ["type: binary file", "size: 5,000 bytes (4.9 KB)"]
     assert blob[-1] == "ignored by .gitignore: yes"
     assert not any(line.startswith("lines:") for line in blob)
-    assert call(root, "get_file_info", file_path="alias.py").output.split("\n")[:2] == [
+    assert call_tool(root, "get_file_info", file_path="alias.py").output.split("\n")[:2] == [
         "path: src/a.py", "symlink: alias.py -> src/a.py"]
-    folder = call(root, "get_file_info", file_path="src").output.split("\n")
+    folder = call_tool(root, "get_file_info", file_path="src").output.split("\n")
     assert folder[:3] == ["path: src", "type: directory", "entries: 3"]
 
 
 def test_file_info_of_a_missing_file(root):
-    assert call(root, "get_file_info", file_path="nope.txt").error == "no such file: nope.txt"
+    assert call_tool(root, "get_file_info", file_path="nope.txt").error == "no such file: nope.txt"
 
 
 # --- the specs
@@ -598,5 +591,5 @@ def test_ayders_own_state_directory_is_never_listed_or_searched(root):
     (root / "code.py").write_text("x = 'needle'\n")
     found = search.search(root, "needle")
     assert "code.py:1:" in found.output and ".ayder" not in found.output
-    listed = default_registry().execute(ToolCall("c", "list_files", {}), ToolContext(root))
+    listed = call_tool(root, "list_files")
     assert ".ayder" not in listed.output and "code.py" in listed.output

@@ -13,11 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from conftest import server_args, write_json
 from fakellm import Reply
 
-from ayder_cli.cli import cli
 from ayder_cli.config import KEYS, Config
 from ayder_cli.storage.session_lock import EMPTY_PID_FILE_STALE_S, SessionLock, read_holder
 from ayder_cli.storage.sessions import SessionInUse, SessionStore, load
@@ -155,12 +153,10 @@ def session_in_use_fail(project: Path, monkeypatch) -> list[str]:
     return []
 
 
-def test_with_session_in_use_fail_the_second_exits_1(fake, first_run, project, monkeypatch):
-    monkeypatch.chdir(project)
+def test_with_session_in_use_fail_the_second_exits_1(fake, first_run, run_ayder, project, monkeypatch):
     flags = session_in_use_fail(project, monkeypatch)
-    result = CliRunner().invoke(cli, [*server_args(fake, "ollama"), *flags, "--continue", "second question"],
-                                standalone_mode=False)
-    assert result.return_value == 1
+    result = run_ayder(*server_args(fake, "ollama"), *flags, "--continue", "second question")
+    assert result.returncode == 1
     assert f"is in use by another ayder (pid {first_run.pid}" in result.stderr
     assert len(fake.chat_requests()) == 1  # the second never asked the model
     assert len(sessions_of(project)) == 1

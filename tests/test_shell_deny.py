@@ -10,14 +10,13 @@ import os
 import time
 
 import pytest
+from conftest import call_tool
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ayder_cli.calls import ToolCall
 from ayder_cli.tools import processes as processes_module
-from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolResult
+from ayder_cli.tools.base import ToolContext
 from ayder_cli.tools.processes import ProcessManager
-from ayder_cli.tools.shell import SHELL_TOOLS
 from ayder_cli.tools.shell_policy import (
     CHMOD_ROOT, CHOWN_ROOT, DD_TO_DISK, DEFAULT_SHELL_DENY, FORK_BOMB, MKFS, POWER_OFF, REASONS, RM_HOME,
     RM_NO_PRESERVE_ROOT, RM_ROOT, RM_SYSTEM_DIRECTORY, RULES, TOO_DEEP, WRITE_TO_DISK, denied_by, refusal,
@@ -506,17 +505,13 @@ def context(project, home, monkeypatch):
     processes.kill_all()
 
 
-def call(context: ToolContext, name: str, **arguments) -> ToolResult:
-    return ToolRegistry(SHELL_TOOLS).execute(ToolCall("call-1", name, arguments), context)
-
-
 @pytest.mark.parametrize("tool", ["run_shell_command", "run_background_process"])
 @pytest.mark.parametrize("command", [
     "timeout 5 rm -rf ~", "\\rm -rf ~", "nice -n 5 rm -rf ~", 'sh -c "rm -rf \\$HOME"', "cd ~ && rm -rf *",
     "eval rm -rf '$HOME'", "echo 'rm -rf ~' | sh",
 ])
 def test_a_denied_command_is_not_run(context, home, tool, command):
-    result = call(context, tool, command=command)
+    result = call_tool(context, tool, command=command)
     assert not result.ok
     assert result.error.startswith("refused:") and REASONS[RM_HOME] in result.error
     assert (home / "marker").read_text() == "keep"
@@ -526,13 +521,13 @@ def test_an_ordinary_deletion_runs(context, project):
     (project / "build" / "lib").mkdir(parents=True)
     (project / "build" / "lib" / "out.o").write_text("object")
     (project / "src.c").write_text("int main;")
-    result = call(context, "run_shell_command", command="rm -rf build/")
+    result = call_tool(context, "run_shell_command", command="rm -rf build/")
     assert result.ok, result.error
     assert not (project / "build").exists() and (project / "src.c").exists()
 
 
 def test_a_deletion_inside_home_runs(context, home):
     (home / "project" / "tmp").mkdir(parents=True)
-    result = call(context, "run_shell_command", command="rm -r ~/project/tmp")
+    result = call_tool(context, "run_shell_command", command="rm -r ~/project/tmp")
     assert result.ok, result.error
     assert not (home / "project" / "tmp").exists() and (home / "marker").exists()

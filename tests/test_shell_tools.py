@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import alive
+from conftest import alive, call_tool
 
 from ayder_cli.calls import ToolCall
 from ayder_cli.tools import processes as processes_module
@@ -44,12 +44,8 @@ def context(project, manager) -> ToolContext:
                        shell_timeout_s=5)
 
 
-def call(context: ToolContext, name: str, **arguments) -> ToolResult:
-    return ToolRegistry(SHELL_TOOLS).execute(ToolCall("call-1", name, arguments), context)
-
-
 def shell(context: ToolContext, command: str, **arguments) -> ToolResult:
-    return call(context, "run_shell_command", command=command, **arguments)
+    return call_tool(context, "run_shell_command", command=command, **arguments)
 
 
 def pids_in(path: Path, count: int) -> list[int]:
@@ -133,10 +129,10 @@ def test_stdin_is_closed_so_a_command_reading_it_ends_at_once(context, open_stdi
 
 def test_timeout_stops_the_whole_process_group(context, project):
     started = time.monotonic()
-    result = shell(context, TWO_SLEEPERS, timeout_s=0.5)
+    result = shell(context, TWO_SLEEPERS, timeout_s=0.2)
     assert time.monotonic() - started < HANG_GUARD_S
     assert not result.ok
-    assert result.summary == "timed out after 0.5 s"
+    assert result.summary == "timed out after 0.2 s"
     assert "everything it started were stopped" in result.error
     shell_pid, child_pid = pids_in(project / "pids", 2)
     assert not alive(shell_pid)
@@ -144,20 +140,20 @@ def test_timeout_stops_the_whole_process_group(context, project):
 
 
 def test_timeout_keeps_the_output_that_arrived(context):
-    result = shell(context, "echo first-part; echo warning >&2; sleep 300", timeout_s=0.5)
-    assert result.summary == "timed out after 0.5 s"
+    result = shell(context, "echo first-part; echo warning >&2; sleep 300", timeout_s=0.2)
+    assert result.summary == "timed out after 0.2 s"
     assert section(result.error, "stdout") == "first-part"
     assert section(result.error, "stderr") == "warning"
 
 
 def test_timeout_defaults_to_the_configured_one(project):
-    context = ToolContext(project, shell_timeout_s=0.5)
-    assert shell(context, "sleep 300").summary == "timed out after 0.5 s"
+    context = ToolContext(project, shell_timeout_s=0.2)
+    assert shell(context, "sleep 300").summary == "timed out after 0.2 s"
 
 
 def test_a_command_ignoring_sigterm_is_killed_anyway(context, project):
-    result = shell(context, "trap '' TERM; echo $$ > pids; sleep 300", timeout_s=0.5)
-    assert result.summary == "timed out after 0.5 s"
+    result = shell(context, "trap '' TERM; echo $$ > pids; sleep 300", timeout_s=0.2)
+    assert result.summary == "timed out after 0.2 s"
     assert not alive(pids_in(project / "pids", 1)[0])
 
 
@@ -200,7 +196,7 @@ def test_a_child_that_left_the_group_holding_the_pipes_does_not_hang_ayder(conte
 def test_ctrl_c_stops_the_group_and_is_raised_again(context, project):
     # Python's own Ctrl-C handler, even where this test runs with SIGINT ignored (a background job).
     saved = signal.signal(signal.SIGINT, signal.default_int_handler)
-    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    timer = threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
@@ -304,7 +300,7 @@ def nothing_starts(monkeypatch):
 @pytest.mark.parametrize("tool", ["run_shell_command", "run_background_process"])
 @pytest.mark.parametrize("command", ["rm -rf /", "mkfs.ext4 /dev/sda1", "sudo reboot"])
 def test_a_denied_command_is_refused_and_never_started(context, nothing_starts, tool, command):
-    result = call(context, tool, command=command)
+    result = call_tool(context, tool, command=command)
     assert not result.ok
     assert result.error.startswith("refused:") and "deny list" in result.error
     assert REASONS[denied_by(command, DEFAULT_SHELL_DENY)] in result.error
@@ -351,27 +347,27 @@ def test_a_pattern_from_the_config_is_applied_and_named(project):
 
 
 def test_a_background_process_can_be_started_read_listed_and_killed(context, project):
-    started = call(context, "run_background_process", command="echo $$ > pids; echo ready; exec sleep 300")
+    started = call_tool(context, "run_background_process", command="echo $$ > pids; echo ready; exec sleep 300")
     assert started.ok and started.output.startswith("started process 1\n")
     [pid] = pids_in(project / "pids", 1)
 
-    listed = call(context, "list_background_processes")
+    listed = call_tool(context, "list_background_processes")
     assert listed.ok and listed.output.startswith("1  running  ")
 
-    output = call(context, "get_background_output", process_id=1)
+    output = call_tool(context, "get_background_output", process_id=1)
     assert "running for" in output.output.split("\n")[0]
     assert output.output.split("\n")[1:] == ["ready"]
 
-    killed = call(context, "kill_background_process", process_id=1)
+    killed = call_tool(context, "kill_background_process", process_id=1)
     assert killed.ok and killed.output.startswith("killed process 1 ")
     assert not alive(pid)
-    assert call(context, "list_background_processes").output.startswith("1  killed  ")
+    assert call_tool(context, "list_background_processes").output.startswith("1  killed  ")
 
 
 def test_the_output_of_a_finished_process_reports_its_exit_code(context, manager):
-    call(context, "run_background_process", command="echo goodbye; exit 7")
+    call_tool(context, "run_background_process", command="echo goodbye; exit 7")
     assert manager.wait(1, HANG_GUARD_S)
-    output = call(context, "get_background_output", process_id="1")  # models often quote numbers
+    output = call_tool(context, "get_background_output", process_id="1")  # models often quote numbers
     assert output.ok
     assert "exited with code 7" in output.output.split("\n")[0]
     assert output.output.split("\n")[1:] == ["goodbye"]
@@ -379,42 +375,42 @@ def test_the_output_of_a_finished_process_reports_its_exit_code(context, manager
 
 def test_a_background_command_failing_at_once_says_why_straight_away(context, monkeypatch):
     monkeypatch.setattr(processes_module, "START_PEEK_S", 2.0)  # returns as soon as it exits
-    result = call(context, "run_background_process", command="echo 'address already in use' >&2; exit 1")
+    result = call_tool(context, "run_background_process", command="echo 'address already in use' >&2; exit 1")
     assert not result.ok
     assert result.summary == "process 1 ended at once"
     assert "exited with code 1" in result.error and "address already in use" in result.error
 
 
 def test_tail_gives_only_the_last_lines(context, manager):
-    call(context, "run_background_process", command="seq 1 50")
+    call_tool(context, "run_background_process", command="seq 1 50")
     assert manager.wait(1, HANG_GUARD_S)
-    output = call(context, "get_background_output", process_id=1, tail=3).output
+    output = call_tool(context, "get_background_output", process_id=1, tail=3).output
     assert output.split("\n")[1:] == ["48", "49", "50"]
 
 
 def test_background_output_is_bounded(context, manager):
-    call(context, "run_background_process", command="seq 1 300000")
+    call_tool(context, "run_background_process", command="seq 1 300000")
     assert manager.wait(1, HANG_GUARD_S)
-    output = call(context, "get_background_output", process_id=1).output
+    output = call_tool(context, "get_background_output", process_id=1).output
     assert len(output) <= context.max_output_chars
     assert output.split("\n")[1] == "1" and output.endswith("\n300000")
 
 
 def test_no_more_than_max_processes_run_at_once(context):
     for _ in range(3):
-        assert call(context, "run_background_process", command="exec sleep 300").ok
-    refused = call(context, "run_background_process", command="exec sleep 300")
+        assert call_tool(context, "run_background_process", command="exec sleep 300").ok
+    refused = call_tool(context, "run_background_process", command="exec sleep 300")
     assert not refused.ok
     assert "3 background processes are already running (ids 1, 2, 3)" in refused.error
     assert "kill_background_process" in refused.error
-    call(context, "kill_background_process", process_id=2)
-    assert call(context, "run_background_process", command="exec sleep 300").ok
+    call_tool(context, "kill_background_process", process_id=2)
+    assert call_tool(context, "run_background_process", command="exec sleep 300").ok
 
 
 def test_kill_all_leaves_nothing_running_and_can_be_called_again(context, manager, project):
     for n in range(3):
         command = "echo $$ >> pids; sleep 300 & echo $! >> pids; wait"
-        assert call(context, "run_background_process", command=command).ok, n
+        assert call_tool(context, "run_background_process", command=command).ok, n
     pids = pids_in(project / "pids", 6)
     started = time.monotonic()
     manager.kill_all()
@@ -425,16 +421,16 @@ def test_kill_all_leaves_nothing_running_and_can_be_called_again(context, manage
 
 
 def test_killing_a_process_that_already_ended_says_so(context, manager):
-    call(context, "run_background_process", command="exit 0")
+    call_tool(context, "run_background_process", command="exit 0")
     assert manager.wait(1, HANG_GUARD_S)
-    result = call(context, "kill_background_process", process_id=1)
+    result = call_tool(context, "kill_background_process", process_id=1)
     assert result.ok and "had already exited with code 0" in result.output
 
 
 def test_an_unknown_process_id_is_an_error_naming_the_known_ones(context):
-    call(context, "run_background_process", command="exec sleep 300")
+    call_tool(context, "run_background_process", command="exec sleep 300")
     for tool in ("get_background_output", "kill_background_process"):
-        result = call(context, tool, process_id=9)
+        result = call_tool(context, tool, process_id=9)
         assert not result.ok and "no background process 9 (ids: 1;" in result.error
 
 
@@ -442,14 +438,14 @@ def test_background_tools_without_a_manager_say_they_are_unavailable(project):
     context = ToolContext(project)
     for tool, arguments in [("run_background_process", {"command": "true"}), ("list_background_processes", {}),
                             ("get_background_output", {"process_id": 1})]:
-        result = call(context, tool, **arguments)
+        result = call_tool(context, tool, **arguments)
         assert result.error == "background processes are not available"
 
 
 def test_old_finished_processes_are_forgotten(context, manager, monkeypatch):
     monkeypatch.setattr(processes_module, "KEEP_FINISHED", 2)
     for process_id in range(1, 6):
-        call(context, "run_background_process", command="true")
+        call_tool(context, "run_background_process", command="true")
         assert manager.wait(process_id, HANG_GUARD_S)
     ids = [info.id for info in manager.list()]
     assert 1 not in ids and 2 not in ids and ids[-1] == 5
@@ -460,12 +456,12 @@ def test_old_finished_processes_are_forgotten(context, manager, monkeypatch):
 
 @pytest.mark.parametrize("asked", [1e9, float("inf"), "inf", "1e400", 10**400])
 def test_the_models_timeout_is_capped_by_shell_timeout_s(project, asked):
-    context = ToolContext(project, shell_timeout_s=0.5)
+    context = ToolContext(project, shell_timeout_s=0.2)
     started = time.monotonic()
     result = shell(context, "sleep 300", timeout_s=asked)
     assert time.monotonic() - started < HANG_GUARD_S
-    assert result.summary == "timed out after 0.5 s"
-    assert "note: timeout capped at 0.5 s (shell_timeout_s" in result.error
+    assert result.summary == "timed out after 0.2 s"
+    assert "note: timeout capped at 0.2 s (shell_timeout_s" in result.error
     assert "pass a larger timeout_s" not in result.error  # it would be capped again
 
 

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-
 import pytest
-from conftest import ayder_command, server_args
+from conftest import server_args
 
 BYTES = b"line one \xff\xfe caf\xe9\n"
 
 
 @pytest.mark.parametrize("mode", ["--stdin", "prompt and piped context", "piped script"])
-def test_undecodable_stdin_is_replaced_with_a_notice_and_sent(fake, project, mode):
+def test_undecodable_stdin_is_replaced_with_a_notice_and_sent(fake, run_ayder, mode):
     args = {"--stdin": ["--stdin"], "prompt and piped context": ["summarize"], "piped script": []}[mode]
-    result = subprocess.run([*ayder_command(), *server_args(fake, "ollama"), *args], input=BYTES,
-                            capture_output=True, cwd=project, env=os.environ, timeout=60)
-    stderr = result.stderr.decode()
+    result = run_ayder(*server_args(fake, "ollama"), *args, input=BYTES)  # the bytes through a pipe
+    stderr = result.stderr
     assert result.returncode == 0, stderr
     assert stderr.count("stdin held 3 bytes that are not UTF-8") == 1
     assert "internal error" not in stderr

@@ -11,7 +11,7 @@ import responses
 from conftest import server_args, write_json
 from fakellm import Reply
 
-from ayder_cli.config import Config, check_value
+from ayder_cli.config import Config, check_value, endpoint_of
 from ayder_cli.errors import ConfigError
 from ayder_cli.llm import make_client
 from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, Usage
@@ -155,7 +155,8 @@ class ScriptedResponse:
 
 def scripted_client(provider: str, pieces: list[bytes], step_s: float, **values):
     clock = FakeClock()
-    client = make_client(Config(provider=provider, base_url=OPENAI if provider == "openai" else OLLAMA, **values), {})
+    config = Config(provider=provider, base_url=OPENAI if provider == "openai" else OLLAMA, **values)
+    client = make_client(endpoint_of(config, {}))
     client.transport.clock = clock
     response = ScriptedResponse(ScriptedRaw(pieces, clock, step_s))
     client.transport.request = lambda *args, **kwargs: response
@@ -213,7 +214,7 @@ def sse(*payloads) -> str:
 def test_an_openai_stream_of_empty_choices_is_an_error(server):
     server.add(responses.POST, f"{OPENAI}/chat/completions", body=sse(
         {"choices": []}, {"choices": []}, {"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 0}}))
-    client = make_client(Config(provider="openai", base_url=OPENAI), {})
+    client = make_client(endpoint_of(Config(provider="openai", base_url=OPENAI), {}))
     with pytest.raises(LLMError) as caught:
         list(client.stream(ChatRequest(model="m", messages=[])))
     assert not isinstance(caught.value, StreamCutError)  # nothing arrived, nothing to keep
@@ -222,7 +223,7 @@ def test_an_openai_stream_of_empty_choices_is_an_error(server):
 
 def test_an_ollama_stream_that_is_only_done_is_an_error(server):
     server.add(responses.POST, f"{OLLAMA}/api/chat", body=json.dumps({"model": "m", "done": True}) + "\n")
-    client = make_client(Config(provider="ollama", base_url=OLLAMA), {})
+    client = make_client(endpoint_of(Config(provider="ollama", base_url=OLLAMA), {}))
     with pytest.raises(LLMError, match="no content"):
         list(client.stream(ChatRequest(model="m", messages=[])))
 
@@ -234,7 +235,8 @@ def test_an_ollama_stream_that_is_only_done_is_an_error(server):
 def test_an_empty_answer_the_server_says_is_finished_is_still_an_answer(server, provider, body):
     url = f"{OPENAI}/chat/completions" if provider == "openai" else f"{OLLAMA}/api/chat"
     server.add(responses.POST, url, body=body)
-    client = make_client(Config(provider=provider, base_url=OPENAI if provider == "openai" else OLLAMA), {})
+    config = Config(provider=provider, base_url=OPENAI if provider == "openai" else OLLAMA)
+    client = make_client(endpoint_of(config, {}))
     deltas = list(client.stream(ChatRequest(model="m", messages=[])))
     assert deltas[-1].finish_reason == "stop"
 
@@ -252,7 +254,7 @@ def test_the_deadline_keys_take_seconds_or_null(key):
 
 
 def test_make_client_passes_the_deadlines_to_the_transport():
-    client = make_client(Config(timeout_s=7, stream_idle_timeout_s=8, request_timeout_s=None), {})
+    client = make_client(endpoint_of(Config(timeout_s=7, stream_idle_timeout_s=8, request_timeout_s=None), {}))
     watcher = client.transport.watch()
     assert (watcher.first_data_s, watcher.idle_s, watcher.total_s) == (7, 8, None)
 
@@ -276,20 +278,20 @@ def run_timed(run_ayder, *args):
 
 
 def test_keepalives_after_a_chunk_end_at_stream_idle_timeout_s(fake, run_ayder, project, protocol):
-    write_json(project / ".ayder" / "config.json", {"stream_idle_timeout_s": 1})
-    fake.queue(Reply(chunks=["first words ", "never sent"], keepalive_after=1, keepalive_every_s=0.1,
+    write_json(project / ".ayder" / "config.json", {"stream_idle_timeout_s": 0.3})
+    fake.queue(Reply(chunks=["first words ", "never sent"], keepalive_after=1, keepalive_every_s=0.05,
                      release=threading.Event()))
     result, took = run_timed(run_ayder, *server_args(fake, protocol), "q")
     error = assert_one_line_error(result)
-    assert "stream_idle_timeout_s" in error and "1 s" in error
+    assert "stream_idle_timeout_s" in error and "0.3 s" in error
     assert result.stdout == "first words \n"  # what arrived is kept and shown
     assert "kept in the conversation" in result.stderr
     assert took < 10
 
 
 def test_keepalives_before_any_reply_data_end_at_timeout_s(fake, run_ayder, project, protocol):
-    write_json(project / ".ayder" / "config.json", {"timeout_s": 1})
-    fake.queue(Reply(text="never sent", keepalive_after=0, keepalive_every_s=0.1, release=threading.Event()))
+    write_json(project / ".ayder" / "config.json", {"timeout_s": 0.3})
+    fake.queue(Reply(text="never sent", keepalive_after=0, keepalive_every_s=0.05, release=threading.Event()))
     result, took = run_timed(run_ayder, *server_args(fake, protocol), "q")
     error = assert_one_line_error(result)
     assert "(timeout_s)" in error
@@ -298,21 +300,21 @@ def test_keepalives_before_any_reply_data_end_at_timeout_s(fake, run_ayder, proj
 
 
 def test_a_reply_trickling_past_request_timeout_s_is_cut(fake, run_ayder, project, protocol):
-    write_json(project / ".ayder" / "config.json", {"request_timeout_s": 1.5, "stream_idle_timeout_s": 60})
-    fake.queue(Reply(chunks=[f"w{n} " for n in range(100)], delta_every_s=0.1))
+    write_json(project / ".ayder" / "config.json", {"request_timeout_s": 0.5, "stream_idle_timeout_s": 60})
+    fake.queue(Reply(chunks=[f"w{n} " for n in range(100)], delta_every_s=0.03))  # 3 s in all
     result, took = run_timed(run_ayder, *server_args(fake, protocol), "q")
     error = assert_one_line_error(result)
-    assert "1.5 s (request_timeout_s)" in error
+    assert "0.5 s (request_timeout_s)" in error
     assert result.stdout.startswith("w0 w1 ")
     assert "w99" not in result.stdout
     assert took < 8
 
 
 def test_reply_data_between_keepalives_keeps_a_slow_stream_going(fake, run_ayder, project, protocol):
-    # Longer than the limit in all (about 2 s), but never 1.5 s without reply data.
-    write_json(project / ".ayder" / "config.json", {"stream_idle_timeout_s": 1.5})
-    fake.queue(Reply(chunks=["a ", "b ", "c ", "d ", "e ", "f"], delta_every_s=0.3, keepalive_comments=True,
-                     keepalive_after=1, keepalive_every_s=0.1, hold_s=0.5))
+    # Longer than the limit in all (about 0.8 s), but never 0.6 s without reply data (0.3 s at most).
+    write_json(project / ".ayder" / "config.json", {"stream_idle_timeout_s": 0.6})
+    fake.queue(Reply(chunks=["a ", "b ", "c ", "d ", "e ", "f"], delta_every_s=0.1, keepalive_comments=True,
+                     keepalive_after=1, keepalive_every_s=0.04, hold_s=0.2))
     result = run_ayder(*server_args(fake, protocol), "q", timeout=30)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "a b c d e f\n"

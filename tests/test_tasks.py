@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import call_tool
 
 from ayder_cli.errors import ExitStatus
-from ayder_cli.calls import ToolCall
 from ayder_cli.storage.tasks import (
     Task,
     TaskError,
@@ -252,59 +252,55 @@ def executor(root) -> ToolExecutor:
     return ToolExecutor(ToolRegistry(TASK_TOOLS), ToolContext(root, journal=UndoJournal()), Permissions({"r", "w"}))
 
 
-def call(executor: ToolExecutor, name: str, **arguments):
-    return executor.run(ToolCall(id="call-1", name=name, arguments=arguments))
-
-
 def test_tools_create_list_show_and_update(root, executor):
-    created = call(executor, "create_task", title="Add caching", description="Cache the HTTP replies.")
+    created = call_tool(executor, "create_task", title="Add caching", description="Cache the HTTP replies.")
     assert created.ok, created.error
     assert "TASK-001" in created.output and ".ayder/tasks/TASK-001-add-caching.md" in created.output
-    call(executor, "create_task", title="Remove dead code", description="")
+    call_tool(executor, "create_task", title="Remove dead code", description="")
 
-    listed = call(executor, "list_tasks")
+    listed = call_tool(executor, "list_tasks")
     assert listed.ok and "TASK-001  pending  Add caching" in listed.output
     assert "TASK-002  pending  Remove dead code" in listed.output
 
-    shown = call(executor, "show_task", identifier="caching")
+    shown = call_tool(executor, "show_task", identifier="caching")
     assert shown.ok and "TASK-001 [pending] Add caching" in shown.output
     assert "Cache the HTTP replies." in shown.output
 
-    updated = call(executor, "update_task_status", identifier="1", status="in_progress")
+    updated = call_tool(executor, "update_task_status", identifier="1", status="in_progress")
     assert updated.ok and "pending -> in_progress" in updated.output
     assert "- **Status:** in_progress" in (tasks_dir(root) / "TASK-001-add-caching.md").read_text()
 
-    only_pending = call(executor, "list_tasks", status="pending")
+    only_pending = call_tool(executor, "list_tasks", status="pending")
     assert "Remove dead code" in only_pending.output and "Add caching" not in only_pending.output
-    none_done = call(executor, "list_tasks", status="done")
+    none_done = call_tool(executor, "list_tasks", status="done")
     assert none_done.ok and "no done tasks" in none_done.output
 
 
 def test_tool_errors_are_clear_for_the_model(root, executor):
-    call(executor, "create_task", title="Add login page", description="")
-    call(executor, "create_task", title="Fix login redirect", description="")
+    call_tool(executor, "create_task", title="Add login page", description="")
+    call_tool(executor, "create_task", title="Fix login redirect", description="")
 
-    ambiguous = call(executor, "show_task", identifier="login")
+    ambiguous = call_tool(executor, "show_task", identifier="login")
     assert not ambiguous.ok
     assert "TASK-001 'Add login page'" in ambiguous.error and "TASK-002 'Fix login redirect'" in ambiguous.error
 
-    unknown = call(executor, "update_task_status", identifier="TASK-009", status="done")
+    unknown = call_tool(executor, "update_task_status", identifier="TASK-009", status="done")
     assert not unknown.ok and "no task TASK-009" in unknown.error
 
-    bad_status = call(executor, "update_task_status", identifier="1", status="blocked")
+    bad_status = call_tool(executor, "update_task_status", identifier="1", status="blocked")
     assert not bad_status.ok and "use one of pending, in_progress, done" in bad_status.error
     assert "pending" in (tasks_dir(root) / "TASK-001-add-login-page.md").read_text()
 
-    bad_filter = call(executor, "list_tasks", status="closed")
+    bad_filter = call_tool(executor, "list_tasks", status="closed")
     assert not bad_filter.ok and "invalid status 'closed'" in bad_filter.error
 
-    empty = call(executor, "create_task", title=" ", description="x")
+    empty = call_tool(executor, "create_task", title=" ", description="x")
     assert not empty.ok and "title is empty" in empty.error
 
 
 def test_list_tasks_reports_broken_files(root, executor):
     write_task(root, "TASK-001-broken.md", "# Broken\n\nno status here\n")
-    listed = call(executor, "list_tasks")
+    listed = call_tool(executor, "list_tasks")
     assert listed.ok
     assert "TASK-001  unknown  Broken" in listed.output
     assert "warning: TASK-001 (.ayder/tasks/TASK-001-broken.md): no status line" in listed.output
@@ -322,17 +318,17 @@ def test_tool_schemas_are_short_and_offer_the_statuses(executor):
 
 def test_write_tools_need_write_permission(root):
     executor = ToolExecutor(ToolRegistry(TASK_TOOLS), ToolContext(root, journal=UndoJournal()), Permissions({"r"}))
-    refused = call(executor, "create_task", title="Sneaky", description="")
+    refused = call_tool(executor, "create_task", title="Sneaky", description="")
     assert not refused.ok and "write permission" in refused.error
     assert load_tasks(root) == []
-    assert call(executor, "list_tasks").ok
+    assert call_tool(executor, "list_tasks").ok
 
 
 def test_task_writes_are_undone_through_the_journal(root, executor):
-    call(executor, "create_task", title="Undo me", description="body")
+    call_tool(executor, "create_task", title="Undo me", description="body")
     path = tasks_dir(root) / "TASK-001-undo-me.md"
     original = path.read_bytes()
-    call(executor, "update_task_status", identifier="1", status="done")
+    call_tool(executor, "update_task_status", identifier="1", status="done")
     assert b"done" in path.read_bytes()
 
     journal = executor.context.journal
@@ -345,8 +341,8 @@ def test_task_writes_are_undone_through_the_journal(root, executor):
 
 
 def test_an_unchanged_status_writes_nothing_and_records_nothing(root, executor):
-    call(executor, "create_task", title="Already", description="")
-    result = call(executor, "update_task_status", identifier="1", status="pending")
+    call_tool(executor, "create_task", title="Already", description="")
+    result = call_tool(executor, "update_task_status", identifier="1", status="pending")
     assert result.ok and "already pending" in result.output
     assert len(executor.context.journal) == 1
 

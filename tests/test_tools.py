@@ -20,12 +20,7 @@ from ayder_cli.tools import GROUPS, ToolContext, ToolError, ToolRegistry, ToolRe
 from ayder_cli.tools.files import LIST_FILES, READ_FILE
 from ayder_cli.storage.paths import display_path, resolve_in_root
 
-from conftest import OUTSIDE_SECRET as SECRET  # noqa: E402
-
-
-def call(root: Path, name: str, max_output_chars: int = 20_000, **arguments) -> ToolResult:
-    context = ToolContext(root, max_output_chars=max_output_chars)
-    return default_registry().execute(ToolCall("call-1", name, arguments), context)
+from conftest import call_tool, OUTSIDE_SECRET as SECRET, run_call  # noqa: E402
 
 
 def numbered(lines: range) -> str:
@@ -42,7 +37,7 @@ def write_lines(path: Path, count: int) -> Path:
 
 def test_read_file_numbers_every_line(root):
     (root / "notes.txt").write_bytes(b"alpha\r\nbeta\n\ngamma")
-    result = call(root, "read_file", file_path="notes.txt")
+    result = call_tool(root, "read_file", file_path="notes.txt")
     assert result.ok and result.error is None
     assert result.output == "     1\talpha\n     2\tbeta\n     3\t\n     4\tgamma"
     assert result.summary == "4 lines"
@@ -50,20 +45,20 @@ def test_read_file_numbers_every_line(root):
 
 def test_read_file_range_shows_those_lines_and_the_total(root):
     write_lines(root / "fifty.txt", 50)
-    result = call(root, "read_file", file_path="fifty.txt", start_line=5, end_line=7)
+    result = call_tool(root, "read_file", file_path="fifty.txt", start_line=5, end_line=7)
     assert result.output == numbered(range(5, 8)) + "\n[lines 5-7 of 50]"
     assert result.summary == "3 lines"
 
 
 def test_read_file_start_line_alone_reads_to_the_end(root):
     write_lines(root / "fifty.txt", 50)
-    result = call(root, "read_file", file_path="fifty.txt", start_line=48)
+    result = call_tool(root, "read_file", file_path="fifty.txt", start_line=48)
     assert result.output == numbered(range(48, 51)) + "\n[lines 48-50 of 50]"
 
 
 def test_read_file_end_line_past_the_end_stops_at_the_last_line(root):
     write_lines(root / "fifty.txt", 50)
-    result = call(root, "read_file", file_path="fifty.txt", start_line=45, end_line=80)
+    result = call_tool(root, "read_file", file_path="fifty.txt", start_line=45, end_line=80)
     assert result.ok
     assert result.output == numbered(range(45, 51)) + "\n[lines 45-50 of 50]"
 
@@ -77,7 +72,7 @@ def test_read_file_end_line_past_the_end_stops_at_the_last_line(root):
 def test_read_file_impossible_ranges_say_what_is_wrong(root, start, end, message):
     write_lines(root / "fifty.txt", 50)
     arguments = {"start_line": start} if end is None else {"start_line": start, "end_line": end}
-    result = call(root, "read_file", file_path="fifty.txt", **arguments)
+    result = call_tool(root, "read_file", file_path="fifty.txt", **arguments)
     assert not result.ok
     assert result.error == message
     assert result.output == ""
@@ -85,7 +80,7 @@ def test_read_file_impossible_ranges_say_what_is_wrong(root, start, end, message
 
 def test_read_file_reads_at_most_2000_lines_and_says_how_to_go_on(root):
     write_lines(root / "long.txt", 5000)
-    result = call(root, "read_file", max_output_chars=100_000, file_path="long.txt")
+    result = call_tool(ToolContext(root, max_output_chars=100_000), "read_file", file_path="long.txt")
     lines = result.output.split("\n")
     assert lines[:-1] == numbered(range(1, 2001)).split("\n")
     assert lines[-1] == "[lines 1-2000 of 5000; at most 2000 lines per call; ask for start_line=2001 to read more]"
@@ -94,7 +89,7 @@ def test_read_file_reads_at_most_2000_lines_and_says_how_to_go_on(root):
 
 def test_read_file_stops_on_a_whole_line_when_the_output_limit_is_near(root):
     (root / "wide.txt").write_text("".join(f"{n:04d} " + "x" * 95 + "\n" for n in range(1, 101)))
-    result = call(root, "read_file", max_output_chars=1200, file_path="wide.txt")
+    result = call_tool(ToolContext(root, max_output_chars=1200), "read_file", file_path="wide.txt")
     *lines, note = result.output.split("\n")
     assert len(result.output) <= 1200
     shown = len(lines)
@@ -105,7 +100,7 @@ def test_read_file_stops_on_a_whole_line_when_the_output_limit_is_near(root):
 
 def test_read_file_cuts_a_very_long_line_and_says_how_much_is_left(root):
     (root / "min.js").write_text("a" * 5000 + "\nshort\n")
-    result = call(root, "read_file", file_path="min.js")
+    result = call_tool(root, "read_file", file_path="min.js")
     first, second = result.output.split("\n")
     assert first == "     1\t" + "a" * 2000 + "… [3,000 more characters on this line]"
     assert second == "     2\tshort"
@@ -113,18 +108,18 @@ def test_read_file_cuts_a_very_long_line_and_says_how_much_is_left(root):
 
 def test_read_file_replaces_bytes_that_are_not_utf8(root):
     (root / "latin1.txt").write_bytes(b"caf\xe9\n")
-    assert call(root, "read_file", file_path="latin1.txt").output == "     1\tcaf\ufffd"
+    assert call_tool(root, "read_file", file_path="latin1.txt").output == "     1\tcaf\ufffd"
 
 
 def test_read_file_of_an_empty_file(root):
     (root / "empty.txt").write_text("")
-    result = call(root, "read_file", file_path="empty.txt")
+    result = call_tool(root, "read_file", file_path="empty.txt")
     assert result.ok and result.output == "[empty file]" and result.summary == "0 lines"
 
 
 def test_read_file_refuses_a_binary_file_and_gives_its_size(root):
     (root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 1226 + b"text after")
-    result = call(root, "read_file", file_path="logo.png")
+    result = call_tool(root, "read_file", file_path="logo.png")
     assert not result.ok
     assert result.error == "logo.png is a binary file (1,244 bytes); read_file reads text files only"
     assert result.output == ""
@@ -134,7 +129,7 @@ def test_read_file_of_a_missing_file_suggests_close_names(root):
     (root / "src").mkdir()
     (root / "src" / "main.py").write_text("print('hi')\n")
     (root / "src" / "util.py").write_text("")
-    result = call(root, "read_file", file_path="src/mian.py")
+    result = call_tool(root, "read_file", file_path="src/mian.py")
     assert not result.ok
     assert result.error == "no such file: src/mian.py; did you mean src/main.py?"
     assert result.summary == result.error
@@ -142,13 +137,13 @@ def test_read_file_of_a_missing_file_suggests_close_names(root):
 
 def test_read_file_of_a_missing_file_with_nothing_close(root):
     (root / "README.md").write_text("")
-    result = call(root, "read_file", file_path="zzz/qqq.txt")
+    result = call_tool(root, "read_file", file_path="zzz/qqq.txt")
     assert result.error == "no such file: zzz/qqq.txt"
 
 
 def test_read_file_of_a_directory_points_at_list_files(root):
     (root / "src").mkdir()
-    result = call(root, "read_file", file_path="src")
+    result = call_tool(root, "read_file", file_path="src")
     assert not result.ok
     assert result.error == "src is a directory, not a file; use list_files to see what it holds"
 
@@ -158,7 +153,7 @@ def test_read_file_range_of_a_huge_file_returns_exactly_those_lines(root):
     with huge.open("w") as out:
         out.writelines(f"line {n} of the huge log, padded to make the file big\n" for n in range(1, 200_001))
     size = huge.stat().st_size
-    result = call(root, "read_file", file_path="huge.log", start_line=5, end_line=10)
+    result = call_tool(root, "read_file", file_path="huge.log", start_line=5, end_line=10)
     expected = [f"{n:>6}\tline {n} of the huge log, padded to make the file big" for n in range(5, 11)]
     assert result.output.split("\n") == expected + [f"[lines 5-10 of a {size / 1024 / 1024:.1f} MB file]"]
 
@@ -173,7 +168,7 @@ def test_read_file_range_near_the_top_does_not_read_the_rest_of_the_file(root):
         return int(re.search(r"rchar: (\d+)", Path("/proc/self/io").read_text()).group(1))
 
     before = bytes_read()
-    result = call(root, "read_file", file_path="huge.log", start_line=5, end_line=10)
+    result = call_tool(root, "read_file", file_path="huge.log", start_line=5, end_line=10)
     read = bytes_read() - before
     assert result.ok and len(result.output.split("\n")) == 7
     assert read < 200_000 < huge.stat().st_size  # a few buffers, not the 10 MB file
@@ -189,24 +184,24 @@ def test_list_files_sorted_with_directories_marked_and_git_skipped(root):
     (root / ".github").mkdir()
     (root / ".git").mkdir()
     (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
-    result = call(root, "list_files")
+    result = call_tool(root, "list_files")
     assert result.ok
     assert result.output.split("\n") == [".env", ".github/", "a.txt", "b.txt", "src/"]
     assert result.summary == "5 entries"
-    assert call(root, "list_files", directory=".").output == result.output
+    assert call_tool(root, "list_files", directory=".").output == result.output
 
 
 def test_list_files_of_a_subdirectory_gives_paths_read_file_accepts(root):
     (root / "src" / "lib").mkdir(parents=True)
     (root / "src" / "main.py").write_text("print('hi')\n")
-    result = call(root, "list_files", directory="src")
+    result = call_tool(root, "list_files", directory="src")
     assert result.output.split("\n") == ["src/lib/", "src/main.py"]
-    assert call(root, "read_file", file_path=result.output.split("\n")[1]).output == "     1\tprint('hi')"
+    assert call_tool(root, "read_file", file_path=result.output.split("\n")[1]).output == "     1\tprint('hi')"
 
 
 def test_list_files_of_an_empty_directory(root):
     (root / "empty").mkdir()
-    result = call(root, "list_files", directory="empty")
+    result = call_tool(root, "list_files", directory="empty")
     assert result.ok and result.output == "[empty directory]" and result.summary == "0 entries"
 
 
@@ -215,7 +210,7 @@ def test_list_files_caps_the_entries_and_says_so(root):
     many.mkdir()
     for n in range(1005):
         (many / f"f{n:04d}").write_text("")
-    result = call(root, "list_files", directory="many")
+    result = call_tool(root, "list_files", directory="many")
     lines = result.output.split("\n")
     assert lines[:-1] == [f"many/f{n:04d}" for n in range(1000)]
     assert lines[-1] == "[1000 of 1005 entries shown]"
@@ -224,14 +219,14 @@ def test_list_files_caps_the_entries_and_says_so(root):
 
 def test_list_files_of_a_missing_directory(root):
     (root / "source").mkdir()
-    result = call(root, "list_files", directory="sourc")
+    result = call_tool(root, "list_files", directory="sourc")
     assert not result.ok
     assert result.error == "no such directory: sourc; did you mean source?"
 
 
 def test_list_files_of_a_file_points_at_read_file(root):
     (root / "a.txt").write_text("x")
-    assert call(root, "list_files", directory="a.txt").error == "a.txt is a file, not a directory; use read_file to read it"
+    assert call_tool(root, "list_files", directory="a.txt").error == "a.txt is a file, not a directory; use read_file to read it"
 
 
 # --- paths: nothing outside the project root
@@ -258,7 +253,7 @@ ESCAPES_FOR_LIST = ["..", "../outside", "{outside}", "/etc", "/", "dir_link", "s
 @pytest.mark.parametrize("path", ESCAPES_FOR_READ)
 def test_read_file_refuses_paths_outside_the_root(links, outside, path):
     given = path.format(outside=outside)
-    result = call(links, "read_file", file_path=given)
+    result = call_tool(links, "read_file", file_path=given)
     assert not result.ok
     assert result.error == f"path {given!r} is outside the project root; use a path inside it"
     assert SECRET not in result.output + result.error
@@ -268,20 +263,20 @@ def test_read_file_refuses_paths_outside_the_root(links, outside, path):
 @pytest.mark.parametrize("path", ESCAPES_FOR_LIST)
 def test_list_files_refuses_paths_outside_the_root(links, outside, path):
     given = path.format(outside=outside)
-    result = call(links, "list_files", directory=given)
+    result = call_tool(links, "list_files", directory=given)
     assert not result.ok
     assert result.error == f"path {given!r} is outside the project root; use a path inside it"
     assert "secret.txt" not in result.output + result.error
 
 
 def test_symlinks_that_stay_inside_the_root_work(links):
-    assert call(links, "read_file", file_path="alias.txt").output == "     1\tinside notes"
-    assert call(links, "read_file", file_path="src_alias/main.py").output == "     1\tprint('hi')"
-    assert call(links, "list_files", directory="src_alias").output == "src/main.py"
+    assert call_tool(links, "read_file", file_path="alias.txt").output == "     1\tinside notes"
+    assert call_tool(links, "read_file", file_path="src_alias/main.py").output == "     1\tprint('hi')"
+    assert call_tool(links, "list_files", directory="src_alias").output == "src/main.py"
 
 
 def test_list_files_names_links_without_following_them_out(links):
-    listing = call(links, "list_files").output.split("\n")
+    listing = call_tool(links, "list_files").output.split("\n")
     assert "dir_link/" in listing and "file_link" in listing
     assert "secret.txt" not in listing
 
@@ -301,7 +296,7 @@ def test_resolve_in_root(root):
 
 def test_a_symlink_loop_is_an_error_not_a_hang(root):
     (root / "loop").symlink_to(root / "loop")
-    result = call(root, "read_file", file_path="loop")
+    result = call_tool(root, "read_file", file_path="loop")
     assert not result.ok and "loop" in result.error
 
 
@@ -314,13 +309,13 @@ def test_display_path(root):
 
 
 def test_unknown_tool_names_the_nearest_and_lists_the_tools(root):
-    result = call(root, "red_file", file_path="a.txt")
+    result = call_tool(root, "red_file", file_path="a.txt")
     assert not result.ok
     assert result.error.startswith("unknown tool 'red_file'; did you mean read_file? (tools: read_file, list_files, ")
 
 
 def test_unknown_tool_with_nothing_near(root):
-    result = call(root, "launch_rockets")
+    result = call_tool(root, "launch_rockets")
     assert result.error.startswith("unknown tool 'launch_rockets' (tools: read_file, list_files, ")
 
 
@@ -341,33 +336,33 @@ READ_FILE_EXPECTS = "expected read_file(file_path: string, start_line?: integer,
 ])
 def test_bad_arguments_say_what_is_wrong_and_what_the_tool_expects(root, arguments, problem):
     (root / "a.txt").write_text("x\n")
-    result = call(root, "read_file", **arguments)
+    result = call_tool(root, "read_file", **arguments)
     assert not result.ok
     assert result.error == f"read_file: {problem}; {READ_FILE_EXPECTS}"
 
 
 def test_a_misnamed_directory_argument_points_at_the_right_name(root):
-    result = call(root, "list_files", dir="src")
+    result = call_tool(root, "list_files", dir="src")
     assert result.error == "list_files: unknown argument 'dir' (did you mean 'directory'?); expected list_files(directory?: string, pattern?: string)"
 
 
 def test_arguments_that_could_not_be_decoded(root):
     broken = ToolCall("call-1", "read_file", {}, error="invalid JSON: Expecting ',' at column 20")
-    result = default_registry().execute(broken, ToolContext(root))
+    result = run_call(root, broken)
     assert result.error == (
         f"read_file: the arguments could not be read (invalid JSON: Expecting ',' at column 20); {READ_FILE_EXPECTS}")
 
 
 def test_arguments_that_are_not_an_object(root):
-    result = default_registry().execute(ToolCall("call-1", "list_files", ["src"]), ToolContext(root))
+    result = run_call(root, ToolCall("call-1", "list_files", ["src"]))
     assert result.error == "list_files: the arguments must be a JSON object, got array; expected list_files(directory?: string, pattern?: string)"
 
 
 def test_numbers_given_as_text_are_accepted_and_null_means_not_given(root):
     write_lines(root / "fifty.txt", 50)
-    result = call(root, "read_file", file_path="fifty.txt", start_line="2", end_line=" 3")
+    result = call_tool(root, "read_file", file_path="fifty.txt", start_line="2", end_line=" 3")
     assert result.output == numbered(range(2, 4)) + "\n[lines 2-3 of 50]"
-    result = call(root, "read_file", file_path="fifty.txt", start_line=49.0, end_line=None)
+    result = call_tool(root, "read_file", file_path="fifty.txt", start_line=49.0, end_line=None)
     assert result.output == numbered(range(49, 51)) + "\n[lines 49-50 of 50]"
 
 
@@ -379,7 +374,7 @@ def test_a_failing_tool_gives_a_one_line_error(root):
     def broken(context, args):
         raise ValueError("bad size\n  with a second line")
 
-    result = ToolRegistry([spec("broken", broken)]).execute(ToolCall("c", "broken", {}), ToolContext(root))
+    result = call_tool(root, "broken", tools=[spec("broken", broken)])
     assert not result.ok
     assert result.error == "broken failed: ValueError: bad size"
     assert result.summary == result.error
@@ -389,14 +384,14 @@ def test_a_tool_error_message_is_the_result_as_it_is(root):
     def refuses(context, args):
         raise ToolError("nothing to do here; try list_files")
 
-    result = ToolRegistry([spec("refuses", refuses)]).execute(ToolCall("c", "refuses", {}), ToolContext(root))
+    result = call_tool(root, "refuses", tools=[spec("refuses", refuses)])
     assert result.error == "nothing to do here; try list_files"
 
 
 def test_long_output_keeps_head_and_tail_and_says_how_much_was_cut(root):
     text = "\n".join(f"row {n}" for n in range(10_000))
-    registry = ToolRegistry([spec("chatty", lambda context, args: ToolResult(ok=True, output=text))])
-    output = registry.execute(ToolCall("c", "chatty", {}), ToolContext(root, max_output_chars=2000)).output
+    chatty = spec("chatty", lambda context, args: ToolResult(ok=True, output=text))
+    output = call_tool(ToolContext(root, max_output_chars=2000), "chatty", tools=[chatty]).output
     assert len(output) <= 2000
     head, marker, tail = re.split(r"\n?(\[\.\.\. [\d,]+ characters cut from the middle \.\.\.\])\n", output)
     cut = int(re.search(r"[\d,]+", marker).group().replace(",", ""))
@@ -408,8 +403,8 @@ def test_long_output_keeps_head_and_tail_and_says_how_much_was_cut(root):
 
 def test_output_within_the_limit_is_untouched(root):
     text = "x" * 2000
-    registry = ToolRegistry([spec("exact", lambda context, args: ToolResult(ok=True, output=text))])
-    assert registry.execute(ToolCall("c", "exact", {}), ToolContext(root, max_output_chars=2000)).output == text
+    exact = spec("exact", lambda context, args: ToolResult(ok=True, output=text))
+    assert call_tool(ToolContext(root, max_output_chars=2000), "exact", tools=[exact]).output == text
 
 
 JSON_VALUES = st.recursive(
@@ -425,7 +420,7 @@ JSON_VALUES = st.recursive(
                                  JSON_VALUES, max_size=4))
 def test_execute_never_raises_whatever_the_model_sends(root, name, arguments):
     (root / "a.txt").write_text("one\ntwo\n")
-    result = default_registry().execute(ToolCall("c", name, arguments), ToolContext(root))
+    result = run_call(root, ToolCall("c", name, arguments))
     assert isinstance(result, ToolResult)
     assert result.ok or (result.error and "\n" not in result.error)
 

@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parent.parent
 SHIPPED = ("pyproject.toml", "setup.cfg", "README.md", "ayder_cli", "prompts")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # built once, however the tests are ordered
 def installed_ayder(tmp_path_factory) -> Path:
     """`ayder` from a fresh venv holding only the wheel; run-time deps come from this env, read-only."""
     work = tmp_path_factory.mktemp("wheel")

@@ -1,19 +1,19 @@
-"""Talking to servers. Knows nothing of tools or the terminal."""
+"""Talking to servers. Knows nothing of tools, config files or the terminal: make_client takes an Endpoint."""
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from typing import Callable
 
-from ayder_cli.config import Config, ollama_api_key, resolve_api_key
+from ayder_cli.endpoint import Endpoint
 from ayder_cli.llm.base import ChatClient, LLMError
 
 
-def make_client(config: Config, env: Mapping[str, str], log: Callable[[str], None] | None = None) -> ChatClient:
-    """The client for the configured provider, with its key, timeouts, stream deadlines and retries."""
+def make_client(endpoint: Endpoint, log: Callable[[str], None] | None = None) -> ChatClient:
+    """The client for the endpoint's provider, with its key, timeouts, stream deadlines and retries."""
+    # The HTTP stack (requests) is loaded here, when a mode needs the network, not at import.
     from ayder_cli.llm.http import Transport
 
-    base_url = config.resolved_base_url
-    key = resolve_api_key(config, env) if config.provider == "openai" else ollama_api_key(config)
+    base_url, key = endpoint.base_url, endpoint.api_key
     headers = {"User-Agent": "ayder"}
     if key:
         headers["Authorization"] = f"Bearer {key}"
@@ -23,7 +23,7 @@ def make_client(config: Config, env: Mapping[str, str], log: Callable[[str], Non
 
     def unreachable(url: str, exc: Exception) -> LLMError:
         reason = redact(_reason(exc))
-        if config.provider == "ollama":
+        if endpoint.provider == "ollama":
             return LLMError(
                 f"cannot reach Ollama at {base_url} ({reason})",
                 "start it with `ollama serve`, or point base_url / OLLAMA_HOST at it",
@@ -35,21 +35,21 @@ def make_client(config: Config, env: Mapping[str, str], log: Callable[[str], Non
 
     transport = Transport(
         headers=headers,
-        connect_timeout_s=config.connect_timeout_s,
-        read_timeout_s=config.timeout_s,
-        max_retries=config.max_retries,
+        connect_timeout_s=endpoint.connect_timeout_s,
+        read_timeout_s=endpoint.read_timeout_s,
+        max_retries=endpoint.max_retries,
         unreachable=unreachable,
-        stream_idle_timeout_s=config.stream_idle_timeout_s,
-        request_timeout_s=config.request_timeout_s,
+        stream_idle_timeout_s=endpoint.stream_idle_timeout_s,
+        request_timeout_s=endpoint.request_timeout_s,
         log=log,
     )
-    if config.provider == "ollama":
+    if endpoint.provider == "ollama":
         from ayder_cli.llm.ollama import OllamaClient
 
         return OllamaClient(base_url, transport, redact=redact)
     from ayder_cli.llm.openai_compat import OpenAIClient
 
-    return OpenAIClient(base_url, transport, has_key=bool(key), api_key_env=config.api_key_env, redact=redact)
+    return OpenAIClient(base_url, transport, has_key=bool(key), api_key_env=endpoint.key_env, redact=redact)
 
 
 def _reason(exc: Exception) -> str:

@@ -32,7 +32,7 @@ class Transport:
         unreachable: Callable[[str, Exception], LLMError],
         stream_idle_timeout_s: float | None = None,
         request_timeout_s: float | None = None,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], None] | None = None,  # the pause between tries (default: pause_before_retry)
         clock: Callable[[], float] = time.monotonic,
         log: Callable[[str], None] | None = None,
     ) -> None:
@@ -43,7 +43,7 @@ class Transport:
         self.unreachable = unreachable
         self.stream_idle_timeout_s = stream_idle_timeout_s
         self.request_timeout_s = request_timeout_s
-        self.sleep = sleep
+        self.sleep = sleep if sleep is not None else pause_before_retry
         self.clock = clock
         self.log = log
 
@@ -127,6 +127,11 @@ def refused_on_loopback(url: str, exc: BaseException) -> bool:
         inner = exc.args[0] if exc.args and isinstance(exc.args[0], BaseException) else None
         exc = exc.__cause__ or exc.__context__ or inner or getattr(exc, "reason", None)
     return False
+
+
+def pause_before_retry(seconds: float) -> None:
+    """The wait between two tries of a Transport not given its own `sleep` (the tests replace it)."""
+    time.sleep(seconds)
 
 
 def backoff_s(attempt: int) -> float:

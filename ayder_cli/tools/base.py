@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Literal
+from typing import Any, Callable, Iterable, Literal, Mapping
 
 from ayder_cli.calls import ToolCall
 from ayder_cli.errors import ToolError  # noqa: F401 (tools import it from here)
@@ -33,6 +33,8 @@ class ToolContext:
     shell_deny: tuple[str, ...] = ()  # regular expressions of commands that are always refused
     shell_timeout_s: float = 120.0  # default timeout of run_shell_command
     mask: Callable[[str], str] = lambda text: text  # hides API keys in what tools save in .ayder/
+    # The environment commands start with (None: ayder's own); the API key is left out of it.
+    env: Mapping[str, str] | None = None
 
     def __post_init__(self) -> None:
         # Resolved once here, so every containment check compares real paths.

@@ -1,229 +1,82 @@
-""".gitignore rules (the root file and nested ones) and a walk of the project that honours them.
+""".gitignore rules (the root file and nested ones), a tool's file glob, and a walk of the project
+that honours the rules.
 
-Pattern semantics follow git's documentation (gitignore(5)): blank lines and `#` comments
-are skipped, trailing unescaped spaces dropped, `!` re-includes, a trailing `/` matches
-directories only, a `/` at the start or in the middle anchors the pattern to the directory
-of its .gitignore (otherwise it matches a name at any depth below it), `*` `?` and `[...]`
-never match `/`, and `**` as a whole path segment matches any number of directories.
-The last matching pattern wins, and a deeper .gitignore overrides a higher one. A file in
-an ignored directory cannot be re-included: the walk never enters an ignored directory.
-`.git` is always ignored. Each pattern is compiled once: to a regular expression without
-nested quantifiers when its shape cannot backtrack much, else to a matcher that tracks the
-set of positions reached, so no path can make matching slow.
+pathspec (its GitIgnoreSpec's reading of gitignore(5)) turns each pattern into a regular
+expression; this module reads the lines around it (blank lines and `#` comments skipped,
+trailing unescaped spaces dropped, `!` re-includes, a trailing `/` for directories only, a
+leading or middle `/` anchors to the .gitignore's directory) and rewrites the few patterns
+pathspec would read otherwise than git (see `_for_pathspec`). The walk asks about one entry at
+a time, its parents already settled, so a line counts when it matches the entry itself; the
+last such line of a file wins, and a deeper .gitignore overrides a higher one. A file in an
+ignored directory cannot be re-included: the walk never enters an ignored directory. `.git`,
+ayder's state directory and unfinished atomic writes are never shown.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator, NamedTuple
 
-from ayder_cli.storage.layout import STATE_DIR
 from ayder_cli.storage.atomic import TEMP_PREFIX
+from ayder_cli.storage.layout import STATE_DIR
 
 ALWAYS_IGNORED = ".git"
 AYDER_STATE = STATE_DIR  # ayder's own transcripts, memory and tasks at the root: not project content
+# Python's regex engine backtracks: a name with many `*` (`*a*a*a*a*b`) can take it hours on
+# a long file name. A .gitignore line past these limits is skipped; a tool's glob past them is
+# matched one path segment at a time with fnmatch, whose translation does not backtrack.
+MAX_STARS_PER_NAME = 3
+MAX_DOUBLE_STARS = 2
+
+# POSIX character classes git knows and pathspec does not, as bracket contents (ASCII, as in git;
+# never `/`, `\`, a leading `!` or `^`: pathspec copies bracket contents into its regex as they are).
+_POSIX_CLASSES = {
+    "alnum": "a-zA-Z0-9", "alpha": "a-zA-Z", "blank": " \t", "cntrl": "\x00-\x1f\x7f",
+    "digit": "0-9", "graph": "0-~!-.", "lower": "a-z", "print": " -.0-~",
+    "punct": ":-@{-~!-.[-`", "space": " \t\n\r\x0b\x0c", "upper": "A-Z", "xdigit": "0-9A-Fa-f",
+}
+_BRACKET_WITH_POSIX_CLASS = re.compile(r"\[([!^]?)((?:\[:[a-z]+:\]|[^\[\]/])*\[:[a-z]+:\](?:\[:[a-z]+:\]|[^\[\]/])*)\]")
+_POSIX_CLASS = re.compile(r"\[:([a-z]+):\]")
+# A `[` with no `]` after it (a `]` first in the brackets is a member, not the end).
+_UNCLOSED_BRACKET = re.compile(r"(?<!\\)\[(?![!^]?\]?[^\]]*\])")
 
 
 def never_shown(name: str, rel_path: str) -> bool:
     """.git, ayder's state folder and the temporary files of unfinished atomic writes."""
     return name == ALWAYS_IGNORED or rel_path == AYDER_STATE or name.startswith(TEMP_PREFIX)
 
-# POSIX character classes git's wildmatch knows, as regex class contents (ASCII, as in git).
-_POSIX_CLASSES = {
-    "alnum": "a-zA-Z0-9", "alpha": "a-zA-Z", "blank": " \\t", "cntrl": "\\x00-\\x1f\\x7f",
-    "digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~",
-    "punct": "!-/:-@\\[-`{-~", "space": " \\t\\n\\r\\x0b\\x0c", "upper": "A-Z", "xdigit": "0-9A-Fa-f",
-}
-
 
 class InvalidPattern(ValueError):
-    """A pattern git would reject (a trailing lone backslash, an unknown [:class:])."""
+    """A pattern that cannot be read (a trailing lone backslash, nothing left to match)."""
+
+
+# --- .gitignore lines
 
 
 @dataclass(frozen=True)
 class Rule:
-    """One compiled .gitignore line (or a tool's glob)."""
+    """One .gitignore line, read."""
 
     source: str  # the line as written, for messages
     glob: str  # the pattern with `!`, the anchoring `/` and the trailing `/` taken off
-    match: Callable[[str], bool]  # fullmatch of the glob (see compile_matcher)
     negated: bool  # `!pattern`: re-include
     dir_only: bool  # `pattern/`: directories only
     anchored: bool  # matched against the path below the .gitignore's directory, not the name
 
-    def matches(self, rel_path: str, name: str, is_dir: bool) -> bool:
-        if self.dir_only and not is_dir:
-            return False
-        return self.match(rel_path if self.anchored else name)
-
-
-# Tokens of a glob: ("one", regex) one character other than `/` (or the `/` itself),
-# ("star", ...) `*`: any run within a path segment, ("dirs", ...) `**/`: zero or more whole
-# directories, ("rest", ...) a final `**`: anything at all.
-Token = tuple[str, str]
-_STAR: Token = ("star", "[^/]*")
-_DIRS: Token = ("dirs", "(?:|.*/)")
-_REST: Token = ("rest", ".*")
-
-
-def tokenize(glob: str) -> list[Token]:
-    """The tokens of a gitignore glob; InvalidPattern if git would reject it."""
-    tokens: list[Token] = []
-    i, n = 0, len(glob)
-    while i < n:
-        char = glob[i]
-        if char == "*":
-            j = i
-            while j < n and glob[j] == "*":
-                j += 1
-            whole_segment = (i == 0 or glob[i - 1] == "/") and (j == n or glob[j] == "/")
-            if j - i >= 2 and whole_segment:
-                if j == n:
-                    tokens.append(_REST)  # `dir/**`, or `**` alone: everything below
-                else:
-                    tokens.append(_DIRS)
-                    j += 1  # the `/` after `**` is part of it
-            else:
-                tokens.append(_STAR)  # other runs of `*` are one `*`
-            i = j
-        elif char == "?":
-            tokens.append(("one", "[^/]"))
-            i += 1
-        elif char == "[":
-            translated, i = _character_class(glob, i)
-            tokens.append(("one", translated))
-        elif char == "\\":
-            if i + 1 == n:
-                raise InvalidPattern("a pattern cannot end with a lone backslash")
-            tokens.append(("one", re.escape(glob[i + 1])))
-            i += 2
-        else:
-            tokens.append(("one", re.escape(char)))
-            i += 1
-    return tokens
-
-
-def glob_to_regex(glob: str) -> str:
-    """The glob as a regular expression to fullmatch: `*` -> `[^/]*`, `?` -> `[^/]`, `[...]`
-    -> a class that never matches `/`, `**/` -> `(?:|.*/)`, a final `**` -> `.*`."""
-    return "".join(text for _, text in tokenize(glob))
-
-
-def compile_matcher(glob: str) -> Callable[[str], bool]:
-    """A function telling whether a path (or name) matches the glob, in linear time.
-
-    Shapes that cannot backtrack much (at most one `*` per segment and one `**`) use the
-    regex; others, such as `*a*b*c` or `a/**/b/**/c`, use a matcher that tracks the set of
-    positions reached, token by token, so no input can make it slow.
-    """
-    tokens = tokenize(glob)
-    if _backtracks_little(tokens):
-        fullmatch = re.compile("".join(text for _, text in tokens), re.DOTALL).fullmatch
-        return lambda text: fullmatch(text) is not None
-    steps = [(kind, re.compile(text, re.DOTALL).fullmatch if kind == "one" else None)
-             for kind, text in tokens]
-    return lambda text: _positions_match(steps, text)
-
-
-def _backtracks_little(tokens: list[Token]) -> bool:
-    if sum(kind in ("dirs", "rest") for kind, _ in tokens) > 1:
-        return False
-    stars = 0
-    for kind, text in tokens:
-        if kind == "star":
-            stars += 1
-            if stars > 1:
-                return False  # two `*` in one segment: polynomial backtracking
-        elif kind == "dirs" or text == "/":
-            stars = 0  # a new segment
-    return True
-
-
-def _positions_match(steps: list[tuple[str, Any]], text: str) -> bool:
-    """Run the tokens over text keeping every position reachable so far (a set, not a search)."""
-    size = len(text)
-    reached = [0]  # sorted, distinct
-    for kind, one in steps:
-        if not reached:
-            return False
-        if kind == "one":
-            reached = [at + 1 for at in reached if at < size and one(text[at])]
-        elif kind == "star":  # every position up to the end of the current segment
-            grown: list[int] = []
-            for at in reached:
-                if grown and at <= grown[-1]:
-                    continue  # inside a run already grown to the same segment's end
-                end = text.find("/", at)
-                grown.extend(range(at, (size if end == -1 else end) + 1))
-            reached = grown
-        elif kind == "dirs":  # the position itself, and every position just after a later `/`
-            first = reached[0]
-            reached = sorted(set(reached) | {at + 1 for at in range(first, size) if text[at] == "/"})
-        else:  # "rest": anything to the end
-            return True
-    return bool(reached) and reached[-1] == size
-
-
-def _character_class(glob: str, start: int) -> tuple[str, int]:
-    """The regex for the bracket expression at glob[start] == "[", and the index after it.
-
-    An unclosed `[` is a literal `[`. `[!...]` and `[^...]` negate; `]` first is literal.
-    """
-    i, n = start + 1, len(glob)
-    negated = i < n and glob[i] in "!^"
-    if negated:
-        i += 1
-    members: list[str] = []  # regex class pieces
-    covers_slash = False
-    first = True
-    while i < n and (glob[i] != "]" or first):
-        first = False
-        if glob.startswith("[:", i):
-            close = glob.find(":]", i + 2)
-            if close != -1:
-                name = glob[i + 2:close]
-                if name not in _POSIX_CLASSES:
-                    raise InvalidPattern(f"unknown character class [:{name}:]")
-                members.append(_POSIX_CLASSES[name])
-                covers_slash |= name in ("graph", "print", "punct")
-                i = close + 2
-                continue
-        if glob[i] == "\\" and i + 1 < n:
-            low, i = glob[i + 1], i + 2
-        else:
-            low, i = glob[i], i + 1
-        if i + 1 < n and glob[i] == "-" and glob[i + 1] != "]":
-            if glob[i + 1] == "\\" and i + 2 < n:
-                high, i = glob[i + 2], i + 3
-            else:
-                high, i = glob[i + 1], i + 2
-            if low <= high:  # a reversed range matches nothing, as in git
-                members.append(f"{_class_char(low)}-{_class_char(high)}")
-                covers_slash |= low <= "/" <= high
-        else:
-            members.append(_class_char(low))
-            covers_slash |= low == "/"
-    if i >= n:  # no closing bracket: the `[` is an ordinary character
-        return re.escape("["), start + 1
-    body = "".join(members)
-    if negated:
-        return f"[^/{body}]", i + 1
-    if not body:
-        return "(?!)", i + 1  # matches nothing
-    return (f"(?!/)[{body}]" if covers_slash else f"[{body}]"), i + 1
-
-
-def _class_char(char: str) -> str:
-    return "\\" + char if char in "\\]^-[" else char
+    def for_pathspec(self) -> str:
+        """The pattern as pathspec should read it to answer as git does (without the `!`,
+        which changes the verdict, not what matches)."""
+        return f"{'/' if self.anchored else ''}{_for_pathspec(self.glob)}{'/' if self.dir_only else ''}"
 
 
 def parse_line(line: str) -> Rule | None:
     """The rule of one .gitignore line; None for blank lines, comments and invalid patterns."""
-    line = line.rstrip("\r")
-    line = _trim_trailing_spaces(line)
+    line = _trim_trailing_spaces(line.rstrip("\r"))
     if not line or line.startswith("#"):
         return None
     source = line
@@ -235,13 +88,9 @@ def parse_line(line: str) -> Rule | None:
     anchored = "/" in line
     if line.startswith("/"):
         line = line[1:]
-    if not line:
-        return None
-    try:
-        match = compile_matcher(line)
-    except (InvalidPattern, re.error):
+    if not line or _ends_with_lone_backslash(line):
         return None  # git matches nothing with a broken pattern
-    return Rule(source, line, match, negated, dir_only, anchored)
+    return Rule(source, line, negated, dir_only, anchored)
 
 
 def parse(text: str) -> list[Rule]:
@@ -249,24 +98,6 @@ def parse(text: str) -> list[Rule]:
     if text.startswith("\ufeff"):
         text = text[1:]
     return [rule for rule in map(parse_line, text.split("\n")) if rule is not None]
-
-
-def compile_glob(pattern: str) -> Rule:
-    """A user's glob (a tool's file pattern) as a rule: `*.py` matches names at any depth,
-    a pattern with a `/` (`src/*.py`, `**/test_*.py`) matches the whole relative path.
-    InvalidPattern if it cannot be read."""
-    dir_only = pattern.endswith("/")
-    body = pattern.rstrip("/") if dir_only else pattern
-    anchored = "/" in body
-    if body.startswith("/"):
-        body = body[1:]
-    if not body:
-        raise InvalidPattern("the pattern is empty")
-    try:
-        match = compile_matcher(body)
-    except re.error as exc:  # not expected: the translation escapes everything it does not mean
-        raise InvalidPattern(str(exc)) from None
-    return Rule(pattern, body, match, False, dir_only, anchored)
 
 
 def _trim_trailing_spaces(line: str) -> str:
@@ -281,12 +112,206 @@ def _trim_trailing_spaces(line: str) -> str:
     return line[:end]
 
 
+def _ends_with_lone_backslash(glob: str) -> bool:
+    return (len(glob) - len(glob.rstrip("\\"))) % 2 == 1
+
+
+def _for_pathspec(glob: str) -> str:
+    """The glob rewritten where pathspec would read it otherwise than git: POSIX classes
+    (`[[:digit:]]`) spelled out, an unclosed `[` made literal (pathspec drops the line), and
+    `dir/**` given as `dir/**/*` (pathspec would match `dir` itself, which git enters: a file in
+    it can still be re-included)."""
+    glob = _BRACKET_WITH_POSIX_CLASS.sub(_spell_posix_classes, glob)
+    glob = _UNCLOSED_BRACKET.sub(r"\\[", glob)
+    return glob + "/*" if glob.endswith("/**") else glob
+
+
+def _spell_posix_classes(bracket: re.Match[str]) -> str:
+    negation, body = bracket.group(1), bracket.group(2)
+    spelled = _POSIX_CLASS.sub(lambda found: _POSIX_CLASSES.get(found.group(1), found.group(0)), body)
+    return f"[{negation}{spelled}]"
+
+
+def _matches_everything(glob: str, anchored: bool) -> bool:
+    """`*`, `**`, `**/*`...: every path (pathspec takes a shortcut of its own for these)."""
+    segments = glob.split("/")
+    if len(segments) == 1 and segments[0] == "*":
+        return not anchored
+    return all(segment == "**" for segment in segments[:-1]) and segments[-1] in ("*", "**") \
+        and "**" in segments
+
+
+def _backtracks_little(glob: str) -> bool:
+    """Whether a regex for the glob stays fast on any path (see MAX_STARS_PER_NAME)."""
+    segments = glob.split("/")
+    if segments.count("**") > MAX_DOUBLE_STARS:
+        return False
+    return all(len(re.findall(r"\*+", segment)) <= MAX_STARS_PER_NAME
+               for segment in segments if segment != "**")
+
+
+def pathspec_regex(line: str) -> str | None:
+    """The regular expression pathspec's GitIgnoreSpec makes of one line (None: it matches
+    nothing); ValueError if pathspec rejects the line."""
+    from pathspec import GitIgnoreSpec  # lazy: only a walk or a glob needs it, never `ayder --version`
+
+    with warnings.catch_warnings():  # bracket contents reach `re` as written: "possible nested set"
+        warnings.simplefilter("ignore", FutureWarning)
+        patterns = GitIgnoreSpec.from_lines([line]).patterns
+    regex = patterns[0].regex if patterns else None
+    return regex.pattern if regex is not None else None
+
+
+Matcher = Callable[[str], bool]
+
+
+def line_regex(rule: Rule) -> re.Pattern[str] | None:
+    """A regex that finds a match when the line matches an entry itself, not through a
+    directory above it; None if the line matches nothing. It is searched in the entry's path
+    below the .gitignore's directory (its name if the line is not anchored), with a trailing
+    `/` for a directory.
+
+    pathspec's regexes also match what is below a matched directory (`build/` matches
+    `build/gen.py`); held to the end of the path they answer for the entry alone, as the walk
+    asks: it never enters an ignored directory, so the parents are settled, and a directory
+    named explicitly shows what is in it.
+    """
+    if not _backtracks_little(rule.glob):
+        return None
+    if _matches_everything(rule.glob, rule.anchored):
+        return re.compile(r"/\Z" if rule.dir_only else "")
+    try:
+        regex = pathspec_regex(rule.for_pathspec())
+    except ValueError:  # GitIgnorePatternError: git matches nothing with it either
+        return None
+    return None if regex is None else re.compile(f"(?:{regex})\\Z")
+
+
+# --- a tool's file glob
+
+
+@dataclass(frozen=True)
+class Glob:
+    """A user's glob (a tool's file pattern): `*.py` matches names at any depth, a pattern with
+    a `/` (`src/*.py`, `**/test_*.py`) the whole path below the directory searched."""
+
+    source: str  # as given, for messages
+    glob: str  # without the leading and trailing `/`
+    match: Matcher  # fullmatch of the glob (see compile_matcher)
+    dir_only: bool  # `pattern/`: directories only
+    anchored: bool  # matched against the relative path, not the name
+
+    def matches(self, rel_path: str, name: str, is_dir: bool) -> bool:
+        if self.dir_only and not is_dir:
+            return False
+        return self.match(rel_path if self.anchored else name)
+
+
+def compile_glob(pattern: str) -> Glob:
+    """A tool's glob, ready to match; InvalidPattern if it cannot be read."""
+    dir_only = pattern.endswith("/")
+    body = pattern.rstrip("/") if dir_only else pattern
+    anchored = "/" in body
+    if body.startswith("/"):
+        body = body[1:]
+    if not body:
+        raise InvalidPattern("the pattern is empty")
+    return Glob(pattern, body, compile_matcher(body), dir_only, anchored)
+
+
+def glob_to_regex(glob: str) -> str:
+    """The glob as a regular expression to fullmatch a `/`-separated path, as pathspec
+    translates it: `*` and `?` never match `/`, `**/` matches any number of directories.
+    ValueError if pathspec rejects it."""
+    body = _for_pathspec(glob)
+    if _matches_everything(body, anchored=True):
+        return ".+"
+    regex = pathspec_regex("/" + body)
+    return "(?!)" if regex is None else regex
+
+
+def compile_matcher(glob: str) -> Matcher:
+    """A function telling whether a path (or name) matches the glob as a whole, fast on any input.
+
+    Most globs run as one regex (glob_to_regex); those with many `*` in one name or several `**`
+    run name by name with fnmatch, so no path can make matching slow.
+    """
+    if _ends_with_lone_backslash(glob):
+        raise InvalidPattern("a pattern cannot end with a lone backslash")
+    if not _backtracks_little(glob):
+        return _segment_matcher(_for_pathspec(glob))
+    try:
+        fullmatch = re.compile(glob_to_regex(glob), re.DOTALL).fullmatch
+    except (ValueError, re.error):  # pathspec rejects it: match nothing, as git does
+        return lambda text: False
+    return lambda text: fullmatch(text) is not None
+
+
+def _segment_matcher(glob: str) -> Matcher:
+    """Match name by name: fnmatch for each name (its regex cannot backtrack badly), `**` for
+    any number of whole names (one or more at the end)."""
+    steps = [None if segment == "**" else re.compile(fnmatch.translate(_as_fnmatch(segment))).match
+             for segment in glob.split("/")]
+    return lambda path: _names_match(steps, path.split("/"))
+
+
+def _names_match(steps: list[Callable | None], names: list[str]) -> bool:
+    """Keep the set of name positions reachable so far: a set, not a search, so no backtracking."""
+    reached = {0}
+    for index, step in enumerate(steps):
+        if step is None and index == len(steps) - 1:
+            return min(reached) < len(names)  # a final `**`: one or more names left
+        if step is None:
+            reached = set(range(min(reached), len(names) + 1))
+        else:
+            reached = {at + 1 for at in reached if at < len(names) and step(names[at])}
+        if not reached:
+            return False
+    return len(names) in reached
+
+
+def _as_fnmatch(segment: str) -> str:
+    """git's glob syntax in fnmatch's: `\\*` as `[*]`, `[^...]` as `[!...]`."""
+    out, i = [], 0
+    while i < len(segment):
+        if segment[i] == "\\" and i + 1 < len(segment):
+            escaped = segment[i + 1]
+            out.append(f"[{escaped}]" if escaped in "*?[" else escaped)
+            i += 2
+        elif segment.startswith("[^", i):
+            out.append("[!")
+            i += 2
+        else:
+            out.append(segment[i])
+            i += 1
+    return "".join(out)
+
+
+# --- the rules of one project
+
+
 @dataclass(frozen=True)
 class RuleSet:
     """The rules of one .gitignore, with the directory (relative to the root) they apply below."""
 
     base: str  # "" for the root, else "src/pkg"
     rules: tuple[Rule, ...]
+    lines: tuple[tuple[bool, bool, re.Pattern[str]], ...]  # (ignores, anchored, line_regex), last first
+
+    @classmethod
+    def of(cls, base: str, rules: tuple[Rule, ...]) -> RuleSet:
+        lines = [(not rule.negated, rule.anchored, line_regex(rule)) for rule in reversed(rules)]
+        return cls(base, rules, tuple(line for line in lines if line[2] is not None))
+
+    def decides(self, rel_path: str, name: str, is_dir: bool) -> bool | None:
+        """True: ignored, False: re-included, None: no line of this file matches (the last
+        matching line wins)."""
+        slash = "/" if is_dir else ""
+        below = (rel_path[len(self.base) + 1:] if self.base else rel_path) + slash
+        for ignores, anchored, regex in self.lines:
+            if regex.search(below if anchored else name + slash) is not None:
+                return ignores
+        return None
 
 
 class IgnoreRules:
@@ -307,7 +332,7 @@ class IgnoreRules:
             return cached
         parent = self.chain(directory.rpartition("/")[0]) if directory else ()
         rules = self._read(directory)
-        chain = parent + (RuleSet(directory, rules),) if rules else parent
+        chain = parent + (RuleSet.of(directory, rules),) if rules else parent
         self._chains[directory] = chain
         return chain
 
@@ -340,16 +365,17 @@ class IgnoreRules:
 
 def _decide(chain: tuple[RuleSet, ...], rel_path: str, name: str, is_dir: bool) -> bool:
     for rule_set in reversed(chain):  # the deepest .gitignore speaks first
-        below = rel_path[len(rule_set.base) + 1:] if rule_set.base else rel_path
-        for rule in reversed(rule_set.rules):  # within a file, the last match wins
-            if rule.matches(below, name, is_dir):
-                return not rule.negated
+        decided = rule_set.decides(rel_path, name, is_dir)
+        if decided is not None:
+            return decided
     return False
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One entry the walk yields."""
+# --- the walk
+
+
+class Entry(NamedTuple):
+    """One entry the walk yields (a tuple: the walk makes one per file, and a tuple is made fastest)."""
 
     rel: str  # root-relative, `/`-separated
     path: str  # absolute

@@ -16,7 +16,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Iterable, Mapping, NamedTuple
 
 from ayder_cli.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
 from ayder_cli.tools.shell_policy import check_command
@@ -33,12 +33,14 @@ KILL_TAIL_LINES = 20  # lines of output shown when a process is killed
 # --- one process group
 
 
-def spawn(command: str, cwd: Path, stdout: int, stderr: int) -> subprocess.Popen:
-    """`/bin/sh -c command` in its own session (so its own process group), stdin closed."""
+def spawn(command: str, cwd: Path, stdout: int, stderr: int,
+          env: Mapping[str, str] | None = None) -> subprocess.Popen:
+    """`/bin/sh -c command` in its own session (so its own process group), stdin closed;
+    env: its environment (None: ayder's own)."""
     try:
         return subprocess.Popen(
             [SHELL, "-c", command], cwd=cwd, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-            start_new_session=True,
+            start_new_session=True, env=env,
         )
     except OSError as exc:
         raise ToolError(f"cannot start {SHELL}: {exc.strerror or exc}") from None
@@ -272,14 +274,14 @@ class ProcessManager:
         self._entries: dict[int, _Background] = {}
         self._next_id = 1
 
-    def start(self, command: str) -> int:
-        """Start the command; its id. ToolError when max_processes are already running."""
+    def start(self, command: str, env: Mapping[str, str] | None = None) -> int:
+        """Start the command (with env: see spawn); its id. ToolError when max_processes are already running."""
         running = [entry for entry in self._entries.values() if entry.running()]
         if len(running) >= self.max_processes:
             ids = ", ".join(str(entry.id) for entry in running)
             raise ToolError(f"{len(running)} background processes are already running (ids {ids}), the most "
                             f"allowed; stop one with kill_background_process first")
-        process = spawn(command, self.root, subprocess.PIPE, subprocess.STDOUT)
+        process = spawn(command, self.root, subprocess.PIPE, subprocess.STDOUT, env=env)
         entry = _Background(self._next_id, command, process, Capture(self.max_output_chars), time.monotonic())
         self._next_id += 1
         entry.reader = threading.Thread(target=_read_into, args=(entry,), name=f"ayder-background-{entry.id}",
@@ -406,7 +408,7 @@ def run_background_process(context: ToolContext, args: dict[str, Any]) -> ToolRe
     manager = _manager(context)
     command = args["command"]
     check_command(command, context.shell_deny)
-    process_id = manager.start(command)
+    process_id = manager.start(command, env=context.env)
     exited = manager.wait(process_id, START_PEEK_S)
     text = f"started process {process_id}\n{manager.output(process_id)}"
     if exited and manager.status(process_id) != "exited with code 0":

@@ -3,7 +3,9 @@ get_project_structure and get_file_info. All of them honour .gitignore (see giti
 
 search_codebase runs ripgrep when `rg` is on PATH and a Python search otherwise; both give
 the same lines in the same order (files in path order, lines in file order), because both
-feed one formatter with the same records: (path, line number, is it a match, text).
+feed one formatter with the same records: (path, line number, is it a match, text). The
+Python search (line_matches.py finds the lines) sends a Tally instead of the lines past the
+result cap: they are counted, never shown, and counting is much cheaper.
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator, Union
+from typing import Any, Iterator
 
 from ayder_cli.storage.layout import STATE_DIR
 from ayder_cli.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
 from ayder_cli.storage.atomic import TEMP_PREFIX
-from ayder_cli.tools.gitignore import IgnoreRules, InvalidPattern, Rule, compile_glob, scan, walk_entries
+from ayder_cli.tools.gitignore import Glob, IgnoreRules, InvalidPattern, compile_glob, scan, walk_entries
+from ayder_cli.tools.line_matches import Record, Tally, Text, file_records, is_plain_literal, required_literal
 from ayder_cli.storage.paths import display_path, resolve_in_root
 
 # "auto": ripgrep when it is on PATH, else Python; "python" or "rg" force one (tests, benchmarks).
@@ -38,8 +41,6 @@ TREE_MAX_PER_DIR = 40
 DEFAULT_DEPTH = 3
 COUNT_LINES_UP_TO_BYTES = 32 * 1024 * 1024
 
-Text = Union[str, bytes]  # rg hands over bytes, decoded only for the lines shown
-Record = tuple[str, int, bool, Text]  # (root-relative path, line number, is a match, line text)
 
 
 # --- search_codebase
@@ -53,8 +54,9 @@ class Query:
     context: int
     start: str  # root-relative directory or file ("" for the root)
     start_is_file: bool
-    file_glob: Rule | None
+    file_glob: Glob | None
     literal: str | None = None  # a string every match contains (see required_literal)
+    plain: bool = False  # the pattern is that string and nothing else (see is_plain_literal)
 
 
 def search_codebase(context: ToolContext, args: dict[str, Any]) -> ToolResult:
@@ -97,15 +99,16 @@ def search(
         except InvalidPattern as exc:
             raise ToolError(f"invalid file_pattern {file_pattern!r}: {exc}") from None
     start = "" if target == root else display_path(root, target)
+    literal = required_literal(regex)
     query = Query(regex, pattern, case_sensitive, max(0, min(context_lines, MAX_CONTEXT_LINES)),
-                  start, not target.is_dir(), glob, required_literal(regex))
+                  start, not target.is_dir(), glob, literal, literal is not None and is_plain_literal(regex))
     rules = IgnoreRules.for_root(root)
-    records = _records(rules, query, backend or BACKEND)
-    output, summary = _format(records, query, max(1, min(max_results, MAX_RESULTS_LIMIT)))
+    cap = max(1, min(max_results, MAX_RESULTS_LIMIT))
+    output, summary = _format(_records(rules, query, backend or BACKEND, cap), query, cap)
     return ToolResult(ok=True, output=output, summary=summary)
 
 
-def _records(rules: IgnoreRules, query: Query, backend: str) -> Iterator[Record]:
+def _records(rules: IgnoreRules, query: Query, backend: str, cap: int) -> Iterator[Record | Tally]:
     if backend not in ("auto", "python", "rg"):
         raise ValueError(f"unknown search backend {backend!r}")
     rg = shutil.which("rg") if backend != "python" else None
@@ -116,9 +119,9 @@ def _records(rules: IgnoreRules, query: Query, backend: str) -> Iterator[Record]
         try:
             first = next(records, None)
         except _RipgrepFailed:  # e.g. a pattern only Python's re accepts (look-around)
-            return python_records(rules, query)
+            return python_records(rules, query, cap)
         return _chain(first, records)
-    return python_records(rules, query)
+    return python_records(rules, query, cap)
 
 
 def _chain(first: Record | None, rest: Iterator[Record]) -> Iterator[Record]:
@@ -127,14 +130,19 @@ def _chain(first: Record | None, rest: Iterator[Record]) -> Iterator[Record]:
         yield from rest
 
 
-def _format(records: Iterator[Record], query: Query, max_results: int) -> tuple[str, str]:
+def _format(records: Iterator[Record | Tally], query: Query, max_results: int) -> tuple[str, str]:
     """grep-like lines for the first max_results matching lines, their context, and a note."""
     lines: list[str] = []
     shown = total = 0
     files: set[str] = set()
     previous: tuple[str, int] | None = None  # the last record shown
     last_match_line = 0
-    for path, number, is_match, text in records:
+    for record in records:
+        if type(record) is Tally:  # lines past the cap, counted by the Python search
+            total += record.matches
+            files.add(record.path)
+            continue
+        path, number, is_match, text = record
         if is_match:
             total += 1
             files.add(path)
@@ -181,26 +189,45 @@ def _no_matches(query: Query) -> str:
 # --- the Python search
 
 
-def python_records(rules: IgnoreRules, query: Query) -> Iterator[Record]:
-    """The records of every matching line, walking and reading the files in Python."""
-    if query.start_is_file:
-        name = query.start.rpartition("/")[2]
-        files: Iterator[tuple[str, str]] = iter([(query.start, str(rules.root / query.start))])
-        if query.file_glob and not query.file_glob.matches(name, name, False):
-            return
-    else:
-        files = ((entry.rel, entry.path) for entry in walk_entries(rules, query.start)
-                 if entry.kind == "file" and _wanted(query, entry.rel))
-    literal = query.literal
-    raw_literal = literal.encode("utf-8") if literal and query.case_sensitive else None
-    for rel, path in files:
-        data = _read(path)
-        if data is None or data.find(b"\0", 0, BINARY_SNIFF_BYTES) != -1:
-            continue  # unreadable or binary: skipped, as rg does
-        if raw_literal is not None and data.find(raw_literal) == -1:
-            continue  # cannot match: not even decoded
-        text = data.decode("utf-8", errors="replace")
-        yield from file_records(rel, text, query.regex, query.context, literal, not query.case_sensitive)
+def python_records(rules: IgnoreRules, query: Query, limit: int | None = None) -> Iterator[Record | Tally]:
+    """The records of every matching line, walking and reading the files in Python; past
+    `limit` matching lines, one Tally per file instead (counting is cheaper than showing)."""
+    left = limit
+    for rel, path in _files(rules, query):
+        text = _text(path, query)
+        if text is None:
+            continue
+        for record in file_records(rel, text, query.regex, query.context, query.literal,
+                                   not query.case_sensitive, left):
+            if left is not None and type(record) is not Tally and record[2]:
+                left -= 1
+            yield record
+
+
+def _files(rules: IgnoreRules, query: Query) -> Iterator[tuple[str, str]]:
+    """(root-relative, absolute) path of each file to search."""
+    if not query.start_is_file:
+        yield from ((entry.rel, entry.path) for entry in walk_entries(rules, query.start)
+                    if entry.kind == "file" and _wanted(query, entry.rel))
+        return
+    name = query.start.rpartition("/")[2]
+    if query.file_glob is None or query.file_glob.matches(name, name, False):
+        yield query.start, str(rules.root / query.start)
+
+
+def _text(path: str, query: Query) -> Text | None:
+    """The file's text; None if it is unreadable, binary, or lacks the literal every match holds.
+    The bytes as they are for a plain literal: the lines shown are decoded, nothing else."""
+    data = _read(path)
+    if data is None:
+        return None
+    if query.literal and query.case_sensitive and data.find(query.literal.encode("utf-8")) == -1:
+        return None  # cannot match: not even decoded
+    if data.find(b"\0", 0, BINARY_SNIFF_BYTES) != -1:
+        return None  # binary: skipped, as rg does
+    if query.plain and (query.case_sensitive or data.isascii()):
+        return data
+    return data.decode("utf-8", errors="replace")
 
 
 def _read(path: str) -> bytes | None:
@@ -237,151 +264,6 @@ def _wanted(query: Query, rel: str) -> bool:
         return True
     below = rel[len(query.start) + 1:] if query.start else rel
     return query.file_glob.matches(below, below.rpartition("/")[2], False)
-
-
-def required_literal(regex: re.Pattern[str]) -> str | None:
-    """The longest run of plain characters (3 or more) that every match must contain, or None.
-
-    It lets the search find candidate lines with str.find, much faster than re's own scan,
-    and run the regex only on them. Only the top-level sequence is read (groups without
-    flags are inlined by the parser); alternatives, repeats and classes end a run.
-    """
-    try:
-        from re import _parser as parser  # type: ignore[attr-defined]  # Python 3.11+
-    except ImportError:  # pragma: no cover - Python 3.10
-        import sre_parse as parser  # type: ignore[no-redef]
-    try:
-        parsed = parser.parse(regex.pattern, regex.flags)
-    except Exception:  # a private API: if it changes, search without the shortcut
-        return None
-    best, run = "", []
-    for op, value in list(_flatten(parser, parsed)) + [(None, None)]:
-        if op == parser.LITERAL and value != 10:  # not "\n": a match never spans lines
-            run.append(chr(value))
-            continue
-        if len(run) > len(best):
-            best = "".join(run)
-        run = []
-    if len(best) < 3 or "\ufffd" in best:
-        return None
-    if regex.flags & re.IGNORECASE:
-        return best.lower() if best.isascii() else None
-    return best
-
-
-def _flatten(parser: Any, items: Any) -> Iterator[tuple[Any, Any]]:
-    """The parsed sequence with the contents of plain groups (no flags) in their place."""
-    for op, value in items:
-        if op == parser.SUBPATTERN and not value[1] and not value[2]:
-            yield from _flatten(parser, value[3])
-        else:
-            yield op, value
-
-
-def file_records(path: str, text: str, regex: re.Pattern[str], context: int,
-                 literal: str | None = None, ignore_case: bool = False) -> Iterator[Record]:
-    """The matching lines of one file's text, and `context` lines around each."""
-    last_line, last_end = 0, -1  # the last matching line, and the offset of its end
-    counted_at, counted_line = 0, 1  # a line start whose number is known
-    if literal is not None and (not ignore_case or text.isascii()):
-        spans = _candidate_lines(text, regex, literal, ignore_case)
-    else:
-        spans = _regex_lines(text, regex)
-    for line_start, line_end in spans:
-        number = counted_line + text.count("\n", counted_at, line_start)
-        counted_at, counted_line = line_start, number
-        if context:
-            yield from _context_between(path, text, last_line, last_end, number, line_start, context)
-        yield path, number, True, text[line_start:line_end]
-        last_line, last_end = number, line_end
-    if context and last_line:
-        for offset, (start, end) in enumerate(_lines_after(text, last_end, context), 1):
-            yield path, last_line + offset, False, text[start:end]
-
-
-def _regex_lines(text: str, regex: re.Pattern[str]) -> Iterator[tuple[int, int]]:
-    """(start, end) of each line the regex matches in, running it over the whole text.
-
-    A match must lie within one line (as in grep and rg): one that runs across a newline
-    counts only if the regex also matches inside the line where it starts.
-    """
-    size = len(text)
-    search = regex.search
-    pos = 0
-    while pos <= size:
-        match = search(text, pos)
-        if match is None:
-            return
-        start = match.start()
-        line_start = text.rfind("\n", 0, start) + 1
-        if line_start == size and (size == 0 or text[-1] == "\n"):
-            return  # the empty "line" after the last newline is not a line
-        line_end = text.find("\n", start)
-        if line_end == -1:
-            line_end = size
-        if match.end() <= line_end or search(text, line_start, line_end) is not None:
-            yield line_start, line_end
-        pos = line_end + 1
-
-
-def _candidate_lines(text: str, regex: re.Pattern[str], literal: str,
-                     ignore_case: bool) -> Iterator[tuple[int, int]]:
-    """(start, end) of each line holding `literal` in which the regex matches."""
-    haystack = text.lower() if ignore_case else text  # ASCII only: same offsets
-    find, search = haystack.find, regex.search
-    pos = 0
-    while True:
-        found = find(literal, pos)
-        if found == -1:
-            return
-        line_start = text.rfind("\n", 0, found) + 1
-        line_end = text.find("\n", found)
-        if line_end == -1:
-            line_end = len(text)
-        if search(text, line_start, line_end) is not None:
-            yield line_start, line_end
-        pos = line_end + 1
-
-
-def _context_between(path: str, text: str, last_line: int, last_end: int, number: int,
-                     line_start: int, context: int) -> Iterator[Record]:
-    """Context lines between the previous matching line (0: none) and this one."""
-    gap = number - last_line - 1
-    if gap <= 0:
-        return
-    after = min(context, gap) if last_line else 0
-    before = min(context, gap - after)
-    if last_line and after + before >= gap:  # the two ranges meet: one run forward
-        after, before = gap, 0
-    for offset, (start, end) in enumerate(_lines_after(text, last_end, after), 1):
-        yield path, last_line + offset, False, text[start:end]
-    spans = list(_lines_before(text, line_start, before))
-    for offset, (start, end) in enumerate(reversed(spans)):
-        yield path, number - len(spans) + offset, False, text[start:end]
-
-
-def _lines_after(text: str, line_end: int, count: int) -> Iterator[tuple[int, int]]:
-    """(start, end) of up to `count` lines after the line ending at line_end."""
-    start = line_end + 1
-    for _ in range(count):
-        if start >= len(text):
-            return
-        end = text.find("\n", start)
-        if end == -1:
-            end = len(text)
-        yield start, end
-        start = end + 1
-
-
-def _lines_before(text: str, line_start: int, count: int) -> Iterator[tuple[int, int]]:
-    """(start, end) of up to `count` lines before the line starting at line_start, nearest first."""
-    end = line_start - 1
-    for _ in range(count):
-        if end < 0:
-            return
-        start = text.rfind("\n", 0, end) + 1
-        yield start, end
-        end = start - 1
 
 
 # --- the ripgrep search

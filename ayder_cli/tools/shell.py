@@ -31,7 +31,7 @@ def run_shell_command(context: ToolContext, args: dict[str, Any]) -> ToolResult:
     check_command(command, context.shell_deny)
     timeout, notes = _timeout(args.get("timeout_s"), context.shell_timeout_s)
     keep = max(context.max_output_chars - FRAME_ROOM, 200)
-    process = spawn(command, context.root, subprocess.PIPE, subprocess.PIPE)
+    process = spawn(command, context.root, subprocess.PIPE, subprocess.PIPE, env=context.env)
     timed_out = leftovers = False
     try:
         streams = {process.stdout: Capture(keep), process.stderr: Capture(keep)}

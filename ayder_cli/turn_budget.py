@@ -1,0 +1,70 @@
+"""The tool round trips one user message may take (-I), and the checkpoints that start them again.
+
+When the round trips are spent, a checkpoint (the model's summary of the work,
+saved in the project) lets the work go on in a fresh context, at most
+max_checkpoints times; after that the turn goes back to the user.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class IterationController:
+    """Counts tool round trips for one user message against the budget (-I)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+
+    def next_turn(self) -> bool:
+        if self.used >= self.limit:
+            return False
+        self.used += 1
+        return True
+
+    @property
+    def exhausted(self) -> bool:
+        return self.used >= self.limit
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """Write checkpoint `cycle`, then go on from it with the round trips counted from zero."""
+
+    cycle: int  # 1 for the first checkpoint of this message
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Give the turn back to the user; the reason says why and how to go on."""
+
+    reason: str
+
+
+class TurnBudget:
+    """One user message's budget: -I tool round trips, renewed by up to `max_checkpoints` checkpoints."""
+
+    def __init__(self, limit: int, max_checkpoints: int, summary_path: str = "") -> None:
+        self.limit = limit
+        self.max_checkpoints = max_checkpoints  # 0 where there is nowhere to write a checkpoint
+        self.summary_path = summary_path  # where checkpoints are written, as the stop reason names it
+        self.iterations = IterationController(limit)
+        self.checkpoints = 0  # written for this message so far
+
+    def spend(self) -> bool:
+        """Take one tool round trip; False when none is left."""
+        return self.iterations.next_turn()
+
+    def when_spent(self) -> Checkpoint | Stop:
+        """What to do once no round trip is left: one more checkpoint while one may be written, else stop."""
+        if self.checkpoints < self.max_checkpoints:
+            self.checkpoints += 1
+            self.iterations = IterationController(self.limit)
+            return Checkpoint(self.checkpoints)
+        if self.checkpoints:
+            return Stop(f"stopped after {self.checkpoints} checkpoint{'s' * (self.checkpoints != 1)} "
+                        f"(max_checkpoints); the latest summary is in {self.summary_path}; "
+                        "send another message to go on")
+        return Stop(f"stopped after {self.limit} tool round trip{'s' * (self.limit != 1)} (-I {self.limit}); "
+                    "send another message to let it go on, or raise -I")
