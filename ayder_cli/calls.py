@@ -53,3 +53,13 @@ def structured_value(text: str) -> Any:
         return ast.literal_eval(text.strip())
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
         raise ValueError(f"not JSON or a literal: {text[:80]!r}") from exc
+
+
+def describe(name: str, arguments: dict[str, Any], width: int = 60) -> str:
+    """write_file(file_path="a.py", content="...") -- each value cut to one short line."""
+    parts = []
+    for key, value in arguments.items():
+        # Cut long text before encoding it: a 40 MB file content need not be encoded to show 60 characters.
+        text = json.dumps(value[: width * 2] if isinstance(value, str) else value, ensure_ascii=False)
+        parts.append(f"{key}={text if len(text) <= width else text[: width - 1] + '…'}")
+    return f"{name}({', '.join(parts)})"

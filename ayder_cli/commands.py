@@ -2,7 +2,8 @@
 
 A handler gets the Services and the text after the command name, prints
 through services.console (stderr: stdout is for the model's answer only)
-and returns a CommandResult.
+and returns a CommandResult. What only one command needs (the task runner, the
+doctor, the prompt files) is imported inside it: the REPL shows its prompt sooner.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ import threading
 from dataclasses import dataclass
 from typing import IO, Mapping
 
+from ayder_cli.calls import describe
 from ayder_cli.llm.base import AssistantTurn, Usage
 from ayder_cli.masking import MaskedStream, Secrets
 from ayder_cli.stdin_text import LenientStdin
@@ -241,6 +242,4 @@ class Console:
 
 def describe_call(call) -> str:
     """read_file(file_path="src/app.py", start_line=5) -- values shortened to one line."""
-    from ayder_cli.tools.executor import describe
-
     return describe(call.name, call.arguments if isinstance(call.arguments, dict) else {})

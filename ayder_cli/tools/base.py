@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Literal, Mapping
 
-from ayder_cli.calls import ToolCall
 from ayder_cli.errors import ToolError  # noqa: F401 (tools import it from here)
 
 Permission = Literal["r", "w", "x"]
@@ -102,12 +101,6 @@ class ToolRegistry:
 
     def schemas(self) -> list[dict[str, Any]]:
         return [spec.schema() for spec in self._specs.values()]
-
-    def execute(self, call: ToolCall, context: ToolContext) -> ToolResult:
-        """Run one call through the whole pipeline with every permission granted (nothing to ask)."""
-        from ayder_cli.tools.executor import Permissions, ToolExecutor  # the executor builds on this module
-
-        return ToolExecutor(self, context, Permissions({"r", "w", "x"})).run(call)
 
 
 def first_line(text: str) -> str:

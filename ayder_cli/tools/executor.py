@@ -14,7 +14,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Protocol
 
-from ayder_cli.calls import ToolCall
+from ayder_cli.calls import ToolCall, describe
 from ayder_cli.tools.base import Preview, ToolContext, ToolError, ToolRegistry, ToolResult, ToolSpec, cap_output, first_line
 from ayder_cli.tools.validate import check_arguments
 
@@ -141,18 +141,6 @@ def execute(spec: ToolSpec, context: ToolContext, arguments: dict[str, Any]) -> 
         return ToolResult.failure(f"{spec.name} failed: {type(exc).__name__}: {detail}")
     result.output = cap_output(result.output, context.max_output_chars)
     return result
-
-
-def describe(name: str, arguments: dict[str, Any], width: int = 60) -> str:
-    """write_file(file_path="a.py", content="...") -- each value cut to one short line."""
-    import json
-
-    parts = []
-    for key, value in arguments.items():
-        # Cut long text before encoding it: a 40 MB file content need not be encoded to show 60 characters.
-        text = json.dumps(value[: width * 2] if isinstance(value, str) else value, ensure_ascii=False)
-        parts.append(f"{key}={text if len(text) <= width else text[: width - 1] + '…'}")
-    return f"{name}({', '.join(parts)})"
 
 
 class ToolExecutor:
