@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ayder_cli.calls import ToolCall, describe
+from ayder_cli.calls import ToolCall, ToolResult, describe
 from ayder_cli.conversation import Conversation
 from ayder_cli.intents import parse
 from ayder_cli.llm.base import AssistantTurn
-from ayder_cli.tools.base import ToolResult
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""Tool calls as every layer sees them: the call, its arguments decoded, structured values read from text.
+"""Tool calls as every layer sees them: the call, its arguments decoded, structured values read from
+text, its result, and the call as one line for the user.
 
 This module sits at the bottom: the clients (`llm`), the intent parser
 (`intents`) and the tools all use it, and it imports nothing of theirs.
@@ -63,3 +64,19 @@ def describe(name: str, arguments: dict[str, Any], width: int = 60) -> str:
         text = json.dumps(value[: width * 2] if isinstance(value, str) else value, ensure_ascii=False)
         parts.append(f"{key}={text if len(text) <= width else text[: width - 1] + '…'}")
     return f"{name}({', '.join(parts)})"
+
+
+@dataclass
+class ToolResult:
+    ok: bool
+    output: str = ""
+    error: str | None = None
+    summary: str = ""  # a few words for the one-line activity display
+
+    @classmethod
+    def failure(cls, error: str) -> "ToolResult":
+        return cls(ok=False, error=error, summary=first_line(error))
+
+
+def first_line(text: str) -> str:
+    return text.strip().split("\n", 1)[0]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ayder_cli.calls import ToolCall, describe
+from ayder_cli.calls import ToolCall, ToolResult, describe
 from ayder_cli.conversation import Conversation
 from ayder_cli.errors import ExitStatus
 from ayder_cli.intents import call_format_instructions, parse
@@ -22,7 +22,6 @@ from ayder_cli.llm.accumulate import Accumulator
 from ayder_cli.llm.base import AssistantTurn, ChatRequest, LLMError
 from ayder_cli.llm.served import ServedWindow
 from ayder_cli.profiles import ServerProfiles, profiles_path
-from ayder_cli.tools.base import ToolResult
 
 OK, FAILED, UNKNOWN = "✓", "✗", "–"
 LABEL_WIDTH = 19

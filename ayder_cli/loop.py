@@ -16,7 +16,7 @@ from typing import Callable, Protocol
 
 from ayder_cli.batch import Batch
 from ayder_cli.calibration import Calibration, prompt_estimate
-from ayder_cli.calls import ToolCall
+from ayder_cli.calls import ToolCall, ToolResult
 from ayder_cli.checkpoint import COMPACT_REQUEST, SUMMARY_REQUEST, MemoryManager, compacted_message, restore_message
 from ayder_cli.config import Config
 from ayder_cli.conversation import Conversation, estimate_tokens
@@ -28,7 +28,6 @@ from ayder_cli.llm.served import context_overflow
 from ayder_cli.profiles import ServerProfiles
 from ayder_cli.repeats import REPEAT_NOTE, RepeatGuard  # noqa: F401 -- re-exports REPEAT_NOTE
 from ayder_cli.runtime import Runtime
-from ayder_cli.tools.base import ToolResult
 from ayder_cli.tools.executor import ToolExecutor
 from ayder_cli.turn_budget import IterationController, Stop, TurnBudget  # noqa: F401 -- re-exports IterationController
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ayder_cli.calls import ToolCall
-from ayder_cli.tools.base import ToolResult
+from ayder_cli.calls import ToolCall, ToolResult
 
 REPEATS_TO_STOP = 3  # the same calls in this many replies in a row stop the turn
 REPEAT_NOTE = ("[not run again: your previous reply made this same call with the same arguments, "

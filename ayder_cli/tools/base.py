@@ -6,21 +6,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Literal, Mapping
 
+from ayder_cli.calls import ToolResult, first_line  # noqa: F401 (tools import them from here)
 from ayder_cli.errors import ToolError  # noqa: F401 (tools import it from here)
 
 Permission = Literal["r", "w", "x"]
-
-
-@dataclass
-class ToolResult:
-    ok: bool
-    output: str = ""
-    error: str | None = None
-    summary: str = ""  # a few words for the one-line activity display
-
-    @classmethod
-    def failure(cls, error: str) -> "ToolResult":
-        return cls(ok=False, error=error, summary=first_line(error))
 
 
 @dataclass
@@ -101,10 +90,6 @@ class ToolRegistry:
 
     def schemas(self) -> list[dict[str, Any]]:
         return [spec.schema() for spec in self._specs.values()]
-
-
-def first_line(text: str) -> str:
-    return text.strip().split("\n", 1)[0]
 
 
 def cap_output(text: str, limit: int) -> str:
