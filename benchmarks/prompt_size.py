@@ -9,7 +9,7 @@ instructions file is read), once with native tools and once with the tools taugh
 text ([CALL] lines). Its size in tokens is read from a server when --base-url is given
 (the request is sent with max_tokens 1 and the reply's usage.prompt_tokens, or Ollama's
 prompt_eval_count, is taken), and is otherwise estimated from its characters with the
-constants below. The budget (DESIGN: prompt budget) is 1,200 tokens with native tools
+constants below. The budget (README, "Tool groups") is 1,200 tokens with native tools
 and 600 with text-format tools; the table shows each mode's figure, the budget and their
 ratio. A second table lists every part of the request -- the system prompt, the user
 message (with the environment note), and each tool's schema or [CALL] signature line --
@@ -29,7 +29,7 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-BUDGETS = {"native": 1_200, "text": 600}  # tokens of the first request (DESIGN: prompt budget)
+BUDGETS = {"native": 1_200, "text": 600}  # tokens of the first request (README, "Tool groups")
 PROMPT = "Say hello."
 
 # Characters per token, calibrated on llama.cpp's llama-server with SmolLM2 (a 49k-token vocabulary,

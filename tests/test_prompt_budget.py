@@ -1,4 +1,5 @@
-"""The first request of a session stays small and the same from run to run (DESIGN: prompt budget).
+"""The first request of a session stays small and the same from run to run
+(README, "Tool groups": under 1,200 tokens with native tools, 600 as text).
 
 The first request is read off the wire: the real ayder asks the fake server "Say hello." in
 an empty project, and the body it sent is measured with the estimate of
