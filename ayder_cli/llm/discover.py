@@ -15,6 +15,8 @@ from urllib.parse import urlsplit
 
 import requests
 
+from ayder_cli.llm.http import fetch_json
+
 # On loopback a listener accepts at once and a closed port refuses at once,
 # so these only matter for a port that swallows connections or never answers.
 CONNECT_TIMEOUT_S = 0.3
@@ -97,19 +99,9 @@ def list_models(candidate: Candidate) -> tuple[str, ...] | None:
     """The model names the candidate lists; None if nothing answers there with a model list."""
     with requests.Session() as session:
         session.trust_env = False  # a proxy from the environment must not stand between us and loopback
-        try:
-            response = session.get(candidate.base_url + candidate.models_path,
-                                   timeout=(CONNECT_TIMEOUT_S, READ_TIMEOUT_S), allow_redirects=False,
-                                   headers={"User-Agent": "ayder"})
-        except requests.exceptions.RequestException:
-            return None
-        with response:
-            if response.status_code != 200:
-                return None
-            try:
-                return model_names(response.json())
-            except ValueError:
-                return None
+        return model_names(fetch_json(session, "GET", candidate.base_url + candidate.models_path,
+                                      timeout=(CONNECT_TIMEOUT_S, READ_TIMEOUT_S), allow_redirects=False,
+                                      headers={"User-Agent": "ayder"}))
 
 
 def model_names(listing: Any) -> tuple[str, ...] | None:

@@ -98,17 +98,7 @@ class Transport:
 
     def probe(self, method: str, url: str, body: dict[str, Any] | None = None) -> Any:
         """One quick look at a server's own endpoint: its JSON, or None on any failure (never retried)."""
-        try:
-            response = self.session.request(method, url, json=body, timeout=(min(self.timeout[0], 2.0), 5.0))
-        except requests.exceptions.RequestException:
-            return None
-        with response:
-            if response.status_code != 200:
-                return None
-            try:
-                return response.json()
-            except ValueError:
-                return None
+        return fetch_json(self.session, method, url, json=body, timeout=(min(self.timeout[0], 2.0), 5.0))
 
     def close(self) -> None:
         self.session.close()
@@ -248,6 +238,21 @@ def whole_json(response: requests.Response, url: str, redact: Callable[[str], st
     if payload.get("error"):
         raise LLMError(f"the server reported an error: {redact(error_text(payload))}")
     return payload
+
+
+def fetch_json(session: requests.Session, method: str, url: str, **options: Any) -> Any:
+    """The JSON a server answers with 200, or None on any failure: no retry, no error."""
+    try:
+        response = session.request(method, url, **options)
+    except requests.exceptions.RequestException:
+        return None
+    with response:
+        if response.status_code != 200:
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            return None
 
 
 def server_message(response: requests.Response) -> str:
