@@ -120,6 +120,12 @@ class _Command(click.Command):
 @click.option("-I", "--iterations", type=click.IntRange(min=1), metavar="N", help="Tool iterations per message.")
 @click.option("--num-ctx", type=click.IntRange(min=256), metavar="N",
               help="Context window in tokens (default: what the server serves).")
+@click.option("--temperature", type=float, metavar="T", help="Sampling temperature, 0 to 2 (default: the server's).")
+@click.option("--max-tokens", type=int, metavar="N", help="Most tokens in one reply (default 4096).")
+@click.option("--system", "system_text", metavar="TEXT",
+              help="System prompt for this run (replaces prompts/); @FILE reads it.")
+@click.option("--json", "json_events", is_flag=True,
+              help="Events as JSON Lines on stdout (see README); the rest on stderr.")
 @click.option("--no-stream", is_flag=True, help="Wait for the whole reply instead of streaming it.")
 @click.option("--show-thinking/--hide-thinking", default=None, help="Show the model's thinking (dimmed, on stderr).")
 @click.option("-v", "--verbose", is_flag=True, help="Request metadata on stderr (never the API key).")
@@ -187,11 +193,25 @@ def _help_width(given: Invocation) -> int:
 
 def run(options: dict, given: Invocation) -> int:
     """Resolve config, build services once, run the mode. Every error becomes one or two lines."""
-    from ayder_cli.console import Console
+    if options["json_events"]:  # the loop's events as JSON Lines on stdout; stderr as always
+        from ayder_cli.json_events import JsonEvents as console_class
+    else:
+        from ayder_cli.console import Console as console_class
+
+    console = console_class(_terminal(given), verbose=options["verbose"])
+    status = _run_reporting_errors(options, given, console)
+    if options["json_events"]:
+        try:
+            console.finish(status)  # the last line of stdout: the answer, the status and the totals
+        except (BrokenPipeError, OSError):
+            pass  # nobody reads stdout any more
+    return status
+
+
+def _run_reporting_errors(options: dict, given: Invocation, console) -> int:
     from ayder_cli.errors import AyderError, ExitStatus
     from ayder_cli.signals import Terminated
 
-    console = Console(_terminal(given), verbose=options["verbose"])
     try:
         return _start(options, given, console)
     except AyderError as exc:
@@ -226,9 +246,19 @@ def _start(options: dict, given: Invocation, console) -> int:
     if options["list_tasks"]:
         return _list_tasks(root, console)
     mode, one_shot = _mode(options, console, given)
+    if mode == REPL and options["json_events"]:
+        from ayder_cli.errors import UsageError
+
+        raise UsageError("--json is for runs without a person at the prompt",
+                         hint='give a prompt (ayder --json "...") or pipe a script into it')
     console.say_replaced_stdin()
+    system = _system_prompt(options["system_text"], given)
     services = _build_services(options, given, config, root, console, config_file, flags)
     try:
+        if system is not None:
+            services.use_system_prompt(system)
+        if options["json_events"]:
+            console.watch(services)
         _prepare(services, options, mode, given.env)
         return _run_mode(mode, services, options, one_shot, given.env)
     finally:
@@ -248,6 +278,8 @@ def _load_config(options: dict, given: Invocation, root: Path, console):
         "tool_groups": options["tool_groups"],
         "iterations": options["iterations"],
         "num_ctx": options["num_ctx"],
+        "temperature": options["temperature"],
+        "max_tokens": options["max_tokens"],
         "stream": False if options["no_stream"] else None,
         "show_thinking": options["show_thinking"],
     }
@@ -255,6 +287,27 @@ def _load_config(options: dict, given: Invocation, root: Path, console):
     config = load_config(env=given.env, root=root, config_file=config_file, flags=flags, warn=console.notice)
     console.show_thinking = config.show_thinking
     return config, config_file, flags
+
+
+def _system_prompt(given_text: str | None, given: Invocation) -> str | None:
+    """--system TEXT, or --system @FILE read from FILE; None: the prompt files as configured."""
+    from ayder_cli.errors import UsageError
+
+    if given_text is None:
+        return None
+    text = given_text
+    if given_text.startswith("@"):
+        name = given_text[1:]
+        if not name:
+            raise UsageError("--system @: no file named", hint="give --system @FILE, or the prompt itself")
+        try:
+            text = given.path(name).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"--system {given_text}: cannot read it: {getattr(exc, 'strerror', None) or exc}",
+                             hint="give a readable UTF-8 file, or the prompt itself") from None
+    if not text.strip():
+        raise UsageError(f"--system {given_text}: the system prompt is empty")
+    return text.strip("\n")
 
 
 def _mode(options: dict, console, given: Invocation) -> tuple[str, str | None]:

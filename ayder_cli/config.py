@@ -58,9 +58,11 @@ class Config:
     native_tools: str = "auto"  # auto: native tool calling, text format if the server refuses it
     max_tool_output_chars: int = 20000  # a tool's output sent back to the model is cut to this
     shell_timeout_s: float = 120.0  # default timeout of run_shell_command
+    tool_timeout_s: float = 30.0  # time limit of the other tools (search, tree walks): they stop there with what they found
     tools: Mapping[str, Any] = field(default_factory=dict)  # disabled, max_calls_per_message, shell_deny
     tool_groups: tuple[str, ...] = ("core",)  # the tool groups offered (TOOL_GROUPS); core always is
     session_in_use: str = "new"  # --continue on a session another ayder writes: "new" session, or "fail"
+    max_sessions: int = 100  # transcripts kept per project; older ones go when a new one gets its first reply
     secret_env: tuple[str, ...] = ()  # environment variables whose values are masked like the API key
     # Where each value came from ("default", a file path, "environment", "flag").
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
@@ -94,15 +96,16 @@ def _describe(value: Any) -> str:
     return f"{kind.get(type(value), 'number')} {json.dumps(value)[:40]}"
 
 
-def _number(minimum: float, nullable: bool = False, integer: bool = False):
+def _number(minimum: float, nullable: bool = False, integer: bool = False, maximum: float = float("inf")):
     noun = "an integer" if integer else "a number"
 
     def check(value: Any) -> Any:
         if value is None and nullable:
             return None
         ok = _is_number(value) and (not integer or float(value).is_integer())
-        if not ok or value < minimum:
+        if not ok or value < minimum or value > maximum:
             bound = f" >= {minimum:g}" if minimum > float("-inf") else ""
+            bound += f" and <= {maximum:g}" if maximum < float("inf") else ""
             raise ValueError(f"must be {noun}{bound}{' or null' if nullable else ''}")
         return int(value) if integer else float(value)
 
@@ -232,7 +235,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "request_timeout_s": _number(0.001, nullable=True),
     "max_retries": _number(0, integer=True),
     "stream": _boolean,
-    "temperature": _number(0, nullable=True),
+    "temperature": _number(0, nullable=True, maximum=2),  # what OpenAI-compatible servers accept
     "top_p": _number(0, nullable=True),
     "max_tokens": _number(1, nullable=True, integer=True),
     "num_ctx": _number(1, nullable=True, integer=True),
@@ -247,9 +250,11 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "native_tools": _text(choices=("auto", "on", "off")),
     "max_tool_output_chars": _number(1000, integer=True),
     "shell_timeout_s": _number(0.1),
+    "tool_timeout_s": _number(0.001),
     "tools": _tool_policy,
     "tool_groups": _tool_groups,
     "session_in_use": _text(choices=("new", "fail")),
+    "max_sessions": _number(1, integer=True),
     "secret_env": _env_names,
 }
 assert set(CHECKS) == set(KEYS)

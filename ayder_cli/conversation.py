@@ -63,7 +63,8 @@ class Conversation:
         """Every call gets exactly one result; `notes` (what was wrong with other calls) go along."""
         if native:
             for call, result in zip(calls, results):
-                self._add({"role": "tool", "tool_call_id": call.id, "content": render_result(result)})
+                self._add({"role": "tool", "tool_call_id": call.id, "name": call.name,
+                           "content": render_result(result)})
             if notes:
                 self._add({"role": "user", "content": "\n".join(notes)})
             return
@@ -81,7 +82,7 @@ class Conversation:
         """The messages to send, always valid: every native call answered, no orphan results."""
         system = system_prompt if system_prompt is not None else self.system_prompt
         messages = [{"role": "system", "content": system}] if system else []
-        pending: dict[str, None] = {}  # call ids still waiting for their result
+        pending: dict[str, str] = {}  # call ids still waiting for their result -> the tool's name
         preamble = self.preamble
         for message in self.messages:
             if preamble and message["role"] == "user" and isinstance(message.get("content"), str):
@@ -95,7 +96,8 @@ class Conversation:
                 messages += _answer(pending)
             messages.append(message)
             if message["role"] == "assistant":
-                pending = {call["id"]: None for call in message.get("tool_calls", ())}
+                pending = {call["id"]: call.get("function", {}).get("name", "")
+                           for call in message.get("tool_calls", ())}
         return messages + _answer(pending)
 
     def reset(self) -> None:
@@ -111,9 +113,10 @@ def estimate_tokens(messages: list[dict[str, Any]]) -> int:
     return sum(len(str(m.get("content") or "")) + len(str(m.get("tool_calls") or "")) for m in messages) // 4
 
 
-def _answer(pending: dict[str, None]) -> list[dict[str, Any]]:
+def _answer(pending: dict[str, str]) -> list[dict[str, Any]]:
     """Stand-in results for calls that never got one, so the server accepts the history."""
-    answers = [{"role": "tool", "tool_call_id": call_id, "content": NO_RESULT} for call_id in pending]
+    answers = [{"role": "tool", "tool_call_id": call_id, "name": name, "content": NO_RESULT}
+               for call_id, name in pending.items()]
     pending.clear()
     return answers
 

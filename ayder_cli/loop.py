@@ -79,6 +79,17 @@ class SessionUsage:
     requests: int = 0
     last: Usage | None = None  # the latest request's counts (/status)
 
+    def totals(self) -> dict[str, int]:
+        """What a session saves (so /usage goes on after --continue)."""
+        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                "cached_tokens": self.cached_tokens, "requests": self.requests}
+
+    def restore(self, totals: dict[str, int]) -> None:
+        """Go on from the totals an earlier run saved."""
+        for key, value in totals.items():
+            if key in ("prompt_tokens", "completion_tokens", "cached_tokens", "requests"):
+                setattr(self, key, value)
+
     def add(self, usage: Usage | None) -> None:
         self.requests += 1
         self.last = usage
@@ -422,6 +433,8 @@ class ChatLoop:
                     self.callbacks.on_thinking(delta.thinking)
                 if delta.content:
                     self._show(display.feed(delta.content))
+                if delta.warning:  # e.g. malformed events the client skipped: said once per reply
+                    self.callbacks.on_notice(delta.warning)
         except KeyboardInterrupt:
             deltas.close()  # closes the response: the server stops generating
             raise

@@ -16,13 +16,13 @@ from ayder_cli.endpoint import Endpoint
 from ayder_cli.errors import ConfigError
 from ayder_cli.instructions import Instructions, environment_note, load_instructions
 from ayder_cli.llm import make_client
-from ayder_cli.loop import ChatLoop
+from ayder_cli.loop import ChatLoop, SessionUsage
 from ayder_cli.masking import Secrets
 from ayder_cli.profiles import ServerProfiles, profiles_path
 from ayder_cli.prompts import compose_system_prompt, load_system_prompt
 from ayder_cli.runtime import Runtime
 from ayder_cli.storage.sessions import Session, SessionError, SessionInUse, SessionStore
-from ayder_cli.storage.sessions import load as load_session
+from ayder_cli.storage.sessions import load as load_session, usage_of
 from ayder_cli.tools import ToolRegistry, default_registry
 from ayder_cli.tools.base import ToolContext
 from ayder_cli.confirm import TerminalConfirmer
@@ -55,6 +55,7 @@ class Services:
     cwd: Path | None = None  # where ayder started: instruction files are read from the root down to it
     leftovers: threading.Thread | None = None  # removes what killed writes left (tools/leftovers.py)
     secrets: Secrets = field(default_factory=Secrets)  # masked in everything printed or saved
+    system_text: str | None = None  # --system: the prompt for this run instead of the prompt files
 
     @property
     def runtime(self) -> Runtime:
@@ -105,6 +106,8 @@ class Services:
             return
         try:
             self.session.append(message)
+            if message.get("role") == "assistant":  # the request's tokens are counted by now
+                self.session.append_usage(self.loop.usage.totals())
         except SessionError as exc:
             self.console.notice(f"the session transcript stopped: {exc.message}")
             self.session = None
@@ -137,10 +140,12 @@ class Services:
         for warning in warnings:
             self.console.notice(warning)
         self.conversation.messages = messages
+        self.loop.usage = SessionUsage()
+        self.loop.usage.restore(usage_of(path) or {})  # /usage goes on from the earlier runs
         self._switch_session(session, resumed=True)
         changes = len(self.journal)
         undo = f", {changes} change{'s' * (changes != 1)} to /undo" if changes else ""
-        self.console.dim_line(f"resumed {path.name}: {len(messages)} messages{undo}")
+        self.console.dim_line(f"resumed session {session.id}: {len(messages)} messages{undo}")
 
     def _session_in_use(self, in_use: str) -> None:
         """The session asked for has another writer: start a new one (the default) or stop with exit 1."""
@@ -151,7 +156,7 @@ class Services:
     def _switch_session(self, session: Session, resumed: bool = False) -> None:
         """From now on, messages go to session and /undo uses its journal; the old one is let go."""
         if self.session is not None and self.session is not session:
-            self.session.close()
+            self.session.close(keep_unanswered=False)
         self.session = session
         self.executor.context.journal = session_journal(session, self.root, self.console, self.secrets, resumed=resumed)
 
@@ -166,15 +171,23 @@ class Services:
         if self.leftovers is not None:
             self.leftovers.join(timeout=1.0)  # a short run still cleans up; a huge project is not waited for
         if self.session is not None:
-            self.session.close()  # another ayder may --continue it now
+            self.session.close(keep_unanswered=False)  # another ayder may --continue it now; one
+            # this run started that never got a reply is removed: a failed run leaves no transcript
 
     def reload_prompt(self) -> str:
         """Re-read the prompt files and the project instructions."""
         if self.instructions.enabled:
             self.instructions = read_instructions(self.config, self.env, self.root, self.cwd, self.console)
-        self.conversation.system_prompt = compose_system_prompt(
-            load_system_prompt(self.config.prompts, self.root), self.instructions.prompt_block())
+        prompt = self.system_text
+        if prompt is None:
+            prompt = load_system_prompt(self.config.prompts, self.root)
+        self.conversation.system_prompt = compose_system_prompt(prompt, self.instructions.prompt_block())
         return self.conversation.system_prompt
+
+    def use_system_prompt(self, text: str) -> None:
+        """--system: this text instead of the prompt files, for the whole run (project instructions still follow)."""
+        self.system_text = text
+        self.conversation.system_prompt = compose_system_prompt(text, self.instructions.prompt_block())
 
 
 def build_services(
@@ -198,7 +211,7 @@ def build_services(
     # After the cached prefix (system prompt, instructions, tools): it changes from run to run.
     conversation.preamble = environment_note(root, cwd, env)
     console.mask_with(secrets)  # from here on, nothing printed shows a key
-    sessions = SessionStore(root, redact=secrets.mask)
+    sessions = SessionStore(root, redact=secrets.mask, keep=config.max_sessions)
     runtime = runtime_for(config, env, console, secrets)
     config = runtime.config
     tools = default_registry()
@@ -210,6 +223,7 @@ def build_services(
         processes=ProcessManager(root, max_output_chars=config.max_tool_output_chars),
         shell_deny=(*DEFAULT_SHELL_DENY, *config.tools.get("shell_deny", ())),
         shell_timeout_s=config.shell_timeout_s,
+        tool_timeout_s=config.tool_timeout_s,
         mask=secrets.mask,
         env={name: value for name, value in env.items() if name not in ("OPENAI_API_KEY", config.api_key_env)},
     )

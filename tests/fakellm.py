@@ -63,6 +63,12 @@ class Reply:
     keepalive_every_s: float = 0.2
     delta_every_s: float = 0.0  # a pause before each delta after the first: a slow model
     empty_choices: bool = False  # OpenAI: every chunk with "choices": [], then [DONE]; Ollama: a bare "done"
+    # One malformed SSE event / NDJSON line (not JSON) before each delta index listed; an index may repeat.
+    malformed_at: tuple[int, ...] = ()
+    # OpenAI: each tool call's id in this many pieces, one per fragment (the first beside the name);
+    # repeat_id: the whole id again in every fragment of the call, as some servers send it.
+    id_pieces: int | None = None
+    repeat_id: bool = False
 
 
 class FakeLLM:
@@ -259,6 +265,8 @@ class _Handler(BaseHTTPRequestHandler):
                     data = (json.dumps(error) + "\n").encode() if ollama else f"data: {json.dumps(error)}\n\n".encode()
                     self._write(reply, data)
                     break
+                for _ in range(reply.malformed_at.count(index)):
+                    self._write(reply, b'{"message": {"content": "tr\n' if ollama else b'data: {"choices": [{"del\n\n')
                 if reply.keepalive_comments and not ollama:
                     self._write(reply, b": keep-alive\n\n")
                 self._write(reply, event)
@@ -365,6 +373,16 @@ def _openai_events(reply: Reply, model: str) -> list[bytes]:
                 "function": {"name": call["name"], "arguments": arguments[:half]}}
         events.append(event({"tool_calls": [head]}))
         events.append(event({"tool_calls": [{"index": index, "function": {"arguments": arguments[half:]}}]}))
+        if reply.repeat_id:
+            events[-1] = event({"tool_calls": [{"index": index, "id": head["id"],
+                                                "function": {"arguments": arguments[half:]}}]})
+        if reply.id_pieces:
+            whole = head["id"]
+            size = -(-len(whole) // reply.id_pieces)
+            pieces = [whole[i : i + size] for i in range(0, len(whole), size)]
+            head["id"] = pieces[0]
+            events[-2] = event({"tool_calls": [head]})
+            events[-1:-1] = [event({"tool_calls": [{"index": index, "id": piece}]}) for piece in pieces[1:]]
     finish = "tool_calls" if reply.tool_calls and reply.finish_reason == "stop" else reply.finish_reason
     # llama.cpp puts its timings on the last chunk with choices
     events.append(event({}, finish, timings=_timings(reply) if reply.cached is not None and reply.usage else None))

@@ -194,3 +194,18 @@ def test_ollama_dict_arguments_are_used_as_they_are():
     assert len({c.id for c in turn.tool_calls}) == 3
     assert turn.finish_reason == "stop"
     assert turn.usage == Usage(40, 12)
+
+
+# --- tool-call ids (issue 13): joined when streamed in pieces, never doubled
+
+
+def test_an_id_in_pieces_is_joined_sent_once_kept_and_repeated_not_doubled():
+    pieces = accumulate(fragment(0, id="call_", name="read_file", arguments='{"file_path"'),
+                        fragment(0, id="9f3a"), fragment(0, id="b2", arguments=': "a.py"}'))
+    assert pieces.tool_calls[0].id == "call_9f3ab2"
+    once = accumulate(fragment(0, id="call_1", name="read_file", arguments="{}"), fragment(0, arguments=""))
+    assert once.tool_calls[0].id == "call_1"
+    repeated = accumulate(*(fragment(0, id="call_1", name="read_file", arguments=part) for part in ("{", "}")))
+    assert repeated.tool_calls[0].id == "call_1"
+    growing = accumulate(fragment(0, id="call", name="read_file"), fragment(0, id="call_12", arguments="{}"))
+    assert growing.tool_calls[0].id == "call_12"  # the id so far sent again, longer: taken whole

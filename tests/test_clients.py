@@ -237,14 +237,14 @@ def test_stream_that_says_it_is_finished_is_complete(server, body):
 
 
 @pytest.mark.parametrize("data", ["{not json", "42", "[1, 2]", '"text"'])
-def test_malformed_event_is_a_stream_cut(server, data):
+def test_a_stream_of_only_a_malformed_event_is_a_stream_cut(server, data):
     server.add(responses.POST, OPENAI_CHAT, body=f"data: {data}\n\n")
     with pytest.raises(StreamCutError, match="malformed"):
         collect(openai(), request())
 
 
 @pytest.mark.parametrize("line", [b"{not json", b"42", b"[1]", b'{"message": "\xff\xfe"}'])
-def test_malformed_ollama_line_is_a_stream_cut(server, line):
+def test_a_stream_of_only_a_malformed_ollama_line_is_a_stream_cut(server, line):
     server.add(responses.POST, OLLAMA_CHAT, body=line + b"\n")
     with pytest.raises(StreamCutError, match="malformed"):
         collect(ollama(), request())

@@ -65,7 +65,7 @@ def test_a_result_for_another_call_id_is_dropped_and_the_call_gets_a_stand_in():
     conversation.messages.append({"role": "tool", "tool_call_id": "call_b", "content": "wrong"})
     sent = conversation.for_request()
     check_valid(sent)
-    assert sent[-1] == {"role": "tool", "tool_call_id": "call_a", "content": NO_RESULT}
+    assert sent[-1] == {"role": "tool", "tool_call_id": "call_a", "name": "read_file", "content": NO_RESULT}
     assert "wrong" not in json.dumps(sent)
 
 
@@ -151,8 +151,8 @@ def test_native_results_one_tool_message_per_call_in_order_then_notes():
     conversation.add_results(calls, [ToolResult(ok=True, output="A"), ToolResult.failure("no such file: b.py")],
                              native=True, notes=["fix the other call"])
     assert conversation.messages[1:] == [
-        {"role": "tool", "tool_call_id": "call_a", "content": "ok:\nA"},
-        {"role": "tool", "tool_call_id": "call_b", "content": "error: no such file: b.py"},
+        {"role": "tool", "tool_call_id": "call_a", "name": "read_file", "content": "ok:\nA"},
+        {"role": "tool", "tool_call_id": "call_b", "name": "read_file", "content": "error: no such file: b.py"},
         {"role": "user", "content": "fix the other call"},
     ]
     check_valid(conversation.for_request())

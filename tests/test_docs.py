@@ -28,7 +28,8 @@ def test_config_example_lists_every_key_with_its_default():
 
 
 def test_readme_documents_every_config_key_and_slash_command():
-    table_keys = re.findall(r"^\| `(\w+)` \|", README, re.MULTILINE)
+    configuration = README.split("\n## Configuration\n", 1)[1].split("\n## ", 1)[0]
+    table_keys = re.findall(r"^\| `(\w+)` \|", configuration, re.MULTILINE)
     assert sorted(table_keys) == sorted(KEYS)
     for name in COMMANDS:
         assert f"`/{name}" in README or f"/{name}`" in README, name

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ayder_cli.errors import AyderError
-from ayder_cli.storage.sessions import Session, SessionError, SessionNotFound, SessionStore, load
+from ayder_cli.storage.sessions import Session, SessionError, SessionNotFound, SessionStore, load, usage_of
 
 CONVERSATION = [
     {"role": "user", "content": "Lies bitte die Datei grüße.txt — 日本語 too 🙂"},
@@ -252,7 +252,8 @@ def test_an_ambiguous_prefix_lists_the_candidates(tmp_path):
     with pytest.raises(SessionNotFound) as error:
         store.find("20")  # both file names start with the year
     assert isinstance(error.value, AyderError)
-    assert first.path.name in error.value.message and second.path.name in error.value.message
+    assert first.id in error.value.message and second.id in error.value.message  # short ids
+    assert first.path.name not in error.value.message
 
 
 def test_an_unknown_session_names_the_ones_there_are(tmp_path):
@@ -260,7 +261,8 @@ def test_an_unknown_session_names_the_ones_there_are(tmp_path):
     with pytest.raises(SessionNotFound) as error:
         store.find("no-such-session")
     assert "no-such-session" in error.value.message
-    assert first.path.name in error.value.hint and second.path.name in error.value.hint
+    assert first.id in error.value.hint and second.id in error.value.hint  # short ids, newest first
+    assert first.path.name not in error.value.hint
     with pytest.raises(SessionNotFound):
         SessionStore(tmp_path / "elsewhere").find("anything")
     with pytest.raises(SessionNotFound):
@@ -300,3 +302,41 @@ def test_transcripts_are_private_to_the_user(tmp_path):
     session = SessionStore(tmp_path).start()
     session.append({"role": "user", "content": "hi"})
     assert session.path.stat().st_mode & 0o077 == 0
+
+
+# --- issue 13: pruning, unanswered sessions, usage records
+
+
+def test_prune_keeps_the_newest_and_any_session_another_ayder_writes(tmp_path):
+    store = SessionStore(tmp_path, keep=2)
+    sessions = []
+    for number in range(4):
+        session = store.start()
+        session.append({"role": "user", "content": f"q{number}"})
+        os.utime(session.path, ns=((1_700_000_000 + number) * 10**9,) * 2)
+        sessions.append(session)
+    sessions[0].close()
+    sessions[2].close()
+    sessions[3].close()  # sessions[1] is still held by this (live) process: kept
+    deleted = store.prune()
+    assert deleted == [sessions[0].path]
+    assert {path for path, _ in store._files()} == {s.path for s in sessions[1:]}
+
+
+def test_an_unanswered_new_session_is_removed_at_close_and_an_answered_one_kept(tmp_path):
+    store = SessionStore(tmp_path)
+    unanswered = store.start()
+    unanswered.append({"role": "user", "content": "hello?"})
+    unanswered.close(keep_unanswered=False)
+    assert not unanswered.path.exists() and not unanswered.path.with_suffix(".lock").exists()
+    answered = store.start()
+    answered.append({"role": "user", "content": "hello?"})
+    answered.append({"role": "assistant", "content": "hi"})
+    answered.append_usage({"prompt_tokens": 5, "completion_tokens": 2, "requests": 1})
+    answered.close(keep_unanswered=False)
+    assert [m["role"] for m in load(answered.path)[0]] == ["user", "assistant"]
+    assert usage_of(answered.path) == {"prompt_tokens": 5, "completion_tokens": 2, "cached_tokens": 0, "requests": 1}
+    resumed = store.resume(answered.id)  # an earlier run's session is never removed
+    resumed.append({"role": "user", "content": "again"})
+    resumed.close(keep_unanswered=False)
+    assert answered.path.exists()

@@ -325,9 +325,9 @@ READ_FILE_EXPECTS = "expected read_file(file_path: string, start_line?: integer,
 @pytest.mark.parametrize("arguments, problem", [
     ({}, "missing required argument 'file_path'"),
     ({"file_path": None}, "missing required argument 'file_path'"),
-    ({"path": "a.txt"}, "unknown argument 'path' (did you mean 'file_path'?); missing required argument 'file_path'"),
+    ({"file_pth": "a.txt"}, "unknown argument 'file_pth' (did you mean 'file_path'?); missing required argument 'file_path'"),
     ({"file_path": "a.txt", "encoding": "utf-8"}, "unknown argument 'encoding'"),
-    ({"filename": "a.txt"}, "unknown argument 'filename' (did you mean 'file_path'?); missing required argument 'file_path'"),
+    ({"filepth": "a.txt"}, "unknown argument 'filepth' (did you mean 'file_path'?); missing required argument 'file_path'"),
     ({"file_path": "a.txt", "start_line": "abc"}, "argument 'start_line' must be an integer, got string 'abc'"),
     ({"file_path": "a.txt", "start_line": 1.5}, "argument 'start_line' must be an integer, got number 1.5"),
     ({"file_path": "a.txt", "start_line": True}, "argument 'start_line' must be an integer, got boolean True"),
@@ -342,8 +342,8 @@ def test_bad_arguments_say_what_is_wrong_and_what_the_tool_expects(root, argumen
 
 
 def test_a_misnamed_directory_argument_points_at_the_right_name(root):
-    result = call_tool(root, "list_files", dir="src")
-    assert result.error == "list_files: unknown argument 'dir' (did you mean 'directory'?); expected list_files(directory?: string, pattern?: string)"
+    result = call_tool(root, "list_files", directry="src")
+    assert result.error == "list_files: unknown argument 'directry' (did you mean 'directory'?); expected list_files(directory?: string, pattern?: string)"
 
 
 def test_arguments_that_could_not_be_decoded(root):

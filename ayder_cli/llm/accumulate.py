@@ -35,7 +35,7 @@ class Accumulator:
                 if call is None:
                     call = self._calls[fragment.index] = _PendingCall()
                 if fragment.id:
-                    call.id = fragment.id
+                    call.id = _joined_id(call.id, fragment.id)
                 if fragment.name and fragment.name != call.name:
                     # Most servers send the name once; some repeat it in every fragment.
                     call.name += fragment.name
@@ -66,6 +66,15 @@ class Accumulator:
             interrupted=interrupted,
             cut_off=cut_off,
         )
+
+
+def _joined_id(so_far: str | None, piece: str) -> str:
+    """An id streamed in pieces is joined. Most servers send it once, some repeat it whole in every
+    fragment, a few send the id so far again: a piece equal to, or starting with, what came is not
+    appended."""
+    if not so_far or piece.startswith(so_far):
+        return piece
+    return so_far + piece
 
 
 def _finish_call(call: _PendingCall, position: int) -> ToolCall:

@@ -75,6 +75,7 @@ class Delta:
     tool_calls: list[ToolCallFragment] | None = None
     finish_reason: str | None = None
     usage: Usage | None = None
+    warning: str | None = None  # for the user, once per reply: e.g. malformed events that were skipped
 
 
 @dataclass

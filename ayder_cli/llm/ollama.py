@@ -11,7 +11,7 @@ from ayder_cli.calls import decode_arguments
 from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
 from ayder_cli.llm.http import Transport, empty_reply_error, iter_body, server_message, whole_json
 from ayder_cli.llm.served import ServedWindow, from_ollama_show
-from ayder_cli.llm.sse import decode_ndjson_lines
+from ayder_cli.llm.sse import Skipped, decode_ndjson_lines
 
 
 class OllamaClient:
@@ -36,25 +36,34 @@ class OllamaClient:
             yield line_delta({**whole_json(response, url, self.redact), "done": True}, 0)
             return
         calls_seen = 0
+        skipped = Skipped("line")
+        seen = 0
         for line in decode_ndjson_lines(iter_body(response, url, watch)):
+            seen += 1
             try:
                 payload = loads_line(line)
             except ValueError:  # bad JSON or bad UTF-8
                 payload = None
-            if not isinstance(payload, dict):
-                raise StreamCutError(f"Ollama sent a malformed line: {line[:120]!r}")
-            if payload.get("error"):
+            if isinstance(payload, dict) and payload.get("error"):
                 raise StreamCutError(f"Ollama reported an error mid-stream: {self.redact(str(payload['error']))}")
-            delta = line_delta(payload, calls_seen)
+            try:
+                delta = line_delta(payload, calls_seen) if isinstance(payload, dict) else None
+            except (AttributeError, TypeError, KeyError):  # JSON, but not the shape of a chat line
+                delta = None
+            if delta is None:  # malformed: skipped, unless most lines are
+                skipped.add(self.redact(line.decode("utf-8", "replace")), seen)
+                continue
             if delta.tool_calls:
                 calls_seen += len(delta.tool_calls)
             # "done" alone gets the finish reason "stop" filled in: only a done_reason says the model stopped.
             watch.saw(delta, finish_stated=bool(payload.get("done_reason")))
             yield delta
         if not watch.finished:
-            raise StreamCutError(f"the stream from {url} ended before the reply was complete")
+            raise StreamCutError(f"the stream from {url} ended before the reply was complete{skipped.note()}")
         if not watch.replied:
             raise empty_reply_error(url)
+        if skipped.count:
+            yield Delta(warning=skipped.warning())
 
     def _body(self, request: ChatRequest) -> dict[str, Any]:
         options = {

@@ -12,7 +12,7 @@ from ayder_cli.llm.http import (ReplyWatch, Transport, empty_reply_error, error_
                                whole_json)
 from ayder_cli.llm.served import (ServedWindow, from_llama_cpp_props, from_lm_studio_models,
                                   from_openai_models)
-from ayder_cli.llm.sse import decode_sse
+from ayder_cli.llm.sse import Skipped, decode_sse
 
 
 class OpenAIClient:
@@ -70,28 +70,41 @@ class OpenAIClient:
 
     def _decode_stream(self, response: requests.Response, url: str, watch: ReplyWatch) -> Iterator[Delta]:
         done = False
+        skipped = Skipped("event")
+        seen = 0
         for event, data in decode_sse(iter_body(response, url, watch)):
             if data == "[DONE]":
                 done = True
                 break
+            seen += 1
             delta = self._event_delta(event, data, url)
+            if delta is None:  # malformed: skipped, unless most events are
+                skipped.add(self.redact(data), seen)
+                continue
             watch.saw(delta)
             yield delta
         if not (done or watch.finished):
-            raise StreamCutError(f"the stream from {url} ended before the reply was complete")
+            raise StreamCutError(f"the stream from {url} ended before the reply was complete{skipped.note()}")
         if not watch.replied:
             raise empty_reply_error(url)
+        if skipped.count:
+            yield Delta(warning=skipped.warning())
 
-    def _event_delta(self, event: str, data: str, url: str) -> Delta:
+    def _event_delta(self, event: str, data: str, url: str) -> Delta | None:
+        """The event's delta; None when it is malformed; StreamCutError when the server reports an error."""
         try:
             payload = _decode_json(data)  # json.loads without its per-call checks; data is already str
         except json.JSONDecodeError:
             payload = None
+        if event == "error" or isinstance(payload, dict) and payload.get("error"):
+            detail = error_text(payload) if isinstance(payload, dict) else data[:200]
+            raise StreamCutError(f"the server reported an error mid-stream: {self.redact(detail)}")
         if not isinstance(payload, dict):
-            raise StreamCutError(f"the server sent a malformed event: {data[:120]!r}")
-        if event == "error" or payload.get("error"):
-            raise StreamCutError(f"the server reported an error mid-stream: {self.redact(error_text(payload))}")
-        return chunk_delta(payload)
+            return None
+        try:
+            return chunk_delta(payload)
+        except (AttributeError, TypeError, KeyError, IndexError):  # JSON, but not the shape of a chunk
+            return None
 
     def served_window(self, model: str, requested: int | None) -> ServedWindow | None:
         """The window the server reports: llama.cpp /props, vLLM or llama.cpp /v1/models, LM Studio."""

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
+from ayder_cli.llm.base import StreamCutError
+
 
 class LineSplitter:
     """Bytes in arbitrary chunks -> complete lines (without their line ending)."""
@@ -94,3 +96,37 @@ def decode_ndjson_lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
     for line in splitter.finish():
         if line.strip():
             yield line
+
+
+class Skipped:
+    """The malformed events (or lines) of one reply: each is skipped and the reply goes on, unless
+    they are most of what came: more than half of the events so far, and at least MOST_BAD of them."""
+
+    MOST_BAD = 3
+
+    def __init__(self, what: str) -> None:
+        self.what = what  # "event" (SSE) or "line" (NDJSON)
+        self.count = 0
+        self.first = ""
+
+    def add(self, sample: str, seen: int) -> None:
+        """One more malformed event of `seen` so far (this one included); StreamCutError when most are bad."""
+        self.count += 1
+        if not self.first:
+            self.first = sample[:120]
+        if self.count >= self.MOST_BAD and self.count * 2 > seen:
+            raise StreamCutError(f"the server sent {self.count} malformed {self.what}s of {seen}, "
+                                 f"the first {self.first!r}")
+
+    def warning(self) -> str | None:
+        """The one warning of the reply, or None when nothing was skipped."""
+        if not self.count:
+            return None
+        what = f"a malformed {self.what}" if self.count == 1 else f"{self.count} malformed {self.what}s"
+        return f"skipped {what} from the server ({self.first!r}); the reply went on without it"
+
+    def note(self) -> str:
+        """What a cut stream's message adds: the malformed events it had."""
+        if not self.count:
+            return ""
+        return f" ({self.count} malformed {self.what}{'s' * (self.count > 1)} skipped, the first {self.first!r})"

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ayder_cli.errors import ToolError
+from ayder_cli.storage.layout import STATE_DIR, ignore_everything, make_directory
 from ayder_cli.storage.paths import display_path
 
 TEMP_PREFIX = ".ayder-tmp-"
@@ -96,6 +97,8 @@ def make_parents(directory: Path, root: Path, shown: str) -> list[Path]:
         for parent in reversed(missing):
             parent.mkdir()
             made.append(parent)
+            if parent.name == STATE_DIR:
+                ignore_everything(parent)  # ayder's own state folder stays out of git
     except BaseException:
         for parent in reversed(made):
             try:
@@ -167,7 +170,7 @@ def fsync_directory(directory: Path) -> None:
 def append_record(path: Path, data: bytes, mode: int = 0o600) -> None:
     """Append one record (a whole line) with O_APPEND and fsync: a crash loses at most this record,
     never an earlier one. OSError propagates."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_directory(path.parent)
     descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, mode)
     try:
         while data:

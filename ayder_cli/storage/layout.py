@@ -43,3 +43,28 @@ class Layout:
     @property
     def tasks(self) -> Path:
         return self.state / "tasks"
+
+
+GITIGNORE_TEXT = "# created by ayder: its state stays out of git\n*\n"
+
+
+def make_directory(directory: Path, mode: int = 0o777) -> None:
+    """mkdir -p for anything under a project's .ayder/: the folder, when this makes it, gets a
+    .gitignore of `*` first (as pytest does for its cache), so it never shows in `git status`."""
+    directory = Path(directory)
+    parts = directory.parts
+    if STATE_DIR in parts:
+        state = Path(*parts[:len(parts) - parts[::-1].index(STATE_DIR)])
+        if not state.is_dir():
+            state.mkdir(parents=True, exist_ok=True)
+            ignore_everything(state)
+    directory.mkdir(mode=mode, parents=True, exist_ok=True)
+
+
+def ignore_everything(state: Path) -> None:
+    """Write state/.gitignore (`*`) unless there is one; a failure only leaves the folder visible."""
+    try:
+        with open(Path(state) / ".gitignore", "x", encoding="utf-8") as file:
+            file.write(GITIGNORE_TEXT)
+    except OSError:
+        pass

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ayder_cli.storage.layout import make_directory
+
 try:
     import fcntl
 except ImportError:  # Windows
@@ -59,7 +61,7 @@ class SessionLock:
         """Take the lock: None once this process holds it, else who does. OSError if it cannot be tried."""
         if self.held:
             return None
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_directory(self.path.parent)
         return self._acquire_flock() if self.use_flock else self._acquire_pid_file()
 
     def release(self) -> None:

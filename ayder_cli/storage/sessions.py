@@ -7,8 +7,12 @@ shape of `conversation.py`. Each message is written, flushed and fsynced the
 moment it is appended, so a crash loses at most the message being written.
 `load()` skips a torn or broken line with a warning and keeps the rest.
 
-The file is created on the first append, so a session in which nothing was
-said leaves nothing behind. Names given with `/save NAME` live in
+The file is created on the first append (and the session locked then); a new
+session that never got a reply (no server, a bad key) is removed when the run
+ends (`close(keep_unanswered=False)`), so it leaves nothing behind. A new session's first reply prunes the project's
+sessions to the newest `max_sessions` (those another ayder is writing are kept). A line
+`{"type": "usage", ...}` after a reply holds the session's token totals so far,
+so `/usage` goes on after `--continue`. Names given with `/save NAME` live in
 `names.json` beside the transcripts.
 
 Beside each transcript: `<file stem>.lock` while a run writes to it (one
@@ -22,6 +26,7 @@ import json
 import os
 import re
 import secrets
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -29,12 +34,15 @@ from pathlib import Path
 from typing import Any
 
 from ayder_cli.storage.atomic import append_record, replace_with
-from ayder_cli.storage.layout import Layout
+from ayder_cli.storage.layout import Layout, make_directory
 from ayder_cli.errors import AyderError, ExitStatus
-from ayder_cli.storage.session_lock import LockHolder, SessionLock
+from ayder_cli.storage.session_lock import LockHolder, SessionLock, pid_alive, read_holder
 
 NAMES_FILE = "names.json"
 HEADER_TYPE = "session"
+USAGE_TYPE = "usage"
+USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "cached_tokens", "requests")
+DEFAULT_KEEP = 100
 FORMAT_VERSION = 1
 PROMPT_WIDTH = 60
 
@@ -83,10 +91,12 @@ def _identity(text: str) -> str:
 class SessionStore:
     """The transcripts of one project."""
 
-    def __init__(self, root: str | os.PathLike[str], redact: Callable[[str], str] = _identity) -> None:
+    def __init__(self, root: str | os.PathLike[str], redact: Callable[[str], str] = _identity,
+                 keep: int = DEFAULT_KEEP) -> None:
         self.root = Path(root)
         self.directory = Layout(self.root).sessions
         self.redact = redact
+        self.keep = keep  # sessions kept per project; older ones go when a new one is created
 
     # ---- writing
 
@@ -102,6 +112,29 @@ class SessionStore:
     def resume(self, identifier: str | os.PathLike[str]) -> Session:
         """Go on appending to an existing session, found as find() finds it."""
         return Session(self.find(identifier), self, new=False)
+
+    def prune(self, spare: Path | None = None) -> list[Path]:
+        """Delete all but the newest `keep` sessions (with their lock and undo journal); a session
+        another ayder is writing, and spare, stay. The paths deleted."""
+        files = sorted((path for path, _ in self._files()),
+                       key=lambda path: (_mtime_ns(path), path.name), reverse=True)
+        deleted = []
+        for path in files[max(self.keep, 1):]:
+            if path == spare or _in_use(path):
+                continue
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError:
+                continue
+            shutil.rmtree(path.with_suffix(".undo"), ignore_errors=True)
+            try:
+                path.with_suffix(".lock").unlink()
+            except OSError:
+                pass
+            deleted.append(path)
+        return deleted
 
     # ---- reading
 
@@ -143,10 +176,10 @@ class SessionStore:
         if not matches:
             raise SessionNotFound(f"no session matches {text!r}", hint=self._candidates_hint(files))
         matches.sort(key=lambda path: path.name)
-        listed = ", ".join(path.name for path in matches[:_LISTED_IN_ERRORS])
+        listed = ", ".join(session_id_of(path) for path in matches[:_LISTED_IN_ERRORS])
         more = f" and {len(matches) - _LISTED_IN_ERRORS} more" if len(matches) > _LISTED_IN_ERRORS else ""
         raise SessionNotFound(f"{text!r} matches {len(matches)} sessions: {listed}{more}",
-                              hint="type more of the file name, or the whole id")
+                              hint="type the whole id; /sessions lists them")
 
     def list_sessions(self) -> list[SessionInfo]:
         """Every session of this project, newest first."""
@@ -190,7 +223,7 @@ class SessionStore:
         return {str(key): str(value) for key, value in data.items() if isinstance(value, str)}
 
     def _write_names(self, names: dict[str, str]) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
+        make_directory(self.directory)
         text = json.dumps(names, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
         replace_with(self._names_path(), text.encode("utf-8"), 0o600)
 
@@ -214,8 +247,10 @@ class SessionStore:
     def _candidates_hint(self, files: list[tuple[Path, str]]) -> str:
         if not files:
             return f"there are no sessions in {self.directory} yet"
-        newest = sorted((path.name for path, _ in files), reverse=True)[:_LISTED_IN_ERRORS]
-        return "sessions there are: " + ", ".join(newest) + (" ..." if len(files) > len(newest) else "")
+        newest = [session_id for _, session_id in
+                  sorted(files, key=lambda item: (_mtime_ns(item[0]), item[0].name), reverse=True)][:_LISTED_IN_ERRORS]
+        return ("sessions there are (newest first): " + ", ".join(newest)
+                + (" ..." if len(files) > len(newest) else ""))
 
 
 class Session:
@@ -227,6 +262,8 @@ class Session:
         match = _FILE_RE.match(self.path.name)
         self.id = match["id"] if match else self.path.stem
         self._new = new  # the header is still to be written
+        self._created = False  # this run made the file
+        self._answered = not new  # a reply (or a /save name) is in it: it is worth keeping
         self._checked_end = new  # a resumed file may end in a torn line
         self._lock = SessionLock(self.path.with_suffix(".lock"))
         self.lock_error: str | None = None  # why this session could not be locked (a filesystem without locks)
@@ -249,8 +286,17 @@ class Session:
             self.lock_error = str(error)
             return None
 
-    def close(self) -> None:
-        """The run is done with this session: another ayder may write to it now."""
+    def close(self, keep_unanswered: bool = True) -> None:
+        """The run is done with this session: another ayder may write to it now.
+
+        keep_unanswered False: a session this run created that never got a reply (the server was
+        not there, the key was wrong) is deleted first, so such a run leaves no transcript."""
+        if not keep_unanswered and self._created and not self._answered and self._lock.held:
+            try:
+                self.path.unlink(missing_ok=True)
+            except OSError:
+                pass
+            shutil.rmtree(self.undo_dir, ignore_errors=True)
         self._lock.release()
 
     @classmethod
@@ -266,6 +312,19 @@ class Session:
         """Write one message as one line, on disk before this returns."""
         line = json.dumps(_redacted(message, self.store.redact), ensure_ascii=False) + "\n"
         self._write(line)
+        if message.get("role") != "user" and not self._answered:
+            self._answered = True
+            if self._created:  # a session worth keeping: the oldest ones beyond max_sessions go
+                try:
+                    self.store.prune(spare=self.path)
+                except (OSError, SessionError):
+                    pass  # housekeeping: the transcript itself is written
+
+
+    def append_usage(self, totals: dict[str, int]) -> None:
+        """Record the session's token totals so far (read back by usage_of)."""
+        record = {"type": USAGE_TYPE, **{key: int(totals.get(key) or 0) for key in USAGE_FIELDS}}
+        self._write(json.dumps(record) + "\n")
 
     def name(self, name: str) -> None:
         """Give this session a name find() knows (/save NAME); saving the same name again is fine."""
@@ -280,6 +339,7 @@ class Session:
             raise SessionError(f"the name {name!r} is already used by session {taken_by}",
                                hint="pick another name")
         self._write("")  # the file exists once it has a name
+        self._answered = True  # a named session is kept, answered or not
         names[name] = self.path.name
         try:
             self.store._write_names(names)
@@ -298,6 +358,7 @@ class Session:
             prefix = json.dumps(_redacted(header, self.store.redact), ensure_ascii=False) + "\n"
         elif not self._checked_end and _ends_torn(self.path):
             prefix = "\n"  # end the torn line, so the new message gets a line of its own
+        created = self._new
         data = (prefix + text).encode("utf-8")
         try:
             append_record(self.path, data)
@@ -306,6 +367,8 @@ class Session:
                                hint="the conversation goes on; this message is missing from the transcript") from error
         self._new = False
         self._checked_end = True
+        if created:
+            self._created = True
 
 
 def load(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -336,13 +399,48 @@ def load(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list[str]]
             else:
                 warnings.append(f"{path}: line {number}: skipped a line that is not valid JSON")
             continue
-        if isinstance(value, dict) and value.get("type") == HEADER_TYPE and "role" not in value:
+        if isinstance(value, dict) and value.get("type") in (HEADER_TYPE, USAGE_TYPE) and "role" not in value:
             continue
         if not isinstance(value, dict) or not isinstance(value.get("role"), str):
             warnings.append(f"{path}: line {number}: skipped a line that is not a message")
             continue
         messages.append(value)
     return messages, warnings
+
+
+def usage_of(path: str | os.PathLike[str]) -> dict[str, int] | None:
+    """The token totals last recorded in a transcript (None: none recorded)."""
+    found = None
+    try:
+        with Path(path).open("rb") as file:
+            for raw in file:
+                if b'"type"' not in raw or USAGE_TYPE.encode() not in raw:
+                    continue
+                try:
+                    value = json.loads(raw.decode("utf-8"))
+                except (UnicodeDecodeError, ValueError):
+                    continue
+                if isinstance(value, dict) and value.get("type") == USAGE_TYPE and "role" not in value:
+                    found = {key: value[key] for key in USAGE_FIELDS
+                             if isinstance(value.get(key), int) and not isinstance(value.get(key), bool)}
+    except OSError:
+        return None
+    return found
+
+
+def session_id_of(path: Path) -> str:
+    """The short id of a session file (its stem when the name is not ayder's)."""
+    match = _FILE_RE.match(path.name)
+    return match["id"] if match else path.stem
+
+
+def _in_use(path: Path) -> bool:
+    """Another ayder may hold the session's lock: its lock file is there and names a live process."""
+    lock_path = path.with_suffix(".lock")
+    if not lock_path.exists():
+        return False
+    holder = read_holder(lock_path)
+    return holder.pid is None or pid_alive(holder.pid)
 
 
 def _redacted(value: Any, redact: Callable[[str], str]) -> Any:

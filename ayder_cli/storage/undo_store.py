@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ayder_cli.storage.atomic import replace_with
+from ayder_cli.storage.layout import make_directory
 from ayder_cli.storage.undo import UndoEntry
 
 INDEX_NAME = "index.json"
@@ -158,7 +159,7 @@ class UndoStore:
         return self.directory / f"{number:06d}{CONTENT_SUFFIX}"
 
     def _make_directory(self) -> None:
-        self.directory.mkdir(mode=PRIVATE_DIRECTORY, parents=True, exist_ok=True)
+        make_directory(self.directory, mode=PRIVATE_DIRECTORY)
 
 
 def _optional_text(value: Any) -> str | None:

@@ -20,6 +20,7 @@ class ToolContext:
     processes: Any = None  # ayder_cli.tools.processes.ProcessManager for background commands
     shell_deny: tuple[str, ...] = ()  # regular expressions of commands that are always refused
     shell_timeout_s: float = 120.0  # default timeout of run_shell_command
+    tool_timeout_s: float = 30.0  # the other tools' time limit: a search or tree walk stops there, keeping what it found
     mask: Callable[[str], str] = lambda text: text  # hides API keys in what tools save in .ayder/
     # The environment commands start with (None: ayder's own); the API key is left out of it.
     env: Mapping[str, str] | None = None

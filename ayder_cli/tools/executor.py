@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from ayder_cli.calls import ToolCall, describe
 from ayder_cli.tools.base import Preview, ToolContext, ToolError, ToolRegistry, ToolResult, ToolSpec, cap_output, first_line
-from ayder_cli.tools.validate import check_arguments
+from ayder_cli.tools.validate import aliases_of, check_arguments
 
 PERMISSION_NAMES = {"r": "read", "w": "write", "x": "execute"}
 FLAG_FOR = {"r": "-r", "w": "-w", "x": "-x"}
@@ -96,8 +96,9 @@ class NoTerminal:
 def normalize(spec: ToolSpec, arguments: dict[str, Any], root: Path) -> dict[str, Any]:
     """Aliases to parameter names; project paths made relative to the root where they point inside it."""
     normalized: dict[str, Any] = {}
+    aliases = aliases_of(spec.parameters, spec.aliases)
     for name, value in arguments.items():
-        canonical = spec.aliases.get(name, name)
+        canonical = aliases.get(name, name)
         if canonical in normalized and canonical != name:
             continue  # the real name wins over an alias given too
         normalized[canonical] = value
@@ -165,6 +166,8 @@ class ToolExecutor:
         self.before_confirm = before_confirm  # e.g. end the half-printed activity line
         self.always: set[str] = set()  # tools the user said [a]lways to
         self.calls_this_message: dict[str, int] = {}
+        self.denials = 0  # calls denied in this run, by policy (no terminal) or by the user
+        self._said_no_terminal = False  # the policy denial is said to the user once per run
 
     def new_message(self) -> None:
         """A new user message: the per-message call caps start again."""
@@ -193,7 +196,10 @@ class ToolExecutor:
         refusal = self._over_cap(spec)
         if refusal:
             return ToolResult.failure(refusal)
+        denials = self.denials
         refusal = self._permission(spec, arguments)
+        if refusal and self.denials > denials:  # the user sees a short mark; the model reads why and what next
+            return ToolResult(ok=False, error=refusal, summary="denied")
         if refusal:
             return ToolResult.failure(refusal)
         return execute(spec, self.context, arguments)
@@ -232,10 +238,14 @@ class ToolExecutor:
         # Without a diff to show, the summary is all the user sees: it must not hide the end of a command.
         summary = describe(spec.name, arguments, width=60 if preview is not None else 10_000)
         answer = self.confirmer.confirm(ConfirmRequest(spec.name, letter, summary, preview))
+        if answer is None or answer.decision not in (Decision.YES, Decision.ALWAYS):
+            self.denials += 1
         if answer is None:
             flag = FLAG_FOR[letter]
-            self.warn(f"{spec.name} needs {PERMISSION_NAMES[letter]} permission and there is no terminal to ask; "
-                      f"denied (run with {flag} to allow)")
+            if not self._said_no_terminal:  # once per run: a script that keeps trying is not a wall of warnings
+                self._said_no_terminal = True
+                self.warn(f"{spec.name} needs {PERMISSION_NAMES[letter]} permission and there is no terminal to "
+                          f"ask; denied by policy, as is every later call that needs asking (run with {flag} to allow)")
             return (f"denied: {spec.name} needs {PERMISSION_NAMES[letter]} permission, which was not granted "
                     f"(the user can allow it with {flag}); do not retry it")
         if answer.decision is Decision.ALWAYS:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ayder_cli.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
+from ayder_cli.tools.deadline import Deadline
 from ayder_cli.tools.gitignore import IgnoreRules, InvalidPattern, compile_glob, scan, walk_entries
 from ayder_cli.storage.paths import display_path, resolve_in_root
 
@@ -111,7 +112,9 @@ def _size_text(stream: io.BufferedReader) -> str:
     return f"{size / 1024 / 1024:.1f} MB" if size >= 1024 * 1024 else f"{size / 1024:.0f} KB"
 
 
-def list_files(context: ToolContext, args: dict[str, Any]) -> ToolResult:
+def list_files(context: ToolContext, args: dict[str, Any], deadline: Deadline | None = None) -> ToolResult:
+    """One level, or every level below for a path glob (stopped at tool_timeout_s, keeping what it found)."""
+    deadline = deadline or Deadline(context.tool_timeout_s)
     given = args.get("directory") or "."
     path = resolve_in_root(context.root, given)
     if not path.exists():
@@ -128,7 +131,7 @@ def list_files(context: ToolContext, args: dict[str, Any]) -> ToolResult:
     ignored = 0
     try:
         if glob is not None and ("/" in pattern or "**" in pattern):
-            found = walk_entries(rules, start)  # a path glob: every level below
+            found = walk_entries(rules, start, deadline=deadline)  # a path glob: every level below
         else:
             found, ignored = scan(rules, start)
     except OSError as exc:
@@ -138,7 +141,7 @@ def list_files(context: ToolContext, args: dict[str, Any]) -> ToolResult:
                or glob.matches(entry.rel[len(start) + 1:] if start else entry.rel, entry.name,
                                entry.kind == "dir")]
     lines = [f"{rel}/" if is_dir else rel for rel, is_dir in entries[:MAX_ENTRIES]]
-    if not entries:
+    if not entries and not deadline.hit:
         lines.append(f"[no entries match {pattern}]" if glob else "[empty directory]")
     summary = _count(len(entries), "entry", "entries")
     if len(entries) > MAX_ENTRIES:
@@ -146,6 +149,9 @@ def list_files(context: ToolContext, args: dict[str, Any]) -> ToolResult:
         summary = f"{MAX_ENTRIES} of {summary}"
     if ignored and glob is None:
         lines.append(f"[{ignored} more ignored by .gitignore]")
+    if deadline.hit:
+        lines.append(deadline.note(_count(len(entries), "entry", "entries")))
+        summary = f"stopped after {deadline.seconds:g} s: {summary}"
     return ToolResult(ok=True, output="\n".join(lines), summary=summary)
 
 

@@ -24,6 +24,7 @@ from typing import Callable, Iterator, NamedTuple
 
 from ayder_cli.storage.atomic import TEMP_PREFIX
 from ayder_cli.storage.layout import STATE_DIR
+from ayder_cli.tools.deadline import Deadline
 
 ALWAYS_IGNORED = ".git"
 AYDER_STATE = STATE_DIR  # ayder's own transcripts, memory and tasks at the root: not project content
@@ -422,13 +423,15 @@ def _kind(item: os.DirEntry) -> str:
     return "other"
 
 
-def walk_entries(rules: IgnoreRules, start: str = "", max_depth: int | None = None) -> Iterator[Entry]:
+def walk_entries(rules: IgnoreRules, start: str = "", max_depth: int | None = None,
+                 deadline: Deadline | None = None) -> Iterator[Entry]:
     """Depth first, each directory's entries sorted by name, below the root-relative `start`.
 
     Ignored entries are skipped and ignored directories never entered. Symlinks are yielded
     but never followed, so the walk stays inside the root and cannot loop. Directories that
     cannot be read are skipped. `start` itself is not checked: naming it asks for it.
-    max_depth 1 yields start's own entries only.
+    max_depth 1 yields start's own entries only. Past the `deadline` no further directory is
+    read and the walk ends (the caller sees `deadline.hit`); start's own entries always come.
     """
     stack = [(iter(_scan_quietly(rules, start)), 1)]
     while stack:
@@ -439,6 +442,8 @@ def walk_entries(rules: IgnoreRules, start: str = "", max_depth: int | None = No
             continue
         yield entry
         if entry.kind == "dir" and (max_depth is None or depth < max_depth):
+            if deadline is not None and deadline.passed():
+                return
             stack.append((iter(_scan_quietly(rules, entry.rel)), depth + 1))
 
 

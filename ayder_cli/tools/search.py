@@ -16,6 +16,7 @@ import shutil
 import stat
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import Any, Iterator
 from ayder_cli.storage.layout import STATE_DIR
 from ayder_cli.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
 from ayder_cli.storage.atomic import TEMP_PREFIX
+from ayder_cli.tools.deadline import NEVER, Deadline
 from ayder_cli.tools.gitignore import Glob, IgnoreRules, InvalidPattern, compile_glob, scan, walk_entries
 from ayder_cli.tools.line_matches import Record, Tally, Text, file_records, is_plain_literal, required_literal
 from ayder_cli.storage.paths import display_path, resolve_in_root
@@ -59,7 +61,7 @@ class Query:
     plain: bool = False  # the pattern is that string and nothing else (see is_plain_literal)
 
 
-def search_codebase(context: ToolContext, args: dict[str, Any]) -> ToolResult:
+def search_codebase(context: ToolContext, args: dict[str, Any], deadline: Deadline | None = None) -> ToolResult:
     return search(
         context.root,
         args["pattern"],
@@ -68,6 +70,7 @@ def search_codebase(context: ToolContext, args: dict[str, Any]) -> ToolResult:
         context_lines=args.get("context_lines", 0),
         max_results=args.get("max_results", DEFAULT_MAX_RESULTS),
         directory=args.get("directory") or ".",
+        deadline=deadline or Deadline(context.tool_timeout_s),
     )
 
 
@@ -81,8 +84,11 @@ def search(
     max_results: int = DEFAULT_MAX_RESULTS,
     directory: str = ".",
     backend: str | None = None,
+    deadline: Deadline | None = None,
 ) -> ToolResult:
-    """Every line of the project's text files matching `pattern`, as `path:line: text`."""
+    """Every line of the project's text files matching `pattern`, as `path:line: text`;
+    past the `deadline`, the lines found so far and a note saying it stopped."""
+    deadline = deadline or NEVER
     root = Path(root).resolve()
     flags = re.MULTILINE | (0 if case_sensitive else re.IGNORECASE)
     try:
@@ -104,24 +110,30 @@ def search(
                   start, not target.is_dir(), glob, literal, literal is not None and is_plain_literal(regex))
     rules = IgnoreRules.for_root(root)
     cap = max(1, min(max_results, MAX_RESULTS_LIMIT))
-    output, summary = _format(_records(rules, query, backend or BACKEND, cap), query, cap)
+    output, summary = _format(_records(rules, query, backend or BACKEND, cap, deadline), query, cap)
+    if deadline.hit:
+        if summary == "no matches":
+            output, summary = "[no matches so far]", "no matches so far"
+        output += "\n" + deadline.note(summary)
+        summary = f"stopped after {deadline.seconds:g} s: {summary}"
     return ToolResult(ok=True, output=output, summary=summary)
 
 
-def _records(rules: IgnoreRules, query: Query, backend: str, cap: int) -> Iterator[Record | Tally]:
+def _records(rules: IgnoreRules, query: Query, backend: str, cap: int,
+             deadline: Deadline = NEVER) -> Iterator[Record | Tally]:
     if backend not in ("auto", "python", "rg"):
         raise ValueError(f"unknown search backend {backend!r}")
     rg = shutil.which("rg") if backend != "python" else None
     if backend == "rg" and rg is None:
         raise ToolError("ripgrep (rg) is not installed")
     if rg and not query.start_is_file:
-        records = _rg_records(rg, rules, query)
+        records = _rg_records(rg, rules, query, deadline)
         try:
             first = next(records, None)
         except _RipgrepFailed:  # e.g. a pattern only Python's re accepts (look-around)
-            return python_records(rules, query, cap)
+            return python_records(rules, query, cap, deadline)
         return _chain(first, records)
-    return python_records(rules, query, cap)
+    return python_records(rules, query, cap, deadline)
 
 
 def _chain(first: Record | None, rest: Iterator[Record]) -> Iterator[Record]:
@@ -189,25 +201,28 @@ def _no_matches(query: Query) -> str:
 # --- the Python search
 
 
-def python_records(rules: IgnoreRules, query: Query, limit: int | None = None) -> Iterator[Record | Tally]:
+def python_records(rules: IgnoreRules, query: Query, limit: int | None = None,
+                   deadline: Deadline = NEVER) -> Iterator[Record | Tally]:
     """The records of every matching line, walking and reading the files in Python; past
-    `limit` matching lines, one Tally per file instead (counting is cheaper than showing)."""
+    `limit` matching lines, one Tally per file instead (counting is cheaper than showing).
+    Past the `deadline` (checked after each file) it stops: `deadline.hit` tells the caller."""
     left = limit
-    for rel, path in _files(rules, query):
+    for rel, path in _files(rules, query, deadline):
         text = _text(path, query)
-        if text is None:
-            continue
-        for record in file_records(rel, text, query.regex, query.context, query.literal,
-                                   not query.case_sensitive, left):
-            if left is not None and type(record) is not Tally and record[2]:
-                left -= 1
-            yield record
+        if text is not None:
+            for record in file_records(rel, text, query.regex, query.context, query.literal,
+                                       not query.case_sensitive, left):
+                if left is not None and type(record) is not Tally and record[2]:
+                    left -= 1
+                yield record
+        if deadline.passed():
+            return
 
 
-def _files(rules: IgnoreRules, query: Query) -> Iterator[tuple[str, str]]:
+def _files(rules: IgnoreRules, query: Query, deadline: Deadline = NEVER) -> Iterator[tuple[str, str]]:
     """(root-relative, absolute) path of each file to search."""
     if not query.start_is_file:
-        yield from ((entry.rel, entry.path) for entry in walk_entries(rules, query.start)
+        yield from ((entry.rel, entry.path) for entry in walk_entries(rules, query.start, deadline=deadline)
                     if entry.kind == "file" and _wanted(query, entry.rel))
         return
     name = query.start.rpartition("/")[2]
@@ -304,7 +319,7 @@ def ripgrep_argv(rg: str, query: Query, ignore_file: str | None) -> list[str]:
     return argv
 
 
-def _rg_records(rg: str, rules: IgnoreRules, query: Query) -> Iterator[Record]:
+def _rg_records(rg: str, rules: IgnoreRules, query: Query, deadline: Deadline = NEVER) -> Iterator[Record]:
     ignore_file = None
     try:
         above = _rules_above(rules, query.start)
@@ -316,9 +331,12 @@ def _rg_records(rg: str, rules: IgnoreRules, query: Query) -> Iterator[Record]:
         process = subprocess.Popen(ripgrep_argv(rg, query, ignore_file), cwd=rules.root,
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.DEVNULL)
+        watchdog = _watchdog(process, deadline)
         try:
-            yield from _parse_rg(process, rules.root, query)
+            yield from _parse_rg(process, rules.root, query, deadline)
         finally:
+            if watchdog is not None:
+                watchdog.cancel()
             if process.poll() is None:
                 process.kill()
             process.stdout.close()
@@ -328,7 +346,24 @@ def _rg_records(rg: str, rules: IgnoreRules, query: Query) -> Iterator[Record]:
             os.unlink(ignore_file)
 
 
-def _parse_rg(process: subprocess.Popen, root: Path, query: Query) -> Iterator[Record]:
+def _watchdog(process: subprocess.Popen, deadline: Deadline) -> threading.Timer | None:
+    """A timer that stops rg at the deadline, even while it prints nothing."""
+    remaining = deadline.remaining()
+    if remaining is None:
+        return None
+
+    def stop() -> None:
+        if process.poll() is None:
+            deadline.expire()
+            process.kill()
+
+    timer = threading.Timer(remaining, stop)
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+def _parse_rg(process: subprocess.Popen, root: Path, query: Query, deadline: Deadline = NEVER) -> Iterator[Record]:
     path_bytes, path, wanted = b"", "", True
     any_line = False
     for raw in process.stdout:
@@ -336,6 +371,8 @@ def _parse_rg(process: subprocess.Popen, root: Path, query: Query) -> Iterator[R
         if not separator:
             continue  # the "--" between groups: the formatter draws its own
         if path_part != path_bytes:
+            if deadline.passed():  # checked once a file: the next file's lines are not read
+                return
             path_bytes, path = path_part, os.fsdecode(path_part)
             # Globs rg could not be given, and binary files (rg searched them as text).
             wanted = _wanted(query, path) and not _is_binary(os.path.join(root, path))
@@ -344,7 +381,7 @@ def _parse_rg(process: subprocess.Popen, root: Path, query: Query) -> Iterator[R
             continue
         any_line = True
         yield path, int(found[1]), found[2] == b":", rest[found.end():].rstrip(b"\n")
-    if not any_line and process.wait(timeout=RG_TIMEOUT_S) not in (0, 1):
+    if not any_line and process.wait(timeout=RG_TIMEOUT_S) not in (0, 1) and not deadline.hit:
         raise _RipgrepFailed
 
 
@@ -369,10 +406,10 @@ def _escape_glob(text: str) -> str:
 # --- get_project_structure
 
 
-def get_project_structure(context: ToolContext, args: dict[str, Any]) -> ToolResult:
+def get_project_structure(context: ToolContext, args: dict[str, Any], deadline: Deadline | None = None) -> ToolResult:
     depth = max(1, args.get("max_depth", DEFAULT_DEPTH))
     rules = IgnoreRules.for_root(context.root)
-    return project_tree(rules, depth)
+    return project_tree(rules, depth, deadline or Deadline(context.tool_timeout_s))
 
 
 @dataclass
@@ -386,12 +423,17 @@ class _Node:
     count: int | None = None  # entries of an unexpanded directory, when known
 
 
-def project_tree(rules: IgnoreRules, max_depth: int) -> ToolResult:
-    """Level by level, so a cut keeps every top-level directory rather than the first few in full."""
+def project_tree(rules: IgnoreRules, max_depth: int, deadline: Deadline = NEVER) -> ToolResult:
+    """Level by level, so a cut keeps every top-level directory rather than the first few in full.
+    Past the `deadline` (checked after each directory read) the tree shown is what was read."""
     top = _Node("", ".", True, True)
     level, depth, used, cut_at = [top], 0, 0, 0
     while level and depth < max_depth:
-        planned = [(node, _children(rules, node)) for node in level]
+        planned = []
+        for node in level:
+            planned.append((node, _children(rules, node)))
+            if deadline.passed():
+                break
         adding = sum(len(shown) + (1 if hidden else 0) for _, (shown, hidden, _) in planned)
         if depth and used + adding > TREE_MAX_LINES:
             for node, (_, _, total) in planned:
@@ -404,6 +446,8 @@ def project_tree(rules: IgnoreRules, max_depth: int) -> ToolResult:
             level += [child for child in shown if child.expandable]
         used += adding
         depth += 1
+        if deadline.hit:
+            break
     else:
         for node in level:  # at the depth limit: say how much each holds
             node.count = _children(rules, node)[2]
@@ -414,6 +458,10 @@ def project_tree(rules: IgnoreRules, max_depth: int) -> ToolResult:
     if cut_at:
         lines.append(f"[shown to depth {cut_at} to stay under {TREE_MAX_LINES} lines; "
                      "use list_files or a smaller max_depth]")
+    if deadline.hit:
+        lines.append(deadline.note(f"{used} entries"))
+        return ToolResult(ok=True, output="\n".join(lines),
+                          summary=f"stopped after {deadline.seconds:g} s: {used} entries")
     return ToolResult(ok=True, output="\n".join(lines), summary=f"{used} entries")
 
 

@@ -11,6 +11,27 @@ from ayder_cli.calls import structured_value
 _INTEGER_TEXT = re.compile(r"\s*[-+]?\d+\s*")
 _ARTICLE = {"integer": "an integer", "object": "an object", "array": "an array"}
 
+# The one alias table: the names models use for a file or a directory, whatever the tool.
+# A tool whose schema has the parameter on the left accepts every name on the right for it.
+COMMON_ALIASES: dict[str, tuple[str, ...]] = {
+    "file_path": ("path", "file", "filename", "file_name", "filepath", "absolute_path", "target_file"),
+    "directory": ("path", "dir", "directory_path", "folder"),
+}
+
+
+def aliases_of(parameters: dict[str, Any], own: dict[str, str]) -> dict[str, str]:
+    """Every other name a tool's parameters go by: the common table, then the tool's own aliases.
+
+    A name that is itself one of the tool's parameters is never an alias."""
+    properties = parameters.get("properties", {})
+    table: dict[str, str] = {}
+    for canonical, names in COMMON_ALIASES.items():
+        if canonical in properties:
+            for name in names:
+                table.setdefault(name, canonical)
+    table.update(own)
+    return {name: canonical for name, canonical in table.items() if name not in properties}
+
 
 def check_arguments(parameters: dict[str, Any], arguments: Any) -> tuple[dict[str, Any], list[str]]:
     """Return the arguments converted where that is safe ("12" -> 12), and every problem found."""
