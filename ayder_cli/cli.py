@@ -82,14 +82,71 @@ def _show_version(ctx: click.Context, param: click.Parameter, value: bool) -> No
         _write_and_exit(ctx, f"ayder {__version__}")
 
 
+# --help shows the options in these sections, in this order; an option named in none goes under "Other".
+HELP_SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Prompt", ("prompt_file", "read_stdin")),
+    ("Model and server", ("provider", "model", "base_url", "config_file", "num_ctx", "temperature", "max_tokens",
+                          "iterations", "doctor")),
+    ("System prompt and tools", ("prompts", "system_text", "no_instructions", "tool_groups")),
+    ("Permissions", ("allow_read", "allow_write", "allow_execute", "root")),
+    ("Sessions", ("continue_session", "resume_id", "restore")),
+    ("Tasks", ("list_tasks", "implement_id", "implement_all")),
+    ("Output", ("json_events", "no_stream", "show_thinking", "verbose", "debug")),
+)
+
+HELP_FILES = (  # where ayder reads its config (later wins) and keeps its state
+    ("~/.config/ayder/config.json", "your config ($XDG_CONFIG_HOME/ayder/ when that is set)"),
+    (".ayder/config.json", "the project's config, over yours"),
+    ("--config FILE", "over both; then the environment, then the flags"),
+    (".ayder/", "the project's sessions, tasks and checkpoint"),
+    ("~/.local/state/ayder/", "the prompt history ($XDG_STATE_HOME/ayder/ when set)"),
+)
+
+HELP_ENVIRONMENT = (
+    ("AYDER_PROVIDER", "the provider: ollama or openai"),
+    ("AYDER_MODEL", "the model"),
+    ("AYDER_BASE_URL", "the server's URL"),
+    ("OLLAMA_HOST", "Ollama's address (host, host:port or a URL)"),
+    ("OPENAI_BASE_URL", "an OpenAI-compatible server's URL (.../v1)"),
+    ("OPENAI_API_KEY", "its API key (or the variable api_key_env names in the config)"),
+    ("NO_COLOR", "no colours"),
+    ("XDG_CONFIG_HOME", "where your config is (default ~/.config)"),
+    ("XDG_STATE_HOME", "where the history is (default ~/.local/state)"),
+)
+
+
 class _Command(click.Command):
-    """A click command whose help goes to the run's stdout, which need not be the process's."""
+    """A click command whose help goes to the run's stdout, which need not be the process's, with
+    its options in sections, and the config files and environment variables at the end."""
 
     def get_help_option(self, ctx: click.Context) -> click.Option | None:
         option = super().get_help_option(ctx)
         if option is not None:
             option.callback = _show_help
         return option
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows: dict[str, tuple[str, str]] = {}
+        for param in self.get_params(ctx):
+            if isinstance(param, click.Argument):  # the usage line shows it
+                continue
+            record = param.get_help_record(ctx)
+            if record is not None:
+                rows[param.name or ""] = record
+        for title, names in HELP_SECTIONS:
+            section = [rows.pop(name) for name in names if name in rows]
+            if section:
+                with formatter.section(title):
+                    formatter.write_dl(section)
+        if rows:
+            with formatter.section("Other"):
+                formatter.write_dl(list(rows.values()))
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Config files, later wins"):
+            formatter.write_dl(list(HELP_FILES))
+        with formatter.section("Environment"):
+            formatter.write_dl(list(HELP_ENVIRONMENT))
 
 
 @click.command(cls=_Command,
@@ -143,8 +200,8 @@ def cli(given: Invocation | None, **options) -> int:
       cat script.txt | ayder     piped script: each line as if typed at the REPL
 
     \b
-    Exit codes: 0 ok, 1 runtime failure, 2 usage or config error, 130 interrupted,
-    129 hung up (SIGHUP), 143 terminated (SIGTERM).
+    Exit codes: 0 ok, 1 runtime failure, 2 usage or config error,
+    130 interrupted, 129 hung up (SIGHUP), 143 terminated (SIGTERM).
     """
     return run(options, given if isinstance(given, Invocation) else Invocation.of())
 
@@ -161,12 +218,36 @@ def main(argv: list[str] | None = None, stdin: IO | None = None, stdout: IO[str]
     try:
         code = cli.main(args=argv, prog_name="ayder", standalone_mode=False, obj=given,
                         terminal_width=_help_width(given))
+    except click.UsageError as exc:  # a wrong flag or value: said as ayder says its own usage errors
+        _usage_error(exc, given)
+        code = exc.exit_code
     except click.ClickException as exc:
         exc.show(file=given.stderr)
         code = exc.exit_code
     except (click.exceptions.Abort, KeyboardInterrupt):
         code = 130
     return int(code or 0)
+
+
+def _usage_error(exc: click.UsageError, given: Invocation) -> None:
+    """`error: …` and a hint line on stderr, red and dim on a colour terminal, as console.error writes them."""
+    message = exc.format_message()
+    message = message[:1].lower() + message[1:] if message[1:2].islower() else message
+    hint = "ayder --help lists the options"
+    color = _is_tty(given.stderr) and not given.env.get("NO_COLOR")
+    red, dim, reset = ("\033[31m", "\033[2m", "\033[0m") if color else ("", "", "")
+    try:
+        given.stderr.write(f"{red}error: {reset}{message}\n{dim}  {hint}{reset}\n")
+        given.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _is_tty(stream) -> bool:
+    try:
+        return bool(stream) and stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        return False
 
 
 def entry() -> None:

@@ -9,6 +9,9 @@ doctor, the prompt files) is imported inside it: the REPL shows its prompt soone
 from __future__ import annotations
 
 import difflib
+import io
+import os
+import textwrap
 from dataclasses import dataclass
 from enum import Enum
 from typing import Callable
@@ -47,6 +50,16 @@ def command(name: str, *aliases: str, usage: str = "", help: str) -> Callable:
 
 def command_names() -> list[str]:
     return sorted(f"/{name}" for name in COMMANDS)
+
+
+def command_help() -> dict[str, str]:
+    """Each command name (with its slash) and the short help the completion menu shows beside it."""
+    return {f"/{name}": entry.help for name, entry in sorted(COMMANDS.items())}
+
+
+def counted(number: int, word: str, plural: str | None = None) -> str:
+    """'1 message', '2 messages': a count with its noun in the right number."""
+    return f"{number} {word if number == 1 else plural or word + 's'}"
 
 
 def run_command(line: str, services) -> CommandResult:
@@ -104,8 +117,12 @@ def _model(services, args: str) -> None:
     models = services.runtime.client.list_models()
     if not models:
         services.console.info(f"the server lists no models (current: {current})")
+        return
     for name in models:
         services.console.info(f"{'*' if name == current else ' '} {name}")
+    if current not in models:
+        services.console.notice(f"the configured model {current} is not among the server's models; "
+                                "pick one with /model NAME")
 
 
 @command("provider", usage="[ollama|openai]", help="show or switch the provider")
@@ -129,7 +146,7 @@ def _system(services, args: str) -> None:
 @command("reload", help="re-read the selected prompt files")
 def _reload(services, args: str) -> None:
     prompt = services.reload_prompt()
-    services.console.info(f"reloaded {','.join(services.config.prompts)} ({len(prompt)} characters)")
+    services.console.info(f"reloaded {','.join(services.config.prompts)} ({counted(len(prompt), 'character')})")
 
 
 @command("prompts", usage="[NAME,...]", help="list the prompt files, or select some")
@@ -161,12 +178,12 @@ def _thinking(services, args: str) -> None:
 def _usage(services, args: str) -> None:
     usage = services.loop.usage
     services.console.info(
-        f"{usage.requests} requests · prompt {usage.prompt_tokens}"
+        f"{counted(usage.requests, 'request')} · prompt {usage.prompt_tokens}"
         f"{f' ({usage.cached_tokens} cached)' if usage.cached_tokens else ''} · completion {usage.completion_tokens}"
         f" · total {usage.prompt_tokens + usage.completion_tokens}"
     )
     services.console.info(
-        f"conversation: {len(services.conversation.messages)} messages, "
+        f"conversation: {counted(len(services.conversation.messages), 'message')}, "
         f"about {services.conversation.estimated_tokens()} tokens"
     )
 
@@ -190,7 +207,37 @@ def _tools(services, args: str) -> None:
         if not permissions.allows(spec.permission) and spec.name not in services.executor.always:
             notes.append("asks first")
         note = f"  [{', '.join(notes)}]" if notes else ""
-        services.console.info(f"  {spec.permission}  {spec.signature():<{width}}  {spec.description}{note}")
+        services.console.info(wrap_row(f"  {spec.permission}  {spec.signature():<{width}}  ", spec.description + note,
+                                       terminal_columns(services)))
+
+
+def terminal_columns(services) -> int | None:
+    """The width /tools wraps to: $COLUMNS, else the terminal's where stderr is one; None: not a terminal."""
+    env = getattr(services, "env", None) or {}
+    if str(env.get("COLUMNS", "")).isdigit() and int(env["COLUMNS"]) > 0:
+        return int(env["COLUMNS"])
+    try:
+        return os.get_terminal_size(services.console.terminal.stderr.fileno()).columns
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return None
+
+
+def wrap_row(lead: str, text: str, columns: int | None, min_text: int = 30) -> str:
+    """lead + text, wrapped at word boundaries to `columns`, later lines under the text. When the
+    lead leaves less than min_text columns, the text goes on the lines below it, indented. columns
+    None (no terminal: a log, a pipe): one line, as grep expects."""
+    if columns is None:
+        return lead + text
+    width = max(columns - 1, 20)
+    if len(lead) + min_text <= width:
+        return textwrap.fill(text, width=width, initial_indent=lead, subsequent_indent=" " * len(lead),
+                             break_long_words=False, break_on_hyphens=False)
+    indent = " " * (len(lead) - len(lead.lstrip()) + 5)
+    head = textwrap.fill(lead.strip(), width=width, initial_indent=lead[:len(lead) - len(lead.lstrip())],
+                         subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
+    body = textwrap.fill(text, width=width, initial_indent=indent, subsequent_indent=indent,
+                         break_long_words=False, break_on_hyphens=False)
+    return f"{head}\n{body}"
 
 
 @command("undo", usage="[list|force]", help="undo the newest file change a tool made (repeatable)")
@@ -206,7 +253,7 @@ def _undo(services, args: str) -> CommandResult | None:
             lost = f"; content not kept: {entry.not_kept}" if not entry.restorable else ""
             services.console.info(f"  {number}. {entry.describe()}  {entry.at.astimezone():%Y-%m-%d %H:%M:%S}, "
                                   f"{origin}{lost}")
-        services.console.info(f"{len(entries)} change{'' if len(entries) == 1 else 's'} to undo, newest first")
+        services.console.info(f"{counted(len(entries), 'change')} to undo, newest first")
         return None
     if args not in ("", "force"):
         services.console.error(f"unknown /undo argument {args!r}", "use /undo, /undo list or /undo force")
@@ -237,7 +284,7 @@ def _sessions(services, args: str) -> None:
     sessions = services.sessions.list_sessions()
     for info in sessions:
         services.console.info(f"  {info.describe()}")
-    services.console.info(f"{len(sessions)} session{'s' * (len(sessions) != 1)}; "
+    services.console.info(f"{counted(len(sessions), 'session')}; "
                           "ayder --continue resumes the latest, --resume ID a given one")
 
 

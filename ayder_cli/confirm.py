@@ -8,7 +8,9 @@ at all (CI, cron, setsid) the confirmer returns None and the executor denies.
 from __future__ import annotations
 
 import difflib
+import io
 import os
+import select
 import sys
 import unicodedata
 from contextlib import contextmanager
@@ -20,7 +22,7 @@ from ayder_cli.tools.executor import PERMISSION_NAMES, Answer, ConfirmRequest, D
 BOLD, DIM, RED, GREEN, YELLOW, CYAN, RESET = (
     "\033[1m", "\033[2m", "\033[31m", "\033[32m", "\033[33m", "\033[36m", "\033[0m")
 
-QUESTION = "Allow? [y]es / [n]o / [a]lways for this tool / [d]eny with a reason: "
+QUESTION = "Allow? y yes, n no, a always for this tool, d deny with a reason [y/N/a/d] "
 REASON_QUESTION = "Reason for the model: "
 MAX_TRIES = 3  # unclear answers before it counts as no
 DIFF_HEAD, DIFF_TAIL = 40, 20  # diff lines kept before and after the cut of a long diff
@@ -32,6 +34,7 @@ ANSWERS = {
     "a": Decision.ALWAYS, "always": Decision.ALWAYS,
     "d": Decision.DENY, "deny": Decision.DENY,
 }
+END_OF_INPUT = "\x04"  # Ctrl-D, as read one key at a time
 
 Streams = tuple[IO[str], IO[str]]  # (reader, writer) of the terminal
 TtyOpener = Callable[[], ContextManager[Streams | None]]
@@ -181,19 +184,33 @@ class TerminalConfirmer:
         return text
 
     def _ask(self, reader: IO[str], writer: IO[str], color: bool) -> Answer:
+        """One key on a terminal (Enter: the default, no); a line from anything else."""
         paint = painter(color)
+        fd = key_fd(reader)
         for attempt in range(MAX_TRIES):
             writer.write(paint(QUESTION, BOLD))
             writer.flush()
-            line = reader.readline()
-            if not line:  # end of input on the terminal
-                writer.write("\n")
-                return Answer(Decision.NO)
-            decision = ANSWERS.get(line.strip().lower())
+            if fd is None:
+                line = reader.readline()
+                if not line:  # end of input on the terminal
+                    writer.write("\n")
+                    return Answer(Decision.NO)
+                answer, typed_ahead = line.strip().lower(), ""
+            else:
+                key, typed_ahead = read_key(fd)
+                if key == END_OF_INPUT:
+                    writer.write("\n")
+                    return Answer(Decision.NO)
+                answer = key.strip().lower()
+                writer.write(f"{(visible(key.strip()) or 'n') if answer in ANSWERS else visible(key, 10)}\n")  # no echo
+            decision = ANSWERS.get(answer)
             if decision is Decision.DENY:
                 writer.write(REASON_QUESTION)
                 writer.flush()
-                reason = reader.readline()
+                if typed_ahead:  # the start of the reason, typed before the question was ready
+                    writer.write(typed_ahead)
+                    writer.flush()
+                reason = typed_ahead + (reader.readline() if not typed_ahead.endswith("\n") else "")
                 if not reason:
                     writer.write("\n")
                 return Answer(Decision.DENY, reason.strip())
@@ -203,6 +220,51 @@ class TerminalConfirmer:
                 writer.write("Please answer y, n, a or d.\n")
         writer.write("No clear answer; not allowed.\n")
         return Answer(Decision.NO)
+
+
+def key_fd(reader: IO[str]) -> int | None:
+    """The reader's descriptor when it is a terminal whose mode can be set: keys are read one at a time."""
+    try:
+        import termios
+
+        fd = reader.fileno()
+        if not os.isatty(fd):
+            return None
+        termios.tcgetattr(fd)
+        return fd
+    except (ImportError, AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return None
+
+
+def read_key(fd: int) -> tuple[str, str]:
+    """One key from a terminal in cbreak mode (no Enter needed, no echo; Ctrl-C still interrupts), the
+    mode restored whatever happens. -> (the key, text typed right after it, less an escape sequence)."""
+    import termios
+    import tty
+
+    saved = termios.tcgetattr(fd)
+    try:
+        tty.setcbreak(fd, termios.TCSANOW)
+        data = os.read(fd, 1)
+        while select.select([fd], [], [], 0.02)[0]:  # the rest of a key that sends several bytes
+            more = os.read(fd, 64)
+            if not more:
+                break
+            data += more
+    finally:
+        try:
+            termios.tcsetattr(fd, termios.TCSANOW, saved)
+        except termios.error:  # the terminal went away (hung up): nothing left to restore
+            pass
+    text = data.decode("utf-8", errors="replace")
+    if not text:
+        return END_OF_INPUT, ""
+    if text[0] == "\033":  # an arrow or function key: one unclear answer, not several
+        return text, ""
+    if text[0] in "\r\n":
+        return "", ""  # Enter: the default
+    rest = text[1:].lstrip("\r\n") if text[1:2] in ("\r", "\n") else text[1:]
+    return text[0], rest
 
 
 def painter(color: bool) -> Callable[..., str]:

@@ -99,12 +99,20 @@ class Console:
         self._spinner = Spinner(self.err) if self.color else None
         self._out_line_open = False  # stdout has text not yet ended by a newline
         self._err_line_open = False  # stderr has thinking not yet ended by a newline
+        self._message_usage: list[Usage] = []  # the counts of each request of the current user message
+        # Markdown rendered only on a terminal with colour; anything else gets the model's text unchanged.
+        self.markdown = terminal.stdout_is_tty and not terminal.no_color
+        self._markdown = None  # the MarkdownView, made at the first text (its import waits until then)
+        self._secrets: Secrets | None = None
 
     def mask_with(self, secrets: Secrets) -> None:
         """From now on every write to stdout and stderr has the secrets masked."""
         if secrets:
             self.out = MaskedStream(self.terminal.stdout, secrets)
             self.err = MaskedStream(self.terminal.stderr, secrets)
+            self._secrets = secrets  # Markdown masks them before rendering, as the stream does after
+            if self._markdown:
+                self._markdown.secrets = secrets
 
     def say_replaced_stdin(self) -> None:
         """Once per read: stdin held bytes that are not UTF-8, and what became of them."""
@@ -129,6 +137,16 @@ class Console:
     def on_text(self, text: str) -> None:
         self._stop_spinner()
         self._end_err_line()
+        if self.markdown:
+            if self._markdown is None:
+                from ayder_cli.markdown_view import MarkdownView  # lazy: start-up before the first reply stays fast
+                self._markdown = MarkdownView(self._secrets)
+            rendered = self._markdown.feed(text)  # what can be shown yet: markup waits for its line's end
+            if rendered:
+                self._out_line_open = not rendered.endswith("\n")
+                self.out.write(rendered)
+                self.out.flush()
+            return
         # Before the write: a Ctrl-C landing just after it must still see the line as open.
         self._out_line_open = not text.endswith("\n")
         self.out.write(text)
@@ -138,6 +156,7 @@ class Console:
         self._stop_spinner()
         if not self.show_thinking:
             return
+        self._flush_markdown()
         # Start thinking on its own line only where both streams share a screen;
         # a redirected stdout keeps exactly the answer's text.
         if self._out_line_open and self.terminal.stdout_is_tty and self.terminal.stderr_is_tty:
@@ -150,6 +169,8 @@ class Console:
 
     def on_reply_end(self, turn: AssistantTurn) -> None:
         self._stop_spinner()
+        if turn.finish_reason != "length" or turn.interrupted:  # else the rest goes on from this line
+            self._flush_markdown()
         self.settle()
         self._end_err_line()
         if turn.finish_reason == "length" and not turn.interrupted:
@@ -164,6 +185,7 @@ class Console:
     def on_tool_start(self, call) -> None:
         self._stop_spinner()
         self._end_err_line()
+        self._flush_markdown()
         if self._out_line_open and self.terminal.stdout_is_tty and self.terminal.stderr_is_tty:
             self.out.write("\n")  # the activity line starts on a line of its own on a shared screen
             self.out.flush()
@@ -188,12 +210,14 @@ class Console:
         self.notice(message)
 
     def on_usage(self, usage: Usage) -> None:
-        if usage.prompt_tokens is None and usage.completion_tokens is None:
-            return
-        self.dim_line(
-            f"tokens: prompt {usage.describe_prompt()} · completion {usage.completion_tokens or 0}"
-            f" · total {usage.total_tokens}"
-        )
+        self._message_usage.append(usage)  # shown once, when the message is handled
+
+    def on_message_end(self, window: int | None) -> None:
+        self._flush_markdown()  # a reply cut short by an error shows its last line too
+        usages, self._message_usage = self._message_usage, []
+        line = describe_message_usage(usages, window)
+        if line:
+            self.dim_line(line)
 
     # --- stderr lines
 
@@ -219,6 +243,7 @@ class Console:
     def _line(self, text: str) -> None:
         self._stop_spinner()
         self._end_err_line()
+        self._flush_markdown()
         if self._out_line_open and self.terminal.stdout_is_tty and self.terminal.stderr_is_tty:
             self.out.write("\n")  # a notice does not start mid-answer on a shared screen
             self.out.flush()
@@ -229,6 +254,14 @@ class Console:
     def _paint(self, text: str, colour: str) -> str:
         return f"{colour}{text}{RESET}" if self.color else text
 
+    def _flush_markdown(self) -> None:
+        """The line Markdown holds back, shown now: the reply ended or something else must print."""
+        rest = self._markdown.finish() if self._markdown else ""
+        if rest:
+            self.out.write(rest)
+            self.out.flush()
+            self._out_line_open = True
+
     def _stop_spinner(self) -> None:
         if self._spinner:
             self._spinner.stop()
@@ -238,6 +271,28 @@ class Console:
             self.err.write("\n")
             self._err_line_open = False
 
+
+
+def describe_message_usage(usages: list[Usage], window: int | None = None) -> str | None:
+    """One line for the requests of one user message: tokens in/out, the context the last request
+    used of the served window, and tokens/s where the server reported its timings."""
+    counted = [u for u in usages if u.prompt_tokens is not None or u.completion_tokens is not None]
+    if not counted:
+        return None
+    cached = [u.cached_tokens for u in counted if u.cached_tokens is not None]
+    total = Usage(sum(u.prompt_tokens or 0 for u in counted), sum(u.completion_tokens or 0 for u in counted),
+                  sum(cached) if cached else None)
+    parts = [f"tokens: in {total.describe_prompt()}", f"out {total.completion_tokens}"]
+    if len(counted) > 1:
+        parts.append(f"{len(counted)} requests")
+    used = counted[-1].total_tokens
+    if window:
+        parts.append(f"context {used} of {window} ({round(100 * used / window)}%)")
+    timed = [u for u in counted if u.tokens_per_second and u.completion_tokens]
+    if timed:  # the speed over all timed requests: their tokens over their generation time
+        seconds = sum(u.completion_tokens / u.tokens_per_second for u in timed)
+        parts.append(f"{sum(u.completion_tokens for u in timed) / seconds:.1f} tokens/s")
+    return " · ".join(parts)
 
 
 def describe_call(call) -> str:

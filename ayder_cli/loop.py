@@ -54,6 +54,9 @@ class Callbacks(Protocol):
 
     def on_usage(self, usage: Usage) -> None: ...
 
+    def on_message_end(self, window: int | None) -> None:
+        """The user's message is handled (answered, stopped or failed); `window`: the served context, if known."""
+
 
 @dataclass
 class ReplyCounts:
@@ -161,6 +164,12 @@ class ChatLoop:
 
     def run(self, user_text: str) -> RunResult:
         """Handle one user message. Raises LLMError when the server fails."""
+        try:
+            return self._run(user_text)
+        finally:
+            self.callbacks.on_message_end(self.config.num_ctx)
+
+    def _run(self, user_text: str) -> RunResult:
         self.conversation.add_user(user_text)
         if self.executor is not None:
             self.executor.new_message()

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import io
 import os
+import time
 from enum import Enum
 from pathlib import Path
 from typing import IO, Callable, Iterator, Mapping
 
-from ayder_cli.commands import CommandResult, command_names, run_command
+from ayder_cli.commands import CommandResult, command_help, run_command
 from ayder_cli.config import xdg_state_dir
 from ayder_cli.errors import AyderError, ExitStatus
 
@@ -121,14 +122,20 @@ def run_repl(services, env: Mapping[str, str]) -> int:
     with create_app_session(input=create_input(terminal.stdin), output=output):
         session = _prompt_session(env, None if terminal.stdout_is_tty else output)
 
+        leave = CtrlCToLeave(lambda: services.console.dim_line(LEAVE_HINT))
+
         def read_line(in_block: bool) -> str:
             while True:
                 try:
-                    return session.prompt("... " if in_block else "> ")
+                    line = session.prompt("... " if in_block else "> ")
                 except KeyboardInterrupt:
                     if in_block:
                         raise
+                    if leave.pressed(empty=not session.default_buffer.text.strip()):
+                        raise EOFError from None  # twice at an empty prompt: leave, as Ctrl-D does
                     continue  # Ctrl-C at the prompt clears the line
+                leave.reset()
+                return line
 
         config = services.config
         services.console.dim_line(
@@ -145,11 +152,40 @@ def run_repl(services, env: Mapping[str, str]) -> int:
     return ExitStatus.OK  # /exit or Ctrl-D
 
 
+LEAVE_HINT = "Ctrl-C again within a second leaves (so does Ctrl-D or /exit)"
+
+
+class CtrlCToLeave:
+    """Ctrl-C at an empty prompt twice within `window_s` leaves; the first one, the first time, says so."""
+
+    def __init__(self, hint: Callable[[], None], window_s: float = 1.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.hint, self.window_s, self.clock = hint, window_s, clock
+        self.last: float | None = None
+        self.hinted = False
+
+    def pressed(self, empty: bool) -> bool:
+        """One Ctrl-C at the prompt; True when it is the second at an empty prompt in time."""
+        now = self.clock()
+        if not empty:  # it cleared a line: a later Ctrl-C starts afresh
+            self.last = None
+            return False
+        if self.last is not None and now - self.last <= self.window_s:
+            return True
+        self.last = now
+        if not self.hinted:
+            self.hinted = True
+            self.hint()
+        return False
+
+    def reset(self) -> None:
+        self.last = None
+
+
 def _prompt_session(env: Mapping[str, str], output):
     """The prompt: history in the state directory, slash commands completed. output None: the app
     session's (a dumb terminal then gets prompt_toolkit's plain prompt)."""
     from prompt_toolkit import PromptSession
-    from prompt_toolkit.completion import WordCompleter
     from prompt_toolkit.history import FileHistory, InMemoryHistory
 
     history_file = history_path(env)
@@ -160,10 +196,18 @@ def _prompt_session(env: Mapping[str, str], output):
         history = InMemoryHistory()
     return PromptSession(
         history=history,
-        completer=WordCompleter(command_names(), sentence=True, pattern=None),
+        completer=command_completer(),
         complete_while_typing=True,
         output=output,
     )
+
+
+def command_completer():
+    """Slash commands completed at the start of the line, each shown with its short help."""
+    from prompt_toolkit.completion import WordCompleter
+
+    helps = command_help()
+    return WordCompleter(list(helps), meta_dict=helps, sentence=True, pattern=None)
 
 
 def offer_checkpoint(services, restore: bool = False, ask: Callable[[str], str] | None = None) -> None:

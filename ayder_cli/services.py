@@ -145,7 +145,7 @@ class Services:
         self._switch_session(session, resumed=True)
         changes = len(self.journal)
         undo = f", {changes} change{'s' * (changes != 1)} to /undo" if changes else ""
-        self.console.dim_line(f"resumed session {session.id}: {len(messages)} messages{undo}")
+        self.console.dim_line(f"resumed session {session.id}: {len(messages)} message{'s' * (len(messages) != 1)}{undo}")
 
     def _session_in_use(self, in_use: str) -> None:
         """The session asked for has another writer: start a new one (the default) or stop with exit 1."""

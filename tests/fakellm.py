@@ -57,6 +57,7 @@ class Reply:
     reject_stream_options: bool = False  # 400 when the request has stream_options
     reject_tools: bool = False  # 400 when the request has tools
     cached: int | None = None  # prompt tokens reported as reused from the cache (llama.cpp timings, Ollama)
+    speed: float | None = None  # tokens generated per second (llama.cpp predicted_per_second, Ollama eval_duration)
     # After this many deltas (0: before the first), keep-alives only: SSE `: ping` comments, Ollama lines
     # with empty content, every keepalive_every_s until `release` (or hold_s); then the rest of the reply.
     keepalive_after: int | None = None
@@ -328,9 +329,28 @@ def prompt_tokens(messages: list[dict[str, Any]], tools: Any = None) -> int:
     return len(json.dumps(messages) + (json.dumps(tools) if tools else "")) // 4
 
 
-def _timings(reply: Reply) -> dict[str, int]:
-    """llama.cpp's timings: cache_n tokens reused from the cache, prompt_n read anew."""
-    return {"cache_n": reply.cached, "prompt_n": reply.usage[0] - reply.cached, "predicted_n": reply.usage[1]}
+def _timings(reply: Reply) -> dict[str, Any] | None:
+    """llama.cpp's timings: cache_n tokens reused from the cache, prompt_n read anew, the generation speed."""
+    if not reply.usage or (reply.cached is None and reply.speed is None):
+        return None
+    timings: dict[str, Any] = {"predicted_n": reply.usage[1]}
+    if reply.cached is not None:
+        timings.update(cache_n=reply.cached, prompt_n=reply.usage[0] - reply.cached)
+    if reply.speed is not None:
+        timings["predicted_per_second"] = reply.speed
+    return timings
+
+
+def _ollama_counts(reply: Reply) -> dict[str, Any]:
+    """Ollama's counts on its last line: the prompt, the generated tokens and how long they took (ns)."""
+    counts: dict[str, Any] = {}
+    if reply.usage:
+        counts.update(prompt_eval_count=reply.usage[0], eval_count=reply.usage[1])
+        if reply.speed:
+            counts["eval_duration"] = round(reply.usage[1] / reply.speed * 1e9)
+    if reply.cached is not None:
+        counts["prompt_eval_cached_count"] = reply.cached
+    return counts
 
 
 def _pieces(reply: Reply) -> list[str]:
@@ -385,7 +405,7 @@ def _openai_events(reply: Reply, model: str) -> list[bytes]:
             events[-1:-1] = [event({"tool_calls": [{"index": index, "id": piece}]}) for piece in pieces[1:]]
     finish = "tool_calls" if reply.tool_calls and reply.finish_reason == "stop" else reply.finish_reason
     # llama.cpp puts its timings on the last chunk with choices
-    events.append(event({}, finish, timings=_timings(reply) if reply.cached is not None and reply.usage else None))
+    events.append(event({}, finish, timings=_timings(reply)))
     usage = {"prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1],
              "total_tokens": sum(reply.usage)} if reply.usage else None
     events.append(event({}, None, usage, choices=False) + b"data: [DONE]\n\n")
@@ -407,11 +427,7 @@ def _ollama_events(reply: Reply, model: str) -> list[bytes]:
     if reply.tool_calls:
         events.append(line({"tool_calls": [
             {"function": {"name": c["name"], "arguments": c.get("arguments", {})}} for c in reply.tool_calls]}))
-    extra: dict[str, Any] = {"done_reason": reply.finish_reason}
-    if reply.usage:
-        extra.update(prompt_eval_count=reply.usage[0], eval_count=reply.usage[1])
-    if reply.cached is not None:
-        extra["prompt_eval_cached_count"] = reply.cached
+    extra: dict[str, Any] = {"done_reason": reply.finish_reason, **_ollama_counts(reply)}
     events.append(line({}, True, **extra))
     return events
 
@@ -425,11 +441,8 @@ def _whole(reply: Reply, model: str, ollama: bool) -> dict[str, Any]:
         if reply.tool_calls:
             message["tool_calls"] = [{"function": {"name": c["name"], "arguments": c.get("arguments", {})}}
                                      for c in reply.tool_calls]
-        payload = {"model": model, "message": message, "done": True, "done_reason": reply.finish_reason}
-        if reply.usage:
-            payload.update(prompt_eval_count=reply.usage[0], eval_count=reply.usage[1])
-        if reply.cached is not None:
-            payload["prompt_eval_cached_count"] = reply.cached
+        payload = {"model": model, "message": message, "done": True, "done_reason": reply.finish_reason,
+                   **_ollama_counts(reply)}
         return payload
     message = {"role": "assistant", "content": text}
     if reply.thinking:
@@ -443,7 +456,7 @@ def _whole(reply: Reply, model: str, ollama: bool) -> dict[str, Any]:
     if reply.usage:
         payload["usage"] = {"prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1],
                             "total_tokens": sum(reply.usage)}
-        if reply.cached is not None:
+        if _timings(reply):
             payload["timings"] = _timings(reply)
     return payload
 

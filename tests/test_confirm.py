@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import os
 import re
+import threading
+import time
 from contextlib import nullcontext
 
 import pytest
@@ -379,3 +381,86 @@ def test_the_api_key_is_masked_in_the_question_and_its_diff(tmp_path):
     confirmer.confirm(write_request("KEY=\n", f"KEY={key}\n", path=f"{key}.env"))
     assert key not in stderr.getvalue()
     assert "+KEY=***" in stderr.getvalue()
+
+
+# --- one key on a real terminal
+
+
+def attrs(path):
+    import termios
+
+    fd = os.open(path, os.O_RDONLY | os.O_NOCTTY)
+    try:
+        return termios.tcgetattr(fd)
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("typed, decision", [(b"y", Decision.YES), (b"a", Decision.ALWAYS), (b"n", Decision.NO),
+                                             (b"\r", Decision.NO), (b"Y\r", Decision.YES)])
+def test_one_key_on_a_terminal_needs_no_enter(pty_path, typed, decision):
+    path, keyboard = pty_path
+    before = attrs(path)
+    os.write(keyboard, typed)  # no newline: in line mode this would wait for ever
+    opener = tty_opener(io.StringIO(), io.StringIO(), tty_path=path)
+    assert TerminalConfirmer(open_tty=opener, color=False).confirm(shell_request()) == Answer(decision)
+    assert attrs(path) == before  # the terminal's mode is as it was
+    read_until(keyboard, b"[y/N/a/d]")
+
+
+def test_deny_key_then_the_reason_as_a_line(pty_path):
+    path, keyboard = pty_path
+    os.write(keyboard, b"d")
+    opener = tty_opener(io.StringIO(), io.StringIO(), tty_path=path)
+    confirmer = TerminalConfirmer(open_tty=opener, color=False)
+    answers = []
+    thread = threading.Thread(target=lambda: answers.append(confirmer.confirm(shell_request())))
+    thread.start()
+    read_until(keyboard, REASON_QUESTION.encode())
+    os.write(keyboard, b"use the helper\n")
+    thread.join(10)
+    assert answers == [Answer(Decision.DENY, "use the helper")]
+
+
+def test_an_escape_sequence_is_one_unclear_answer(pty_path):
+    path, keyboard = pty_path
+    os.write(keyboard, b"\033[A")  # the up arrow
+    answers = []
+    confirmer = TerminalConfirmer(open_tty=tty_opener(io.StringIO(), io.StringIO(), tty_path=path), color=False)
+    thread = threading.Thread(target=lambda: answers.append(confirmer.confirm(shell_request())))
+    thread.start()
+    read_until(keyboard, b"Please answer y, n, a or d.")
+    os.write(keyboard, b"y")
+    thread.join(10)
+    assert answers == [Answer(Decision.YES)]
+
+
+def test_ctrl_c_while_reading_a_key_restores_the_terminal(pty_path, monkeypatch):
+    path, _ = pty_path
+    before = attrs(path)
+
+    def interrupted(fd, size):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("ayder_cli.confirm.os.read", interrupted)
+    opener = tty_opener(io.StringIO(), io.StringIO(), tty_path=path)
+    with pytest.raises(KeyboardInterrupt):
+        TerminalConfirmer(open_tty=opener, color=False).confirm(shell_request())
+    assert attrs(path) == before
+
+
+def test_ctrl_d_as_the_key_is_no(pty_path):
+    path, keyboard = pty_path
+    answers = []
+    confirmer = TerminalConfirmer(open_tty=tty_opener(io.StringIO(), io.StringIO(), tty_path=path), color=False)
+    thread = threading.Thread(target=lambda: answers.append(confirmer.confirm(shell_request())))
+    thread.start()
+    read_until(keyboard, b"[y/N/a/d]")
+    import termios
+
+    deadline = time.monotonic() + 10
+    while attrs(path)[3] & termios.ICANON and time.monotonic() < deadline:  # cbreak: Ctrl-D is a byte like any other
+        time.sleep(0.01)
+    os.write(keyboard, b"\x04")
+    thread.join(10)
+    assert answers == [Answer(Decision.NO)]

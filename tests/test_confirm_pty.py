@@ -17,7 +17,7 @@ from fakellm import Reply
 
 pexpect = pytest.importorskip("pexpect")
 
-QUESTION = "Allow? [y]es / [n]o / [a]lways for this tool / [d]eny with a reason: "
+QUESTION = "Allow? y yes, n no, a always for this tool, d deny with a reason [y/N/a/d] "
 FINAL = "Final answer."
 
 
@@ -53,7 +53,7 @@ def test_yes_shows_the_diff_and_writes(fake, oneshot, target):
     child.expect_exact("--- a/a.txt\r\n+++ b/a.txt\r\n@@ -1 +1 @@\r\n-old\r\n+new\r\n")
     child.expect_exact(QUESTION)
     assert target.read_text() == "old\n"  # nothing written before the answer
-    child.sendline("y")
+    child.send("y")  # one key, no Enter
     child.expect_exact(FINAL)
     assert finish(child) == 0
     assert target.read_text() == "new\n"
@@ -64,8 +64,8 @@ def test_the_diff_is_coloured_on_a_colour_terminal(fake, oneshot, target):
     fake.queue(Reply(text="", tool_calls=[write_call()]), Reply(text=FINAL))
     child = oneshot(color=True)
     child.expect_exact("\033[31m-old\033[0m\r\n\033[32m+new\033[0m\r\n")
-    child.expect_exact("y]es")
-    child.sendline("n")
+    child.expect_exact("[y/N/a/d]")
+    child.send("n")  # one key, no Enter
     assert finish(child) == 0
 
 
@@ -73,7 +73,7 @@ def test_no_leaves_the_file_and_tells_the_model(fake, oneshot, target):
     fake.queue(Reply(text="", tool_calls=[write_call()]), Reply(text=FINAL))
     child = oneshot()
     child.expect_exact(QUESTION)
-    child.sendline("n")
+    child.send("n")  # one key, no Enter
     child.expect_exact(FINAL)
     assert finish(child) == 0
     assert target.read_text() == "old\n"
@@ -86,7 +86,7 @@ def test_always_writes_and_does_not_ask_again_for_the_tool(fake, oneshot, target
                Reply(text=FINAL))
     child = oneshot()
     child.expect_exact(QUESTION)
-    child.sendline("a")
+    child.send("a")  # one key, no Enter
     child.expect_exact(FINAL)
     before_final = child.before
     assert finish(child) == 0
@@ -99,7 +99,7 @@ def test_deny_with_a_reason_reaches_the_model(fake, oneshot, target):
     fake.queue(Reply(text="", tool_calls=[write_call()]), Reply(text=FINAL))
     child = oneshot()
     child.expect_exact(QUESTION)
-    child.sendline("d")
+    child.send("d")  # one key, no Enter
     child.expect_exact("Reason for the model: ")
     child.sendline("keep the old content, edit b.txt instead")
     child.expect_exact(FINAL)
@@ -125,7 +125,7 @@ def test_a_new_file_shows_its_whole_content(fake, oneshot, project):
     child = oneshot()
     child.expect_exact("--- /dev/null\r\n+++ b/fresh.txt\r\n@@ -0,0 +1,2 @@\r\n+one\r\n+two\r\n")
     child.expect_exact(QUESTION)
-    child.sendline("y")
+    child.send("y")  # one key, no Enter
     child.expect_exact(FINAL)
     assert finish(child) == 0
     assert (project / "fresh.txt").read_text() == "one\ntwo\n"
@@ -151,7 +151,7 @@ def test_piped_stdin_asks_on_the_terminal(fake, ayder_on_pty_process, target):
     child = ayder_on_pty_process("--base-url", fake.url, shell="printf 'write it\\nn\\n' | {ayder}", color=False)
     child.expect_exact("+new")
     child.expect_exact(QUESTION)
-    child.sendline("y")
+    child.send("y")  # one key, no Enter
     child.expect_exact(FINAL)
     assert finish(child) == 0
     assert target.read_text() == "new\n"
@@ -180,7 +180,7 @@ def test_the_repl_asks_and_goes_on(fake, ayder_on_pty, target):
     expect_prompt(child)
     child.send("write it\r")
     child.expect_exact(QUESTION)
-    child.sendline("y")
+    child.send("y")  # one key, no Enter
     child.expect_exact(FINAL)
     assert target.read_text() == "new\n"
     expect_prompt(child)
@@ -189,3 +189,30 @@ def test_the_repl_asks_and_goes_on(fake, ayder_on_pty, target):
     expect_prompt(child)
     child.sendcontrol("d")
     assert finish(child) == 0
+
+
+def test_enter_alone_takes_the_default_no_and_the_denial_is_shown_once(fake, oneshot, target):
+    fake.queue(Reply(text="", tool_calls=[write_call()]), Reply(text=FINAL))
+    child = oneshot()
+    child.expect_exact(QUESTION)
+    child.send("\r")
+    child.expect_exact(FINAL)
+    screen = child.before
+    assert finish(child) == 0
+    assert target.read_text() == "old\n"
+    assert screen.count("denied") == 1 and "✗ denied" in screen
+    assert "denied by the user" not in screen  # the wording for the model is not echoed
+    assert tool_messages(fake.chat_requests()[1])[0].endswith("denied by the user")
+
+
+def test_a_key_that_is_no_answer_asks_again_without_enter(fake, oneshot, target):
+    fake.queue(Reply(text="", tool_calls=[write_call()]), Reply(text=FINAL))
+    child = oneshot()
+    child.expect_exact(QUESTION)
+    child.send("x")
+    child.expect_exact("Please answer y, n, a or d.")
+    child.expect_exact(QUESTION)
+    child.send("y")
+    child.expect_exact(FINAL)
+    assert finish(child) == 0
+    assert target.read_text() == "new\n"

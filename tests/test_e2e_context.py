@@ -109,7 +109,7 @@ def test_the_cached_part_of_each_prompt_is_shown_per_reply_and_in_status(fake, r
     fake.queue(Reply(text="hello", usage=(901, 5), cached=880))
     result = run_ayder(*server_args(fake, protocol), input="hi\n/status\n/usage\n")
     assert result.returncode == 0, result.stderr
-    assert "tokens: prompt 901 (880 cached, 21 read) · completion 5" in result.stderr
+    assert "tokens: in 901 (880 cached, 21 read) · out 5" in result.stderr
     assert "last request: 901 prompt tokens: 880 from the cache, 21 read" in result.stderr
     assert "prompt 901 (880 cached)" in result.stderr  # /usage
 
@@ -117,7 +117,7 @@ def test_the_cached_part_of_each_prompt_is_shown_per_reply_and_in_status(fake, r
 def test_a_server_that_does_not_report_its_cache_says_so_in_status(fake, run_ayder):
     fake.queue(Reply(text="hello", usage=(901, 5)))
     result = run_ayder(*server_args(fake, "openai"), input="hi\n/status\n")
-    assert "tokens: prompt 901 · completion 5" in result.stderr
+    assert "tokens: in 901 · out 5" in result.stderr
     assert "901 prompt tokens (the server does not report its prompt cache)" in result.stderr
 
 

@@ -18,7 +18,7 @@ from ayder_cli import __version__
 from ayder_cli.cli import main
 from ayder_cli.prompts import bundled_prompts_dir
 
-USAGE_LINE = "tokens: prompt 12 · completion 7 · total 19"
+USAGE_LINE = "tokens: in 12 · out 7"
 
 
 def user_message(request: dict) -> str:

@@ -99,7 +99,7 @@ def test_openai_usage_still_reported_after_an_unrelated_400(fake, run_ayder):
     result = run_ayder(*server_args(fake, "openai"), input="Q1\nQ2\n")
     assert result.returncode == 1
     assert fake.chat_requests()[-1]["body"].get("stream_options") == {"include_usage": True}
-    assert "tokens: prompt 12" in result.stderr
+    assert "tokens: in 12" in result.stderr
 
 
 def test_a_cut_reply_is_kept_and_the_script_goes_on(fake, run_ayder, protocol):

@@ -40,7 +40,7 @@ def test_typed_prompt_streams_the_reply(fake, repl, protocol):
     expect_prompt(child)
     child.sendline("hello there")
     child.expect_exact("Streamed reply text.")
-    child.expect_exact("tokens: prompt 12")
+    child.expect_exact("tokens: in 12")
     expect_prompt(child)
     assert sent_messages(fake.chat_requests()[0])[-1] == {"role": "user", "content": "hello there"}
     child.sendline("/exit")
@@ -55,7 +55,7 @@ def test_xterm_prompt_streams_the_reply(fake, repl):
     wait_for_raw_mode(child)
     child.send("question\r")
     child.expect_exact("Rendered on xterm.")
-    child.expect_exact("tokens: prompt")
+    child.expect_exact("tokens: in")
     wait_for_raw_mode(child)  # the next prompt is up
     child.sendcontrol("d")
     assert finish(child) == 0
@@ -69,7 +69,7 @@ def test_repl_with_stdout_redirected_keeps_the_file_clean(fake, repl, project):
     child.expect_exact("/help for commands")
     wait_for_raw_mode(child)
     child.send("question\r")
-    child.expect_exact("tokens: prompt 12")
+    child.expect_exact("tokens: in 12")
     wait_for_raw_mode(child)
     child.sendcontrol("d")
     assert finish(child) == 0
@@ -272,7 +272,7 @@ def test_one_shot_on_a_terminal_shows_a_spinner_until_the_first_token(fake, ayde
         child.expect_exact("waiting for the model")
         release.set()
         child.expect_exact("after the wait")
-        child.expect_exact("\x1b[2mtokens: prompt 12")  # dimmed
+        child.expect_exact("\x1b[2mtokens: in 12")  # dimmed
         assert finish(child) == 0
     finally:
         release.set()
@@ -311,3 +311,71 @@ def test_the_repl_offers_to_restore_a_checkpoint(fake, repl, project, answer, re
     assert ("Goal: finish the parser." in sent) is restored
     child.sendline("/exit")
     assert finish(child) == 0
+
+
+# --- Ctrl-C twice at an empty prompt leaves
+
+LEAVE_HINT = "Ctrl-C again within a second leaves"
+
+
+def test_ctrl_c_twice_at_an_empty_prompt_leaves_after_one_hint(fake, repl):
+    child = repl("--base-url", fake.url)
+    expect_prompt(child)
+    child.sendcontrol("c")
+    child.expect_exact(LEAVE_HINT)
+    expect_prompt(child)
+    child.sendcontrol("c")
+    assert finish(child) == 0
+    assert LEAVE_HINT not in child.before  # said once
+    assert fake.chat_requests() == []
+
+
+def test_ctrl_c_twice_far_apart_stays_and_hints_once(fake, repl):
+    import time
+
+    child = repl("--base-url", fake.url)
+    expect_prompt(child)
+    child.sendcontrol("c")
+    child.expect_exact(LEAVE_HINT)
+    expect_prompt(child)
+    time.sleep(1.3)
+    child.sendcontrol("c")
+    expect_prompt(child)
+    child.sendline("still here?")
+    child.expect_exact(DEFAULT_REPLY)
+    expect_prompt(child)
+    assert LEAVE_HINT not in child.before
+    child.sendcontrol("d")
+    assert finish(child) == 0
+
+
+def test_ctrl_c_that_clears_a_line_does_not_count_towards_leaving(fake, repl):
+    child = repl("--base-url", fake.url)
+    expect_prompt(child)
+    child.send("half typed")
+    child.expect_exact("half typed")
+    child.sendcontrol("c")  # clears the line
+    expect_prompt(child)
+    child.sendcontrol("c")  # the first at an empty prompt: the hint, not the exit
+    child.expect_exact(LEAVE_HINT)
+    expect_prompt(child)
+    assert child.isalive()
+    child.sendline("/exit")
+    assert finish(child) == 0
+
+
+def test_ctrl_c_counter_with_a_clock():
+    from ayder_cli.repl import CtrlCToLeave
+
+    now, hints = [100.0], []
+    leave = CtrlCToLeave(lambda: hints.append(1), clock=lambda: now[0])
+    assert not leave.pressed(empty=True) and hints == [1]
+    now[0] += 0.5
+    assert leave.pressed(empty=True)
+    leave.reset()
+    assert not leave.pressed(empty=True)
+    now[0] += 2
+    assert not leave.pressed(empty=True) and hints == [1]  # too late: counts as a first press, no new hint
+    assert not leave.pressed(empty=False)  # a line cleared
+    now[0] += 0.1
+    assert not leave.pressed(empty=True)

@@ -30,6 +30,7 @@ class Usage:
     prompt_tokens: int | None = None  # the whole prompt, cached part included
     completion_tokens: int | None = None
     cached_tokens: int | None = None  # of the prompt, reused from the server's prompt cache (when it says)
+    tokens_per_second: float | None = None  # generation speed, where the server reports its timings
 
     @property
     def total_tokens(self) -> int:
@@ -53,7 +54,8 @@ class Usage:
         return Usage(*(b if b is not None else a for a, b in (
             (self.prompt_tokens, later.prompt_tokens),
             (self.completion_tokens, later.completion_tokens),
-            (self.cached_tokens, later.cached_tokens))))
+            (self.cached_tokens, later.cached_tokens),
+            (self.tokens_per_second, later.tokens_per_second))))
 
 
 @dataclass(slots=True)

@@ -148,7 +148,7 @@ def line_delta(payload: dict[str, Any], calls_seen: int) -> Delta:
         finish = payload.get("done_reason") or "stop"
         # prompt_eval_count is the whole prompt; prompt_eval_cached_count (Ollama 0.34+) the part reused.
         usage = Usage(payload.get("prompt_eval_count"), payload.get("eval_count"),
-                      payload.get("prompt_eval_cached_count"))
+                      payload.get("prompt_eval_cached_count"), _speed(payload))
     return Delta(
         content=message.get("content") or None,
         thinking=message.get("thinking") or None,
@@ -182,3 +182,11 @@ def ollama_message(message: dict[str, Any]) -> dict[str, Any]:
         function["arguments"], _ = decode_arguments(function.get("arguments"))
         converted.append({**call, "function": function})
     return {**message, "tool_calls": converted}
+
+
+def _speed(payload: dict) -> float | None:
+    """Tokens generated per second: eval_count over eval_duration (nanoseconds)."""
+    count, duration = payload.get("eval_count"), payload.get("eval_duration")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (count, duration)) or count <= 0 or duration <= 0:
+        return None
+    return count / (duration / 1e9)

@@ -219,7 +219,9 @@ def _usage(usage: Any, timings: Any = None) -> Usage | None:
     completion = completion if completion is not None else _count(timings.get("predicted_n"))
     if prompt is None and completion is None:
         return None
-    return Usage(prompt, completion, cached)
+    speed = timings.get("predicted_per_second")  # llama.cpp
+    speed = float(speed) if isinstance(speed, (int, float)) and not isinstance(speed, bool) and speed > 0 else None
+    return Usage(prompt, completion, cached, speed)
 
 
 def _count(value: Any) -> int | None:
