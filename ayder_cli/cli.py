@@ -340,7 +340,7 @@ def _start(options: dict, given: Invocation, console) -> int:
             services.use_system_prompt(system)
         if options["json_events"]:
             console.watch(services)
-        _prepare(services, options, mode, given.env)
+        _prepare(services, options, mode)
         return _run_mode(mode, services, options, one_shot, given.env)
     finally:
         services.close()  # background processes end with ayder
@@ -418,7 +418,7 @@ def _build_services(options: dict, given: Invocation, config, root: Path, consol
                           cwd=given.cwd)
 
 
-def _prepare(services, options: dict, mode: str, env: Mapping[str, str]) -> None:
+def _prepare(services, options: dict, mode: str) -> None:
     """Before the mode runs: the session resumed, the checkpoint offered, the config logged."""
     from ayder_cli.repl import offer_checkpoint
     from ayder_cli.signals import adopt_orphans
@@ -427,7 +427,7 @@ def _prepare(services, options: dict, mode: str, env: Mapping[str, str]) -> None
         services.resume_session(options["resume_id"])
     if mode != DOCTOR and (mode != REPL or options["restore"]):  # without --restore, the REPL asks
         offer_checkpoint(services, restore=options["restore"])
-    _log_config(services.console, services.config, env)  # services.config: with the server found, if any
+    _log_config(services.console, services.config, services.runtime.endpoint)  # with the server found, if any
     if mode != DOCTOR:
         adopt_orphans()  # tools may run from here: what they detach is stopped at exit too
 
@@ -581,13 +581,11 @@ def attach_context(prompt: str, context: str) -> str:
     return f"{prompt}\n\n{fence}\n{context.rstrip()}\n{fence}"
 
 
-def _log_config(console, config, env) -> None:
+def _log_config(console, config, endpoint) -> None:
     if not console.verbose:
         return
-    from ayder_cli.config import resolve_api_key
-
     sources = config.sources
-    has_key = config.provider == "openai" and bool(resolve_api_key(config, env))
+    has_key = endpoint.provider == "openai" and bool(endpoint.api_key)  # resolved once, in the endpoint
     console.log(
         f"{config.provider} at {config.resolved_base_url} ({sources.get('base_url')}), "
         f"model {config.resolved_model} ({sources.get('model')}), "
