@@ -17,6 +17,7 @@ from enum import Enum
 from typing import Callable
 
 from ayder_cli.config import check_value
+from ayder_cli.counts import counted
 from ayder_cli.errors import AyderError
 
 
@@ -55,11 +56,6 @@ def command_names() -> list[str]:
 def command_help() -> dict[str, str]:
     """Each command name (with its slash) and the short help the completion menu shows beside it."""
     return {f"/{name}": entry.help for name, entry in sorted(COMMANDS.items())}
-
-
-def counted(number: int, word: str, plural: str | None = None) -> str:
-    """'1 message', '2 messages': a count with its noun in the right number."""
-    return f"{number} {word if number == 1 else plural or word + 's'}"
 
 
 def run_command(line: str, services) -> CommandResult:

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import IO, Mapping
 
 from ayder_cli.calls import describe
+from ayder_cli.counts import counted
 from ayder_cli.llm.base import AssistantTurn, Usage
 from ayder_cli.masking import MaskedStream, Secrets
 from ayder_cli.stdin_text import LenientStdin
@@ -119,7 +120,7 @@ class Console:
         lenient = self.terminal.lenient_stdin
         count = lenient.take_replaced() if lenient else 0
         if count:
-            self.notice(f"stdin held {count} byte{'s' * (count != 1)} that are not UTF-8; "
+            self.notice(f"stdin held {counted(count, 'byte')} that are not UTF-8; "
                         "each was replaced by \ufffd")
 
     def settle(self) -> None:

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from ayder_cli.calls import ToolCall, ToolResult, describe
 from ayder_cli.conversation import Conversation
+from ayder_cli.counts import counted
 from ayder_cli.errors import ExitStatus
 from ayder_cli.intents import call_format_instructions, parse
 from ayder_cli.llm.accumulate import Accumulator
@@ -104,7 +105,7 @@ class Doctor:
     def reachable(self) -> Result:
         count = len(self.found.models)
         return Result(OK, f"{self.client.provider} server at {self.client.base_url} answers "
-                          f"({count} model{'s' * (count != 1)})")
+                          f"({counted(count, 'model')})")
 
     def model(self) -> Result:
         wanted, models = self.config.resolved_model, self.found.models

@@ -12,6 +12,7 @@ from ayder_cli.checkpoint import MemoryManager
 from ayder_cli.config import Config, api_keys, check_value, endpoint_of, load_config
 from ayder_cli.console import Console
 from ayder_cli.conversation import Conversation
+from ayder_cli.counts import counted
 from ayder_cli.endpoint import Endpoint
 from ayder_cli.errors import ConfigError
 from ayder_cli.instructions import Instructions, environment_note, load_instructions
@@ -144,8 +145,8 @@ class Services:
         self.loop.usage.restore(usage_of(path) or {})  # /usage goes on from the earlier runs
         self._switch_session(session, resumed=True)
         changes = len(self.journal)
-        undo = f", {changes} change{'s' * (changes != 1)} to /undo" if changes else ""
-        self.console.dim_line(f"resumed session {session.id}: {len(messages)} message{'s' * (len(messages) != 1)}{undo}")
+        undo = f", {counted(changes, 'change')} to /undo" if changes else ""
+        self.console.dim_line(f"resumed session {session.id}: {counted(len(messages), 'message')}{undo}")
 
     def _session_in_use(self, in_use: str) -> None:
         """The session asked for has another writer: start a new one (the default) or stop with exit 1."""

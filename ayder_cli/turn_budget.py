@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ayder_cli.counts import counted
+
 
 class IterationController:
     """Counts tool round trips for one user message against the budget (-I)."""
@@ -63,8 +65,8 @@ class TurnBudget:
             self.iterations = IterationController(self.limit)
             return Checkpoint(self.checkpoints)
         if self.checkpoints:
-            return Stop(f"stopped after {self.checkpoints} checkpoint{'s' * (self.checkpoints != 1)} "
+            return Stop(f"stopped after {counted(self.checkpoints, 'checkpoint')} "
                         f"(max_checkpoints); the latest summary is in {self.summary_path}; "
                         "send another message to go on")
-        return Stop(f"stopped after {self.limit} tool round trip{'s' * (self.limit != 1)} (-I {self.limit}); "
+        return Stop(f"stopped after {counted(self.limit, 'tool round trip')} (-I {self.limit}); "
                     "send another message to let it go on, or raise -I")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
+from ayder_cli.counts import counted
 from ayder_cli.llm.base import StreamCutError
 
 
@@ -129,4 +130,4 @@ class Skipped:
         """What a cut stream's message adds: the malformed events it had."""
         if not self.count:
             return ""
-        return f" ({self.count} malformed {self.what}{'s' * (self.count > 1)} skipped, the first {self.first!r})"
+        return f" ({counted(self.count, 'malformed ' + self.what)} skipped, the first {self.first!r})"

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ayder_cli.counts import counted
 from ayder_cli.storage.atomic import append_record
 from ayder_cli.storage.layout import Layout
 from ayder_cli.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
@@ -56,7 +57,7 @@ def load_memory(context: ToolContext, args: dict[str, Any]) -> ToolResult:
         return ToolResult(True, "no saved notes match", summary="0 notes")
     lines = [f"[{note.get('time', '?')}] ({note.get('category')}) {note['content']}"
              + (f"  #{' #'.join(note['tags'])}" if note.get("tags") else "") for note in shown]
-    return ToolResult(True, "\n".join(lines), summary=f"{len(shown)} note{'s' * (len(shown) != 1)}")
+    return ToolResult(True, "\n".join(lines), summary=counted(len(shown), 'note'))
 
 
 SAVE_MEMORY = ToolSpec(

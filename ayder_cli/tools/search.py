@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
+from ayder_cli.counts import counted
 from ayder_cli.storage.layout import STATE_DIR
 from ayder_cli.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
 from ayder_cli.storage.atomic import TEMP_PREFIX
@@ -177,7 +178,7 @@ def _format(records: Iterator[Record | Tally], query: Query, max_results: int) -
         lines.append(f"[{shown} of {total} matching lines shown; narrow the pattern, "
                      "file_pattern or directory to see the rest]")
     noun = "line" if total == 1 else "lines"
-    return "\n".join(lines), f"{total} matching {noun} in {len(files)} file{'s' * (len(files) != 1)}"
+    return "\n".join(lines), f"{total} matching {noun} in {counted(len(files), 'file')}"
 
 
 def _result_line(path: str, number: int, is_match: bool, text: Text) -> str:

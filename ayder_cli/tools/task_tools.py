@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ayder_cli.counts import counted
 from ayder_cli.storage import tasks
 from ayder_cli.errors import AyderError
 from ayder_cli.tools.base import Preview, ToolContext, ToolError, ToolResult, ToolSpec
@@ -52,7 +53,7 @@ def list_tasks(context: ToolContext, args: dict[str, Any]) -> ToolResult:
         wanted = tasks.normalize_status(wanted)
         shown = [task for task in found if task.status == wanted]
         if not shown:
-            total = f"{len(found)} task{'s' if len(found) != 1 else ''} in all" if found else "no tasks at all"
+            total = f"{counted(len(found), 'task')} in all" if found else "no tasks at all"
             return ToolResult(ok=True, output=f"no {wanted} tasks ({total})", summary=f"0 {wanted}")
     else:
         shown = found
@@ -60,7 +61,7 @@ def list_tasks(context: ToolContext, args: dict[str, Any]) -> ToolResult:
             return ToolResult(ok=True, output=f"no tasks in {tasks.TASKS_DIR.as_posix()}/", summary="no tasks")
     lines = [tasks.format_table(shown)]
     lines += [f"warning: {warning}" for warning in tasks.task_warnings(shown, context.root)]
-    return ToolResult(ok=True, output="\n".join(lines), summary=f"{len(shown)} task{'s' if len(shown) != 1 else ''}")
+    return ToolResult(ok=True, output="\n".join(lines), summary=counted(len(shown), 'task'))
 
 
 @_task_errors
