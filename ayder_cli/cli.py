@@ -13,7 +13,6 @@ mode needs them.
 
 from __future__ import annotations
 
-import io
 import os
 import sys
 from dataclasses import dataclass
@@ -230,24 +229,16 @@ def main(argv: list[str] | None = None, stdin: IO | None = None, stdout: IO[str]
 
 
 def _usage_error(exc: click.UsageError, given: Invocation) -> None:
-    """`error: …` and a hint line on stderr, red and dim on a colour terminal, as console.error writes them."""
+    """`error: …` and a hint line on stderr, as every other error is written."""
+    from ayder_cli.console import Console, Terminal
+
     message = exc.format_message()
     message = message[:1].lower() + message[1:] if message[1:2].islower() else message
-    hint = "ayder --help lists the options"
-    color = _is_tty(given.stderr) and not given.env.get("NO_COLOR")
-    red, dim, reset = ("\033[31m", "\033[2m", "\033[0m") if color else ("", "", "")
+    console = Console(Terminal.for_streams(None, given.stdout, given.stderr, given.env))
     try:
-        given.stderr.write(f"{red}error: {reset}{message}\n{dim}  {hint}{reset}\n")
-        given.stderr.flush()
+        console.error(message, "ayder --help lists the options")
     except (OSError, ValueError):
         pass
-
-
-def _is_tty(stream) -> bool:
-    try:
-        return bool(stream) and stream.isatty()
-    except (AttributeError, ValueError, OSError):
-        return False
 
 
 def entry() -> None:
@@ -460,33 +451,10 @@ def _run_mode(mode: str, services, options: dict, one_shot: str | None, env: Map
 
 
 def _terminal(given: Invocation):
-    """The run's streams as a console.Terminal; stdin that is not a terminal is read so no byte can fail it."""
+    """The run's streams as a console.Terminal."""
     from ayder_cli.console import Terminal
-    from ayder_cli.stdin_text import LenientStdin
 
-    stdin = given.stdin
-    stdin_is_tty = _is_tty(stdin)
-    raw = None
-    if stdin is not None and not stdin_is_tty:
-        raw = stdin if isinstance(stdin, (io.RawIOBase, io.BufferedIOBase)) else getattr(stdin, "buffer", None)
-    lenient = LenientStdin(raw) if raw is not None else None
-    return Terminal(
-        stdin=lenient.text if lenient else stdin,
-        stdout=given.stdout,
-        stderr=given.stderr,
-        stdin_is_tty=stdin_is_tty,
-        stdout_is_tty=_is_tty(given.stdout),
-        stderr_is_tty=_is_tty(given.stderr),
-        no_color=bool(given.env.get("NO_COLOR")),
-        lenient_stdin=lenient,
-    )
-
-
-def _is_tty(stream: IO | None) -> bool:
-    try:
-        return bool(stream) and stream.isatty()
-    except (ValueError, OSError):
-        return False
+    return Terminal.for_streams(given.stdin, given.stdout, given.stderr, given.env)
 
 
 def _traceback(console, exc: BaseException) -> None:

@@ -16,6 +16,7 @@ import unicodedata
 from contextlib import contextmanager
 from typing import IO, Callable, ContextManager, Iterator, Mapping
 
+from ayder_cli.console import is_tty
 from ayder_cli.tools.base import Preview
 from ayder_cli.tools.executor import PERMISSION_NAMES, Answer, ConfirmRequest, Decision
 
@@ -41,13 +42,6 @@ TtyOpener = Callable[[], ContextManager[Streams | None]]
 
 
 # --- where the question is asked
-
-
-def is_tty(stream: IO[str] | None) -> bool:
-    try:
-        return bool(stream) and stream.isatty()
-    except (ValueError, OSError):
-        return False
 
 
 def tty_opener(stdin: IO[str] | None, stderr: IO[str] | None, tty_path: str = "/dev/tty") -> TtyOpener:

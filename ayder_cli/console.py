@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import sys
+import io
 import threading
 from dataclasses import dataclass
 from typing import IO, Mapping
@@ -32,26 +31,30 @@ class Terminal:
     lenient_stdin: LenientStdin | None = None  # piped stdin, read so that no byte can fail it
 
     @classmethod
-    def from_process(cls, env: Mapping[str, str] = os.environ) -> "Terminal":
-        def is_tty(stream: IO[str] | None) -> bool:
-            try:
-                return bool(stream) and stream.isatty()
-            except (ValueError, OSError):
-                return False
-
-        stdin_is_tty = is_tty(sys.stdin)
-        lenient = LenientStdin(sys.stdin.buffer) if sys.stdin and not stdin_is_tty and hasattr(sys.stdin, "buffer") \
-            else None
+    def for_streams(cls, stdin: IO | None, stdout: IO[str], stderr: IO[str], env: Mapping[str, str]) -> "Terminal":
+        """A run's streams; stdin that is not a terminal is read so that no byte can fail it."""
+        stdin_is_tty = is_tty(stdin)
+        raw = None
+        if stdin is not None and not stdin_is_tty:
+            raw = stdin if isinstance(stdin, (io.RawIOBase, io.BufferedIOBase)) else getattr(stdin, "buffer", None)
+        lenient = LenientStdin(raw) if raw is not None else None
         return cls(
-            stdin=lenient.text if lenient else sys.stdin,
-            stdout=sys.stdout,
-            stderr=sys.stderr,
+            stdin=lenient.text if lenient else stdin,
+            stdout=stdout,
+            stderr=stderr,
             stdin_is_tty=stdin_is_tty,
-            stdout_is_tty=is_tty(sys.stdout),
-            stderr_is_tty=is_tty(sys.stderr),
+            stdout_is_tty=is_tty(stdout),
+            stderr_is_tty=is_tty(stderr),
             no_color=bool(env.get("NO_COLOR")),
             lenient_stdin=lenient,
         )
+
+
+def is_tty(stream: IO | None) -> bool:
+    try:
+        return bool(stream) and stream.isatty()
+    except (AttributeError, ValueError, OSError):  # no isatty, or a closed stream
+        return False
 
 
 class Spinner:

@@ -62,7 +62,7 @@ def test_piped_output_and_no_color_keep_the_models_text_byte_for_byte():
 
 
 def test_no_color_in_the_environment_turns_markdown_off():
-    assert Terminal.from_process({"NO_COLOR": "1"}).no_color
+    assert Terminal.for_streams(None, io.StringIO(), io.StringIO(), {"NO_COLOR": "1"}).no_color
 
 
 def test_a_paragraph_streams_before_its_line_ends_and_markup_waits_for_it():
