@@ -49,10 +49,6 @@ def command(name: str, *aliases: str, usage: str = "", help: str) -> Callable:
     return register
 
 
-def command_names() -> list[str]:
-    return sorted(f"/{name}" for name in COMMANDS)
-
-
 def command_help() -> dict[str, str]:
     """Each command name (with its slash) and the short help the completion menu shows beside it."""
     return {f"/{name}": entry.help for name, entry in sorted(COMMANDS.items())}

@@ -25,10 +25,6 @@ class IterationController:
         self.used += 1
         return True
 
-    @property
-    def exhausted(self) -> bool:
-        return self.used >= self.limit
-
 
 @dataclass(frozen=True)
 class Checkpoint:
