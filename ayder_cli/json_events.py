@@ -28,7 +28,7 @@ from typing import Any
 
 from ayder_cli.console import Console, Terminal
 from ayder_cli.llm.base import AssistantTurn, Usage
-from ayder_cli.masking import MaskedStream, Secrets
+from ayder_cli.masking import MaskedStream, Secrets, masked_within
 
 
 class JsonEvents(Console):
@@ -133,27 +133,13 @@ class JsonEvents(Console):
 
     def emit(self, kind: str, **fields: Any) -> None:
         """One event on one line of stdout, secrets masked."""
-        line = json.dumps({"type": kind, **_masked(fields, self.secrets)}, ensure_ascii=False)
+        line = json.dumps({"type": kind, **masked_within(fields, self.secrets.mask)}, ensure_ascii=False)
         self.events.write(line + "\n")
         self.events.flush()
 
     def _delta(self, kind: str, text: str, final: bool = False) -> None:
         """A text or thinking delta, held back where its end could start a secret (until the next, or the end)."""
         text = self._held[kind] + text
-        held = 0 if final else self.secrets.unfinished_tail(text)
-        self._held[kind] = text[len(text) - held:] if held else ""
-        if text[: len(text) - held]:
-            self.emit(kind, text=text[: len(text) - held])
-
-
-def _masked(value: Any, secrets: Secrets) -> Any:
-    """Every string inside `value` with the secrets masked."""
-    if not secrets:
-        return value
-    if isinstance(value, str):
-        return secrets.mask(value)
-    if isinstance(value, dict):
-        return {key: _masked(item, secrets) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_masked(item, secrets) for item in value]
-    return value
+        ready, self._held[kind] = (text, "") if final else self.secrets.split_unfinished(text)
+        if ready:
+            self.emit(kind, text=ready)

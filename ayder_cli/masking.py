@@ -10,7 +10,7 @@ write shows whether it is.
 
 from __future__ import annotations
 
-from typing import IO, Iterable
+from typing import IO, Any, Callable, Iterable
 
 MASK = "***"
 MIN_SECRET_CHARS = 6  # shorter values would mask ordinary words
@@ -41,6 +41,11 @@ class Secrets:
     def contains(self, text: str) -> bool:
         return any(value in text for value in self.values)
 
+    def split_unfinished(self, text: str) -> tuple[str, str]:
+        """(what can be shown now, masked; the end that could still become a secret, held back)."""
+        held = self.unfinished_tail(text)
+        return self.mask(text[: len(text) - held]), text[len(text) - held:]
+
     def unfinished_tail(self, text: str) -> int:
         """How many characters at the end of `text` could be the start of a secret."""
         longest = 0
@@ -61,10 +66,8 @@ class MaskedStream:
         self._held = ""  # the end of the last write, which may be the start of a secret
 
     def write(self, text: str) -> int:
-        text = self._held + text
-        held = self.secrets.unfinished_tail(text)
-        self._held = text[len(text) - held:] if held else ""
-        self.stream.write(self.secrets.mask(text[: len(text) - held]))
+        ready, self._held = self.secrets.split_unfinished(self._held + text)
+        self.stream.write(ready)
         return len(text)
 
     def flush(self) -> None:
@@ -79,3 +82,14 @@ class MaskedStream:
 
     def __getattr__(self, name: str):  # isatty, fileno, encoding, ... of the real stream
         return getattr(self.stream, name)
+
+
+def masked_within(value: Any, mask: Callable[[str], str]) -> Any:
+    """`value` with every string inside it (in dicts and lists, however deep) passed through `mask`."""
+    if isinstance(value, str):
+        return mask(value)
+    if isinstance(value, dict):
+        return {key: masked_within(item, mask) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [masked_within(item, mask) for item in value]
+    return value

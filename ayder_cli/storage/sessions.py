@@ -33,6 +33,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ayder_cli.masking import masked_within
 from ayder_cli.storage.atomic import append_record, replace_with
 from ayder_cli.storage.layout import Layout, make_directory
 from ayder_cli.errors import AyderError, ExitStatus
@@ -310,7 +311,7 @@ class Session:
 
     def append(self, message: dict[str, Any]) -> None:
         """Write one message as one line, on disk before this returns."""
-        line = json.dumps(_redacted(message, self.store.redact), ensure_ascii=False) + "\n"
+        line = json.dumps(masked_within(message, self.store.redact), ensure_ascii=False) + "\n"
         self._write(line)
         if message.get("role") != "user" and not self._answered:
             self._answered = True
@@ -355,7 +356,7 @@ class Session:
         if self._new:
             header = {"type": HEADER_TYPE, "version": FORMAT_VERSION,
                       "started": _started_from_name(self.path).isoformat(), "root": str(self.store.root)}
-            prefix = json.dumps(_redacted(header, self.store.redact), ensure_ascii=False) + "\n"
+            prefix = json.dumps(masked_within(header, self.store.redact), ensure_ascii=False) + "\n"
         elif not self._checked_end and _ends_torn(self.path):
             prefix = "\n"  # end the torn line, so the new message gets a line of its own
         created = self._new
@@ -441,16 +442,6 @@ def _in_use(path: Path) -> bool:
         return False
     holder = read_holder(lock_path)
     return holder.pid is None or pid_alive(holder.pid)
-
-
-def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {key: _redacted(item, redact) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_redacted(item, redact) for item in value]
-    return value
 
 
 def _ends_torn(path: Path) -> bool:
