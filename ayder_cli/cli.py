@@ -22,6 +22,7 @@ from typing import IO, Mapping
 import click
 
 from ayder_cli import __version__
+from ayder_cli.deferred import Deferred
 
 PIPED_STDIN_WAIT_S = 1.0
 HELP_WIDTH = 100  # the most columns --help uses, however wide the terminal
@@ -325,6 +326,29 @@ def _start(options: dict, given: Invocation, console) -> int:
                          hint='give a prompt (ayder --json "...") or pipe a script into it')
     console.say_replaced_stdin()
     system = _system_prompt(options["system_text"], given)
+    services = Deferred(lambda: _ready_services(options, given, config, root, console, config_file, flags,
+                                                system, mode))
+    try:
+        if mode != REPL or _repl_needs_services_first(options, config, given.env):
+            services.get()  # errors in building them (a server to look for, a session) come before any prompt
+        return _run_mode(mode, services, options, one_shot, console, config, root, given.env)
+    finally:
+        services.close()  # background processes end with ayder
+        console.settle()
+
+
+def _repl_needs_services_first(options: dict, config, env: Mapping[str, str]) -> bool:
+    """The REPL draws its first prompt before building the services unless it must say something
+    they decide first: the session resumed or restored, or the server it looked for."""
+    from ayder_cli.config import names_a_server
+
+    return bool(options["continue_session"] or options["resume_id"] or options["restore"]
+                or not names_a_server(config, env))
+
+
+def _ready_services(options: dict, given: Invocation, config, root: Path, console, config_file, flags,
+                    system: str | None, mode: str):
+    """The services built once, with what the mode needs done before its first message."""
     services = _build_services(options, given, config, root, console, config_file, flags)
     try:
         if system is not None:
@@ -332,10 +356,10 @@ def _start(options: dict, given: Invocation, console) -> int:
         if options["json_events"]:
             console.watch(services)
         _prepare(services, options, mode)
-        return _run_mode(mode, services, options, one_shot, given.env)
-    finally:
-        services.close()  # background processes end with ayder
-        console.settle()
+    except BaseException:
+        services.close()
+        raise
+    return services
 
 
 def _load_config(options: dict, given: Invocation, root: Path, console):
@@ -423,31 +447,35 @@ def _prepare(services, options: dict, mode: str) -> None:
         adopt_orphans()  # tools may run from here: what they detach is stopped at exit too
 
 
-def _run_mode(mode: str, services, options: dict, one_shot: str | None, env: Mapping[str, str]) -> int:
+def _run_mode(mode: str, services, options: dict, one_shot: str | None, console, config, root: Path,
+              env: Mapping[str, str]) -> int:
+    """Run the mode with `services` (a Deferred: the REPL builds them at its first entry)."""
     from ayder_cli.errors import ExitStatus
 
+    if mode == REPL:
+        from ayder_cli.repl import run_repl
+
+        return run_repl(services, console, config, root, env)
     if mode == DOCTOR:
         from ayder_cli.doctor import run_doctor
 
-        return run_doctor(services)
+        return run_doctor(services.get())
     if mode == IMPLEMENT:
         from ayder_cli.task_runner import implement_all, implement_task
 
         if options["implement_all"]:
-            return implement_all(services)
-        status, outcome = implement_task(services, options["implement_id"])
-        services.console.info(outcome)
+            return implement_all(services.get())
+        status, outcome = implement_task(services.get(), options["implement_id"])
+        services.get().console.info(outcome)
         return status
     if mode == ONE_SHOT:
-        result = services.loop.run(one_shot)
+        result = services.get().loop.run(one_shot)
         if result.interrupted:
             return ExitStatus.INTERRUPTED
         return ExitStatus.ERROR if result.stopped else ExitStatus.OK  # the loop gave up: a failure
-    from ayder_cli.repl import run_repl, run_script
+    from ayder_cli.repl import run_script
 
-    if mode == REPL:
-        return run_repl(services, env)
-    return run_script(services, services.console.terminal.stdin)
+    return run_script(services.get(), services.get().console.terminal.stdin)
 
 
 def _terminal(given: Invocation):

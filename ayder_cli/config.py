@@ -422,6 +422,18 @@ def load_config(
     return config
 
 
+# Set, either names a server, even for the provider load_config does not use it with
+# (OPENAI_BASE_URL while the provider is Ollama). AYDER_* show up in Config.sources.
+SERVER_ENV_VARS = ("OPENAI_BASE_URL", "OLLAMA_HOST")
+
+
+def names_a_server(config: Config, env: Mapping[str, str]) -> bool:
+    """A flag, a config file or the environment says which server to use (else ayder looks for one)."""
+    set_somewhere = any(config.sources.get(key, "default") != "default" for key in ("provider", "base_url"))
+    set_in_code = config.base_url is not None or config.provider != Config.provider  # a Config built by hand
+    return set_somewhere or set_in_code or any(env.get(name) for name in SERVER_ENV_VARS)
+
+
 def endpoint_of(config: Config, env: Mapping[str, str]) -> Endpoint:
     """Where requests go and how: the config resolved once (URL, model, key and where it came from).
 

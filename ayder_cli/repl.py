@@ -15,8 +15,11 @@ from pathlib import Path
 from typing import IO, Callable, Iterator, Mapping
 
 from ayder_cli.commands import CommandResult, command_help, run_command
-from ayder_cli.config import xdg_state_dir
+from ayder_cli.config import Config, xdg_state_dir
+from ayder_cli.console import Console
+from ayder_cli.deferred import Deferred
 from ayder_cli.errors import AyderError, ExitStatus
+from ayder_cli.storage.layout import Layout
 
 BLOCK_FENCE = '"""'
 CHECKPOINT_THERE = "a checkpoint from an earlier run is in .ayder/memory/current_memory.md"
@@ -109,20 +112,24 @@ def history_path(env: Mapping[str, str]) -> Path:
     return xdg_state_dir(env) / "history"
 
 
-def run_repl(services, env: Mapping[str, str]) -> int:
-    """Interactive: prompt_toolkit line editing, history, completion of slash commands."""
+def run_repl(services: Deferred, console: Console, config: Config, root: Path, env: Mapping[str, str]) -> int:
+    """Interactive: prompt_toolkit line editing, history, completion of slash commands.
+
+    `services` are built at the first entry (or before the prompt when cli needed them first):
+    the prompt is ready to type in before the HTTP stack, the parser and the tools are loaded.
+    """
     from prompt_toolkit.application import create_app_session
     from prompt_toolkit.input import create_input
     from prompt_toolkit.output import create_output
 
-    terminal = services.console.terminal
+    terminal = console.terminal
     # Keys come from this run's stdin, the prompt goes to its stdout, or to stderr when stdout is
     # redirected, so `ayder > log` stays clean.
     output = create_output(stdout=terminal.stdout if terminal.stdout_is_tty else terminal.stderr)
     with create_app_session(input=create_input(terminal.stdin), output=output):
         session = _prompt_session(env, None if terminal.stdout_is_tty else output)
 
-        leave = CtrlCToLeave(lambda: services.console.dim_line(LEAVE_HINT))
+        leave = CtrlCToLeave(lambda: console.dim_line(LEAVE_HINT))
 
         def read_line(in_block: bool) -> str:
             while True:
@@ -137,18 +144,20 @@ def run_repl(services, env: Mapping[str, str]) -> int:
                 leave.reset()
                 return line
 
-        config = services.config
-        services.console.dim_line(
+        if services.built:
+            config = services.get().config  # with the server that was looked for
+        console.dim_line(
             f"ayder · {config.provider} {config.resolved_model} at {config.resolved_base_url} · "
             "/help for commands, Ctrl-D to leave"
         )
-        offer_checkpoint(services, ask=session.prompt)
-        for entry in read_entries(read_line, lambda: None, lambda: services.console.dim_line("block discarded")):
+        if Layout(root).checkpoint.is_file():
+            offer_checkpoint(services.get(), ask=session.prompt)
+        for entry in read_entries(read_line, lambda: None, lambda: console.dim_line("block discarded")):
             try:
-                if handle_entry(services, entry) is Outcome.EXIT:
+                if handle_entry(services.get(), entry) is Outcome.EXIT:
                     break
             except KeyboardInterrupt:  # Ctrl-C in a slash command: back to the prompt
-                services.console.notice("interrupted")
+                console.notice("interrupted")
     return ExitStatus.OK  # /exit or Ctrl-D
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit
 
 from ayder_cli.checkpoint import MemoryManager
-from ayder_cli.config import Config, api_keys, check_value, endpoint_of, load_config
+from ayder_cli.config import Config, api_keys, check_value, endpoint_of, load_config, names_a_server
 from ayder_cli.console import Console
 from ayder_cli.conversation import Conversation
 from ayder_cli.counts import counted
@@ -291,15 +291,12 @@ def _no_instructions(console: Console) -> Instructions:
     return instructions
 
 
-# Set, either names a server, even for the provider load_config does not use it with
-# (OPENAI_BASE_URL while the provider is Ollama). AYDER_* show up in Config.sources.
-SERVER_ENV_VARS = ("OPENAI_BASE_URL", "OLLAMA_HOST")
 FOUND = "found on this machine"  # the source of a discovered value, for -v
 
 
 def with_discovered_server(config: Config, env: Mapping[str, str], console: Console) -> Config:
     """With no server configured anywhere: the first local server that answers (Ollama first)."""
-    if _names_a_server(config, env):
+    if names_a_server(config, env):
         return config
     # Loaded here, as make_client loads the HTTP stack: only once a mode needs the network.
     from ayder_cli.llm import discover
@@ -314,13 +311,6 @@ def with_discovered_server(config: Config, env: Mapping[str, str], console: Cons
     # No key from the environment (OPENAI_API_KEY is usually meant for a cloud API) for whatever listens here.
     config = replace(config, provider=found.provider, base_url=found.base_url, sources=sources, api_key_env="")
     return _with_served_model(config, found)
-
-
-def _names_a_server(config: Config, env: Mapping[str, str]) -> bool:
-    """A flag, a config file or the environment says which server to use."""
-    set_somewhere = any(config.sources.get(key, "default") != "default" for key in ("provider", "base_url"))
-    set_in_code = config.base_url is not None or config.provider != Config.provider  # a Config built by hand
-    return set_somewhere or set_in_code or any(env.get(name) for name in SERVER_ENV_VARS)
 
 
 def _with_served_model(config: Config, found: FoundServer) -> Config:

@@ -379,3 +379,57 @@ def test_ctrl_c_counter_with_a_clock():
     assert not leave.pressed(empty=False)  # a line cleared
     now[0] += 0.1
     assert not leave.pressed(empty=True)
+
+
+# --- the prompt first: the services are built at the first entry
+
+
+def test_the_prompt_is_up_before_the_server_is_asked_anything(fake, repl, protocol):
+    """Starting the REPL wakes no server (nor a sleeping model): the window is asked with the first message."""
+    child = repl(*server_args(fake, protocol))
+    expect_prompt(child)
+    assert fake.requests == []
+    child.sendline("hello")
+    child.expect_exact(DEFAULT_REPLY)
+    expect_prompt(child)
+    paths = [request["path"] for request in fake.requests]
+    assert len(fake.chat_requests()) == 1
+    assert paths.index(fake.chat_requests()[0]["path"]) > 0  # the window was asked first, as before
+    child.sendline("/exit")
+    assert finish(child) == 0
+
+
+def test_a_slash_command_first_builds_what_it_needs(fake, repl):
+    child = repl("--base-url", fake.url, "-m", "the-model")
+    expect_prompt(child)
+    child.sendline("/status")
+    child.expect_exact("the-model")
+    expect_prompt(child)
+    child.sendline("/exit")
+    assert finish(child) == 0
+
+
+def test_the_http_stack_parser_and_tools_load_after_the_first_prompt(fake, ayder_on_pty_process):
+    """-X importtime lists every import on the terminal as it happens: none of these before the prompt."""
+    import sys
+
+    child = ayder_on_pty_process(shell=f"{sys.executable} -X importtime -m ayder_cli --base-url {fake.url}")
+    child.logfile_read = seen = io.StringIO()
+    child.expect_exact("/help for commands")
+    expect_prompt(child)
+    before_prompt = seen.getvalue()
+    assert "| prompt_toolkit" in before_prompt  # the check sees imports
+    for module in ("requests", "urllib3", "ayder_cli.loop", "ayder_cli.intents", "ayder_cli.tools",
+                   "ayder_cli.services", "ayder_cli.llm.http"):
+        assert f"| {module}\r" not in before_prompt and f"| {module}\n" not in before_prompt, module
+    child.sendcontrol("d")
+    assert finish(child) == 0
+
+
+def test_a_resumed_session_is_said_before_the_prompt(fake, repl, run_ayder):
+    assert run_ayder("--base-url", fake.url, "first question").returncode == 0
+    child = repl("--base-url", fake.url, "--continue")
+    child.expect_exact("resumed session")
+    expect_prompt(child)
+    child.sendline("/exit")
+    assert finish(child) == 0
