@@ -91,7 +91,7 @@ HELP_SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Permissions", ("allow_read", "allow_write", "allow_execute", "root")),
     ("Sessions", ("continue_session", "resume_id", "restore")),
     ("Tasks", ("list_tasks", "implement_id", "implement_all")),
-    ("Output", ("json_events", "no_stream", "show_thinking", "verbose", "debug")),
+    ("Output", ("json_events", "no_stream", "show_thinking", "no_color", "verbose", "debug")),
 )
 
 HELP_FILES = (  # where ayder reads its config (later wins) and keeps its state
@@ -185,6 +185,7 @@ class _Command(click.Command):
               help="Events as JSON Lines on stdout (see README); the rest on stderr.")
 @click.option("--no-stream", is_flag=True, help="Wait for the whole reply instead of streaming it.")
 @click.option("--show-thinking/--hide-thinking", default=None, help="Show the model's thinking (dimmed, on stderr).")
+@click.option("--no-color", is_flag=True, help="No colours or Markdown styling (as NO_COLOR=1 does).")
 @click.option("-v", "--verbose", is_flag=True, help="Request metadata on stderr (never the API key).")
 @click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_show_version,
@@ -219,7 +220,7 @@ def main(argv: list[str] | None = None, stdin: IO | None = None, stdout: IO[str]
         code = cli.main(args=argv, prog_name="ayder", standalone_mode=False, obj=given,
                         terminal_width=_help_width(given))
     except click.UsageError as exc:  # a wrong flag or value: said as ayder says its own usage errors
-        _usage_error(exc, given)
+        _usage_error(exc, given, no_color="--no-color" in (sys.argv[1:] if argv is None else argv))
         code = exc.exit_code
     except click.ClickException as exc:
         exc.show(file=given.stderr)
@@ -229,13 +230,13 @@ def main(argv: list[str] | None = None, stdin: IO | None = None, stdout: IO[str]
     return int(code or 0)
 
 
-def _usage_error(exc: click.UsageError, given: Invocation) -> None:
+def _usage_error(exc: click.UsageError, given: Invocation, no_color: bool) -> None:
     """`error: …` and a hint line on stderr, as every other error is written."""
     from ayder_cli.console import Console, Terminal
 
     message = exc.format_message()
     message = message[:1].lower() + message[1:] if message[1:2].islower() else message
-    console = Console(Terminal.for_streams(None, given.stdout, given.stderr, given.env))
+    console = Console(Terminal.for_streams(None, given.stdout, given.stderr, given.env, no_color=no_color))
     try:
         console.error(message, "ayder --help lists the options")
     except (OSError, ValueError):
@@ -271,7 +272,7 @@ def run(options: dict, given: Invocation) -> int:
     else:
         from ayder_cli.console import Console as console_class
 
-    console = console_class(_terminal(given), verbose=options["verbose"])
+    console = console_class(_terminal(given, options["no_color"]), verbose=options["verbose"])
     status = _run_reporting_errors(options, given, console)
     if options["json_events"]:
         try:
@@ -478,11 +479,11 @@ def _run_mode(mode: str, services, options: dict, one_shot: str | None, console,
     return run_script(services.get(), services.get().console.terminal.stdin)
 
 
-def _terminal(given: Invocation):
+def _terminal(given: Invocation, no_color: bool):
     """The run's streams as a console.Terminal."""
     from ayder_cli.console import Terminal
 
-    return Terminal.for_streams(given.stdin, given.stdout, given.stderr, given.env)
+    return Terminal.for_streams(given.stdin, given.stdout, given.stderr, given.env, no_color=no_color)
 
 
 def _traceback(console, exc: BaseException) -> None:

@@ -31,8 +31,10 @@ class Terminal:
     lenient_stdin: LenientStdin | None = None  # piped stdin, read so that no byte can fail it
 
     @classmethod
-    def for_streams(cls, stdin: IO | None, stdout: IO[str], stderr: IO[str], env: Mapping[str, str]) -> "Terminal":
-        """A run's streams; stdin that is not a terminal is read so that no byte can fail it."""
+    def for_streams(cls, stdin: IO | None, stdout: IO[str], stderr: IO[str], env: Mapping[str, str],
+                    no_color: bool = False) -> "Terminal":
+        """A run's streams; stdin that is not a terminal is read so that no byte can fail it.
+        No colour with no_color (--no-color) or NO_COLOR set to anything but empty."""
         stdin_is_tty = is_tty(stdin)
         raw = None
         if stdin is not None and not stdin_is_tty:
@@ -45,7 +47,7 @@ class Terminal:
             stdin_is_tty=stdin_is_tty,
             stdout_is_tty=is_tty(stdout),
             stderr_is_tty=is_tty(stderr),
-            no_color=bool(env.get("NO_COLOR")),
+            no_color=no_color or bool(env.get("NO_COLOR")),
             lenient_stdin=lenient,
         )
 

@@ -127,7 +127,7 @@ def run_repl(services: Deferred, console: Console, config: Config, root: Path, e
     # redirected, so `ayder > log` stays clean.
     output = create_output(stdout=terminal.stdout if terminal.stdout_is_tty else terminal.stderr)
     with create_app_session(input=create_input(terminal.stdin), output=output):
-        session = _prompt_session(env, None if terminal.stdout_is_tty else output)
+        session = _prompt_session(env, None if terminal.stdout_is_tty else output, terminal.no_color)
 
         leave = CtrlCToLeave(lambda: console.dim_line(LEAVE_HINT))
 
@@ -191,11 +191,13 @@ class CtrlCToLeave:
         self.last = None
 
 
-def _prompt_session(env: Mapping[str, str], output):
+def _prompt_session(env: Mapping[str, str], output, no_color: bool):
     """The prompt: history in the state directory, slash commands completed. output None: the app
-    session's (a dumb terminal then gets prompt_toolkit's plain prompt)."""
+    session's (a dumb terminal then gets prompt_toolkit's plain prompt). no_color: the completion
+    menu in black and white (prompt_toolkit reads NO_COLOR only from the process's environment)."""
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import FileHistory, InMemoryHistory
+    from prompt_toolkit.output import ColorDepth
 
     history_file = history_path(env)
     try:
@@ -208,6 +210,7 @@ def _prompt_session(env: Mapping[str, str], output):
         completer=command_completer(),
         complete_while_typing=True,
         output=output,
+        color_depth=ColorDepth.MONOCHROME if no_color else None,
     )
 
 

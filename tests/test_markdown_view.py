@@ -121,6 +121,15 @@ def test_the_real_run_renders_on_a_terminal_and_not_through_a_pipe(fake, ayder_o
     assert result.stdout == "# Title\nplain and **strong**\n"
 
 
+def test_no_color_flag_shows_the_models_text_on_a_terminal(fake, ayder_on_pty):
+    fake.queue(Reply(text="# Title\nplain and **strong**"))
+    child = ayder_on_pty("--base-url", fake.url, "--no-color", "q", term="xterm")
+    child.logfile_read = seen = io.StringIO()
+    child.expect_exact("plain and **strong**")
+    child.expect_exact("tokens: in")
+    assert "# Title" in seen.getvalue() and "\x1b[" not in seen.getvalue()
+
+
 def test_ctrl_c_mid_line_shows_what_arrived_and_ends_the_line():
     console, out = console_on()
     console.on_text("# Hea")

@@ -279,10 +279,11 @@ def test_one_shot_on_a_terminal_shows_a_spinner_until_the_first_token(fake, ayde
         child.close(force=True)
 
 
-@pytest.mark.parametrize("no_color", [False, True], ids=["colour", "NO_COLOR"])
+@pytest.mark.parametrize("no_color", [False, "NO_COLOR", "--no-color"])
 def test_error_is_red_on_a_terminal_unless_no_color(fake, ayder_on_pty, no_color):
     fake.queue(Reply(status=400, error="plain failure"))
-    child = ayder_on_pty("--base-url", fake.url, "q", term="xterm", color=not no_color)
+    flags = ["--no-color"] if no_color == "--no-color" else []
+    child = ayder_on_pty("--base-url", fake.url, *flags, "q", term="xterm", color=no_color != "NO_COLOR")
     child.logfile_read = seen = io.StringIO()
     try:
         child.expect_exact("plain failure")
@@ -379,6 +380,15 @@ def test_ctrl_c_counter_with_a_clock():
     assert not leave.pressed(empty=False)  # a line cleared
     now[0] += 0.1
     assert not leave.pressed(empty=True)
+
+
+@pytest.mark.parametrize("no_color", ["NO_COLOR", "--no-color"])
+def test_a_usage_error_on_a_terminal_is_plain_with_no_color(ayder_on_pty, no_color):
+    flags = ["--no-color"] if no_color == "--no-color" else []
+    child = ayder_on_pty(*flags, "--temperature", "9", "q", term="xterm", color=no_color != "NO_COLOR")
+    child.logfile_read = seen = io.StringIO()
+    assert finish(child) == 2
+    assert seen.getvalue().startswith("error: ") and "\x1b[" not in seen.getvalue()
 
 
 # --- the prompt first: the services are built at the first entry
