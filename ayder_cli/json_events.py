@@ -11,7 +11,8 @@ Events (each has "type"):
   thinking     {"text"}                        with --show-thinking only (deltas)
   tool_call    {"id", "name", "arguments"}     id is null for calls written in the text
   tool_result  {"id", "name", "ok", "output", "error"}   output capped as the model gets it
-  usage        {"prompt_tokens", "completion_tokens", "cached_tokens", "total_tokens"}  per model call
+  usage        {"prompt_tokens", "completion_tokens", "cached_tokens", "total_tokens",
+                "tokens_per_second"}           per model call; null where the server does not say
   answer       {"text", "status", "reason"}    the end of one user message: status ok, interrupted or
                                                stopped (the loop gave up; reason says why, else null)
   final        {"answer", "exit_status", "error", "totals"}   the last line of the run
@@ -112,7 +113,8 @@ class JsonEvents(Console):
         self.prompt_tokens += usage.prompt_tokens or 0
         self.completion_tokens += usage.completion_tokens or 0
         self.emit("usage", prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
-                  cached_tokens=usage.cached_tokens, total_tokens=usage.total_tokens)
+                  cached_tokens=usage.cached_tokens, total_tokens=usage.total_tokens,
+                  tokens_per_second=usage.tokens_per_second)
 
     def error(self, message: str, hint: str | None = None) -> None:
         self.last_error = message

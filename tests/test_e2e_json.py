@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
+import threading
 
 import pexpect
 import pytest
-from conftest import ayder_command, server_args, write_json
+from conftest import ayder_command, read_until, server_args, write_json
 from fakellm import Reply
 
 ANSWER = "The file says hello."
@@ -61,6 +63,35 @@ def test_json_events_of_a_reply_with_a_tool_call(fake, run_ayder, project, proto
     assert final["totals"] == {"requests": 2, "prompt_tokens": 24, "completion_tokens": 14,
                                "tool_calls": 1, "denials": 0}
     assert "read_file" in result.stderr  # the activity line stays on stderr
+
+
+def test_usage_events_carry_the_speed_where_the_server_reports_timings(fake, run_ayder, protocol):
+    fake.queue(Reply(text=ANSWER, usage=(100, 10), speed=20.0), Reply(text=ANSWER))
+    timed = run_ayder(*server_args(fake, protocol), "--json", "hi")
+    untimed = run_ayder(*server_args(fake, protocol), "--json", "hi")
+    assert timed.returncode == untimed.returncode == 0, timed.stderr + untimed.stderr
+    [usage] = [event for event in events_of(timed.stdout) if event["type"] == "usage"]
+    assert usage["tokens_per_second"] == pytest.approx(20.0)
+    [usage] = [event for event in events_of(untimed.stdout) if event["type"] == "usage"]
+    assert usage["tokens_per_second"] is None
+
+
+def test_ctrl_c_gives_an_interrupted_answer_and_a_final_event_with_130(fake, spawn_ayder, protocol):
+    release = threading.Event()
+    fake.queue(Reply(chunks=["kept part ", "lost part"], hold_after=1, release=release))
+    process = spawn_ayder(*server_args(fake, protocol), "--json", "q")
+    try:
+        seen = read_until(process.stdout, b"kept part")
+        process.send_signal(signal.SIGINT)
+        rest, err = process.communicate(timeout=30)
+    finally:
+        release.set()
+    assert process.returncode == 130, err
+    events = events_of((seen + rest).decode())
+    answer, final = events[-2:]
+    assert answer["type"] == "answer" and answer["status"] == "interrupted" and answer["text"] == "kept part "
+    assert final["type"] == "final" and final["exit_status"] == 130 and final["answer"] == "kept part "
+    assert "lost part" not in joined(events, "text") and "Traceback" not in err.decode()
 
 
 def test_thinking_events_only_with_show_thinking(fake, run_ayder, protocol):
