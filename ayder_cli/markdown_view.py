@@ -1,7 +1,9 @@
 """Markdown for a terminal, rendered as it streams: each line when it is complete.
 
-Headings, emphasis, inline code, lists, quotes, rules and fenced code blocks (highlighted
-with Pygments where it is installed). Used only when stdout is a terminal and colour is on;
+Headings, emphasis, inline code, lists, quotes, rules, table rows and fenced code blocks
+(highlighted with Pygments where it is installed). A line is shown once and never
+redrawn, so a setext heading's text stays plain: only its `===` line is dimmed, and a
+table keeps the model's own column layout, its pipes and delimiter row dimmed. Used only when stdout is a terminal and colour is on;
 piped output never comes here, so it stays exactly the model's text.
 """
 
@@ -24,6 +26,9 @@ RULE = re.compile(r"^ {0,3}([-*_])(?:\s*\1){2,}\s*$")
 BULLET = re.compile(r"^(\s*)[-*+]\s+(.*)$")
 NUMBERED = re.compile(r"^(\s*)(\d{1,9}[.)])\s+(.*)$")
 QUOTE = re.compile(r"^ {0,3}>\s?(.*)$")
+SETEXT_UNDERLINE = re.compile(r"^ {0,3}=+\s*$")
+TABLE_ROW = re.compile(r"^ {0,3}\|.*\|\s*$")
+TABLE_DELIMITER = re.compile(r"^ {0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)+\|?\s*$")
 
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 STRONG = re.compile(r"\*\*(?!\s)(.+?)(?<!\s)\*\*|(?<!\w)__(?!\s)(.+?)(?<!\s)__(?!\w)")
@@ -144,6 +149,10 @@ class MarkdownView:
             return f"{BOLD}{underline}{text}{RESET}"
         if RULE.match(line):
             return f"{DIM}{'─' * 40}{RESET}"
+        if SETEXT_UNDERLINE.match(line) or TABLE_DELIMITER.match(line):
+            return f"{DIM}{line}{RESET}"
+        if TABLE_ROW.match(line):
+            return f"{DIM}|{NO_BOLD}".join(inline(cell) for cell in line.split("|"))
         quote = QUOTE.match(line)
         if quote:
             return f"{DIM}│{RESET} {ITALIC}{inline(quote.group(1))}{NO_ITALIC}"

@@ -65,6 +65,22 @@ def test_no_color_in_the_environment_turns_markdown_off():
     assert Terminal.for_streams(None, io.StringIO(), io.StringIO(), {"NO_COLOR": "1"}).no_color
 
 
+def test_table_rows_keep_their_layout_with_dim_pipes_and_inline_markup_in_cells():
+    view = MarkdownView()
+    shown = view.feed("| name | size |\n|:-----|-----:|\n| **a.py** | `12` |\n")
+    pipe = "\x1b[2m|\x1b[22m"
+    assert shown.splitlines() == [
+        f"{pipe} name {pipe} size {pipe}",
+        "\x1b[2m|:-----|-----:|\x1b[0m",
+        f"{pipe} \x1b[1ma.py\x1b[22m {pipe} \x1b[36m12\x1b[39m {pipe}",
+    ]
+
+
+def test_a_setext_underline_is_dimmed_and_its_text_shown_as_it_came():
+    view = MarkdownView()
+    assert view.feed("Title\n=====\nSub\n---\n") == "Title\n\x1b[2m=====\x1b[0m\nSub\n" + f"\x1b[2m{'─' * 40}\x1b[0m\n"
+
+
 def test_a_paragraph_streams_before_its_line_ends_and_markup_waits_for_it():
     view = MarkdownView()
     assert view.feed("Hello wor") == "Hello wor"
