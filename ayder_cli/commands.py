@@ -8,7 +8,6 @@ doctor, the prompt files) is imported inside it: the REPL shows its prompt soone
 
 from __future__ import annotations
 
-import difflib
 import io
 import os
 import textwrap
@@ -19,6 +18,7 @@ from typing import Callable
 from ayder_cli.config import check_value
 from ayder_cli.counts import counted
 from ayder_cli.errors import AyderError
+from ayder_cli.spelling import closest
 
 
 class CommandResult(Enum):
@@ -59,8 +59,8 @@ def run_command(line: str, services) -> CommandResult:
     name, _, args = line[1:].strip().partition(" ")
     entry = COMMANDS.get(name)
     if entry is None:
-        close = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.5)
-        suggestion = f"; did you mean /{close[0]}?" if close else "; /help lists the commands"
+        close = closest(name, COMMANDS)
+        suggestion = f"; did you mean /{close}?" if close else "; /help lists the commands"
         services.console.error(f"unknown command /{name}{suggestion}")
         return CommandResult.FAILED
     try:

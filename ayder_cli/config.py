@@ -8,7 +8,6 @@ endpoint_of() resolves a Config, once, to the Endpoint its client talks to.
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import re
@@ -19,6 +18,7 @@ from typing import Any, Callable, Mapping
 
 from ayder_cli.endpoint import Endpoint
 from ayder_cli.errors import ConfigError
+from ayder_cli.spelling import closest
 from ayder_cli.storage.layout import Layout
 
 PROVIDERS = ("ollama", "openai")
@@ -148,8 +148,8 @@ def _tool_policy(value: Any) -> dict[str, Any]:
         raise ValueError('must be an object like {"disabled": [], "max_calls_per_message": {}, "shell_deny": []}')
     for key, item in value.items():
         if key not in TOOL_POLICY_KEYS:
-            close = difflib.get_close_matches(key, TOOL_POLICY_KEYS, n=1)
-            raise ValueError(f"has an unknown key {key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+            close = closest(key, TOOL_POLICY_KEYS)
+            raise ValueError(f"has an unknown key {key!r}" + (f" (did you mean {close!r}?)" if close else ""))
         if key in ("disabled", "shell_deny") and not (
             isinstance(item, list) and all(isinstance(v, str) and v for v in item)
         ):
@@ -180,8 +180,8 @@ def _tool_groups(value: Any) -> tuple[str, ...]:
     if "all" in names:
         return TOOL_GROUPS
     for name in sorted(names - set(TOOL_GROUPS)):
-        close = difflib.get_close_matches(name, TOOL_GROUPS, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        close = closest(name, TOOL_GROUPS)
+        hint = f" (did you mean {close!r}?)" if close else ""
         raise ValueError(f"has an unknown tool group {name!r}{hint}; the groups are {', '.join(TOOL_GROUPS)}, or all")
     return tuple(group for group in TOOL_GROUPS if group in names or group == "core")
 
@@ -271,8 +271,8 @@ def check_value(source: str, key: str, value: Any) -> Any:
 
 
 def _unknown_key(source: str, key: str) -> ConfigError:
-    close = difflib.get_close_matches(key, KEYS, n=1, cutoff=0.6)
-    suggestion = f' (did you mean "{close[0]}"?)' if close else ""
+    close = closest(key, KEYS)
+    suggestion = f' (did you mean "{close}"?)' if close else ""
     return ConfigError(
         f'{source}: unknown key "{key}"{suggestion}',
         hint="config.example.json lists every key.",
