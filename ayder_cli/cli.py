@@ -467,7 +467,7 @@ def _run_mode(mode: str, services, options: dict, one_shot: str | None, console,
         if options["implement_all"]:
             return implement_all(services.get())
         status, outcome = implement_task(services.get(), options["implement_id"])
-        services.get().console.info(outcome)
+        console.info(outcome)
         return status
     if mode == ONE_SHOT:
         result = services.get().loop.run(one_shot)
@@ -476,7 +476,7 @@ def _run_mode(mode: str, services, options: dict, one_shot: str | None, console,
         return ExitStatus.ERROR if result.stopped else ExitStatus.OK  # the loop gave up: a failure
     from ayder_cli.repl import run_script
 
-    return run_script(services.get(), services.get().console.terminal.stdin)
+    return run_script(services.get(), console.terminal.stdin)
 
 
 def _terminal(given: Invocation, no_color: bool):

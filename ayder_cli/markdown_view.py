@@ -2,9 +2,10 @@
 
 Headings, emphasis, inline code, lists, quotes, rules, table rows and fenced code blocks
 (highlighted with Pygments where it is installed). A line is shown once and never
-redrawn, so a setext heading's text stays plain: only its `===` line is dimmed, and a
-table keeps the model's own column layout, its pipes and delimiter row dimmed. Used only when stdout is a terminal and colour is on;
-piped output never comes here, so it stays exactly the model's text.
+redrawn, so a setext heading's text stays plain (only its `===` line is dimmed), and a
+table keeps the model's own column layout, its pipes and delimiter row dimmed. Used
+only when stdout is a terminal and colour is on; piped output never comes here, so it
+stays exactly the model's text.
 """
 
 from __future__ import annotations
