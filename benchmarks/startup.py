@@ -201,6 +201,25 @@ def slowest_imports(args: list[str], env: dict[str, str], cwd: Path,
     return sorted(rows, reverse=True)[:count]
 
 
+def print_table(rows: list[tuple[str, list[float], float | None]], floor: float, width: int,
+                spread: bool = False) -> bool:
+    """Each row's median and its ratio to `floor`, against its target (None: no target). True if
+    a target was missed."""
+    missed = False
+    print(f"{'command':<{width}}  {'median ms':>9}  {'ratio':>6}  {'target':>7}  result")
+    print("-" * (width + 38))
+    for label, times, target in rows:
+        median = statistics.median(times)
+        ratio = median / floor
+        verdict, target_text = "", ""
+        if target is not None:
+            missed |= ratio > target
+            verdict, target_text = ("PASS" if ratio <= target else "FAIL"), f"<= {target:g}"
+        extra = f"  (min {min(times) * 1000:.1f}, max {max(times) * 1000:.1f})" if spread else ""
+        print(f"{label:<{width}}  {median * 1000:9.1f}  {ratio:6.2f}  {target_text:>7}  {verdict}{extra}")
+    return missed
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=17, help="timed runs per command (default 17)")
@@ -236,18 +255,7 @@ def main() -> int:
         floor = medians[rows[0][0]]
 
         width = max(len(label) for label, _, _ in rows)
-        print(f"{'command':<{width}}  {'median ms':>9}  {'ratio':>6}  {'target':>7}  result")
-        print("-" * (width + 38))
-        for label, _, target in rows:
-            ratio = medians[label] / floor
-            if target is None:
-                verdict, target_text = "", ""
-            else:
-                ok = ratio <= target
-                failed |= not ok
-                verdict, target_text = ("PASS" if ok else "FAIL"), f"<= {target:g}"
-            print(f"{label:<{width}}  {medians[label] * 1000:9.1f}  {ratio:6.2f}  "
-                  f"{target_text:>7}  {verdict}")
+        failed |= print_table([(label, [medians[label]], target) for label, _, target in rows], floor, width)
 
         print("\nREPL: from spawn to the first `> ` prompt in a pty (PROMPT_TOOLKIT_NO_CPR=1, "
               "--base-url http://127.0.0.1:9),\nbeside the floor spawned in a pty until it exits; "
@@ -266,19 +274,8 @@ def main() -> int:
                 if attempt:
                     pty_times[label].append(elapsed)
         repl_floor = statistics.median(pty_times[repl_floor_label])
-        print(f"{'command':<{width}}  {'median ms':>9}  {'ratio':>6}  {'target':>7}  result")
-        print("-" * (width + 38))
-        for label, _, _, target in repl_rows:
-            median = statistics.median(pty_times[label])
-            ratio = median / repl_floor
-            if target is None:
-                verdict, target_text = "", ""
-            else:
-                ok = ratio <= target
-                failed |= not ok
-                verdict, target_text = ("PASS" if ok else "FAIL"), f"<= {target:g}"
-            spread = f"  (min {min(pty_times[label]) * 1000:.1f}, max {max(pty_times[label]) * 1000:.1f})"
-            print(f"{label:<{width}}  {median * 1000:9.1f}  {ratio:6.2f}  {target_text:>7}  {verdict}{spread}")
+        failed |= print_table([(label, pty_times[label], target) for label, _, _, target in repl_rows],
+                              repl_floor, width, spread=True)
         contacted = server_contacted_before_prompt(ayder, pty_env, cwd)
         failed |= contacted
         print("  server contacted before the first prompt: "

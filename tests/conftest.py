@@ -383,6 +383,29 @@ def read_until(stream, needle: bytes, timeout_s: float = 20.0) -> bytes:
     return seen
 
 
+KEPT, LOST = "kept part ", "lost part"  # the reply of sigint_mid_reply: what arrived before Ctrl-C, and after
+
+
+def sigint_mid_reply(fake, spawn, *args: str) -> tuple[int, str, str]:
+    """The real ayder process with `args`, sent SIGINT (Ctrl-C) once KEPT has reached its stdout and
+    while the server holds back LOST -> (exit status, all of stdout, stderr)."""
+    import signal
+    import threading
+
+    from fakellm import Reply
+
+    release = threading.Event()
+    fake.queue(Reply(chunks=[KEPT, LOST], hold_after=1, release=release))
+    process = spawn(*args)
+    try:
+        seen = read_until(process.stdout, KEPT.rstrip().encode())  # a trailing space waits for what follows
+        process.send_signal(signal.SIGINT)
+        rest, err = process.communicate(timeout=30)
+    finally:
+        release.set()
+    return process.returncode, (seen + rest).decode(), err.decode()
+
+
 def write_json(path: Path, data) -> Path:
     """Write a config (or any JSON) file, making its directory."""
     import json

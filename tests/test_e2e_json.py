@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
-import threading
 
 import pexpect
 import pytest
-from conftest import ayder_command, read_until, server_args, write_json
+from conftest import KEPT, ayder_command, server_args, sigint_mid_reply, write_json
 from fakellm import Reply
 
 ANSWER = "The file says hello."
@@ -77,21 +75,13 @@ def test_usage_events_carry_the_speed_where_the_server_reports_timings(fake, run
 
 
 def test_ctrl_c_gives_an_interrupted_answer_and_a_final_event_with_130(fake, spawn_ayder, protocol):
-    release = threading.Event()
-    fake.queue(Reply(chunks=["kept part ", "lost part"], hold_after=1, release=release))
-    process = spawn_ayder(*server_args(fake, protocol), "--json", "q")
-    try:
-        seen = read_until(process.stdout, b"kept part")
-        process.send_signal(signal.SIGINT)
-        rest, err = process.communicate(timeout=30)
-    finally:
-        release.set()
-    assert process.returncode == 130, err
-    events = events_of((seen + rest).decode())
+    code, out, err = sigint_mid_reply(fake, spawn_ayder, *server_args(fake, protocol), "--json", "q")
+    assert code == 130, err
+    events = events_of(out)
     answer, final = events[-2:]
-    assert answer["type"] == "answer" and answer["status"] == "interrupted" and answer["text"] == "kept part "
-    assert final["type"] == "final" and final["exit_status"] == 130 and final["answer"] == "kept part "
-    assert "lost part" not in joined(events, "text") and "Traceback" not in err.decode()
+    assert answer["type"] == "answer" and answer["status"] == "interrupted" and answer["text"] == KEPT
+    assert final["type"] == "final" and final["exit_status"] == 130 and final["answer"] == KEPT
+    assert joined(events, "text") == KEPT and "Traceback" not in err
 
 
 def test_thinking_events_only_with_show_thinking(fake, run_ayder, protocol):

@@ -11,7 +11,8 @@ import signal
 import threading
 
 import pytest
-from conftest import expect_prompt, finish, read_until, sent_messages, server_args, wait_for_raw_mode
+from conftest import (expect_prompt, finish, read_until, sent_messages, server_args, sigint_mid_reply,
+                      wait_for_raw_mode)
 from fakellm import Reply
 
 pexpect = pytest.importorskip("pexpect")
@@ -235,19 +236,11 @@ def test_history_is_recalled_with_the_up_arrow(fake, repl):
 
 
 def test_one_shot_ctrl_c_mid_reply_exits_130_keeping_the_partial_text(fake, spawn_ayder, protocol):
-    release = threading.Event()
-    fake.queue(Reply(chunks=["kept part ", "lost part"], hold_after=1, release=release))
-    process = spawn_ayder(*server_args(fake, protocol), "q")
-    try:
-        seen = read_until(process.stdout, b"kept part")
-        process.send_signal(signal.SIGINT)
-        rest, err = process.communicate(timeout=30)
-    finally:
-        release.set()
-    assert process.returncode == 130, err
-    assert (seen + rest).decode() == "kept part \n", err
-    assert "interrupted" in err.decode()
-    assert "Traceback" not in err.decode()
+    code, out, err = sigint_mid_reply(fake, spawn_ayder, *server_args(fake, protocol), "q")
+    assert code == 130, err
+    assert out == "kept part \n", err
+    assert "interrupted" in err
+    assert "Traceback" not in err
 
 
 def test_one_shot_ctrl_c_before_the_first_token_exits_130(fake, spawn_ayder):
