@@ -114,7 +114,7 @@ class JsonEvents(Console):
         self.completion_tokens += usage.completion_tokens or 0
         self.emit("usage", prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
                   cached_tokens=usage.cached_tokens, total_tokens=usage.total_tokens,
-                  tokens_per_second=usage.tokens_per_second)
+                  tokens_per_second=None if usage.tokens_per_second is None else round(usage.tokens_per_second, 2))
 
     def error(self, message: str, hint: str | None = None) -> None:
         self.last_error = message
