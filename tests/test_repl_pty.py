@@ -388,7 +388,7 @@ def test_a_usage_error_on_a_terminal_is_plain_with_no_color(ayder_on_pty, no_col
 
 
 def test_the_prompt_is_up_before_the_server_is_asked_anything(fake, repl, protocol):
-    """Starting the REPL wakes no server (nor a sleeping model): the window is asked with the first message."""
+    """The prompt never waits on the server: the window is asked with the first message."""
     child = repl(*server_args(fake, protocol))
     expect_prompt(child)
     assert fake.requests == []
