@@ -304,7 +304,9 @@ def with_discovered_server(config: Config, env: Mapping[str, str], console: Cons
     found = discover.find_local_server()
     if found is None:
         ports = ", ".join(str(candidate.port) for candidate in discover.CANDIDATES)
-        console.log(f"no local server answered on {ports}; using Ollama at {config.resolved_base_url}")
+        # Said without -v: a server on another port is not found, and the user should know where ayder looked.
+        console.notice(f"no local server answered on {ports}; using Ollama at {config.resolved_base_url} "
+                       "(--base-url, OLLAMA_HOST or OPENAI_BASE_URL name another)")
         return config
     console.log(f"found {found.describe()}")
     sources = {**config.sources, "provider": FOUND, "base_url": FOUND}

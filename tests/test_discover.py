@@ -207,7 +207,7 @@ def test_nothing_answering_keeps_the_cannot_reach_ollama_error(candidates, ayder
     closed = [free_port_url(), free_port_url()]
     candidates(ollama_at(closed[0]), llama_cpp_at(closed[1] + "/v1"))
     default_ollama_at(closed_url)
-    status, out, err = ayder("-v", "q")
+    status, out, err = ayder("q")  # said without -v
     assert status == 1
     assert out == ""
     ports = ", ".join(url.rsplit(":", 1)[1] for url in closed)
