@@ -19,6 +19,7 @@ from ayder_cli.config import Config, xdg_state_dir
 from ayder_cli.console import Console
 from ayder_cli.deferred import Deferred
 from ayder_cli.errors import AyderError, ExitStatus
+from ayder_cli.signals import raise_if_terminated
 from ayder_cli.storage.layout import Layout
 
 BLOCK_FENCE = '"""'
@@ -136,11 +137,13 @@ def run_repl(services: Deferred, console: Console, config: Config, root: Path, e
                 try:
                     line = session.prompt("... " if in_block else "> ")
                 except KeyboardInterrupt:
+                    raise_if_terminated()
                     if in_block:
                         raise
                     if leave.pressed(empty=not session.default_buffer.text.strip()):
                         raise EOFError from None  # twice at an empty prompt: leave, as Ctrl-D does
                     continue  # Ctrl-C at the prompt clears the line
+                raise_if_terminated()  # a SIGTERM or SIGHUP as the prompt returned
                 leave.reset()
                 return line
 

@@ -1,7 +1,8 @@
 """How ayder ends when it is told to: nothing it started outlives it.
 
 main() runs everything inside `ending_cleanly()`. There, SIGTERM and SIGHUP (a
-closed terminal) raise Terminated in the main thread, which unwinds like Ctrl-C:
+closed terminal) raise Terminated in the main thread (from a callback of the
+REPL's event loop, while its prompt runs), which unwinds like Ctrl-C:
 run_shell_command stops the process group of the command it is running, and
 services.close() stops the background processes, exactly as on a normal exit.
 A run that may start tools calls adopt_orphans(): on Linux ayder becomes a child
@@ -25,16 +26,23 @@ PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
 STATUS = {signal.SIGTERM: ExitStatus.TERMINATED, signal.SIGHUP: ExitStatus.HANGUP}
 
 
-class Terminated(BaseException):
+class Terminated(SystemExit):
     """SIGTERM or SIGHUP arrived.
 
-    A BaseException, so no `except Exception` stops it on its way out, but not a
+    Not an Exception, so no `except Exception` stops it on its way out, and not a
     KeyboardInterrupt, which the loop and the REPL take as "stop this turn and go on".
+    A SystemExit because asyncio (the REPL's prompt_toolkit loop) re-raises only
+    SystemExit and KeyboardInterrupt from a callback: any other BaseException raised
+    while it handles a key would be logged and dropped, leaving ayder running on a
+    closed terminal. Its code is the exit status, should anything let it escape.
     """
 
     def __init__(self, signum: int) -> None:
-        super().__init__(signal.Signals(signum).name)
+        super().__init__(int(STATUS[signum]))
         self.signum = signum
+
+    def __str__(self) -> str:
+        return signal.Signals(self.signum).name
 
     @property
     def exit_status(self) -> ExitStatus:
@@ -48,6 +56,7 @@ class _Ending:
         self.unwinding = False  # cleaning up at the end: a signal is noted, not raised
         self.signum: int | None = None  # the first SIGTERM or SIGHUP received
         self.adopting = False  # adopt_orphans() was called: stop what is left below ayder at the end
+        self.scheduled: Terminated | None = None  # handed to an event loop, not raised yet
 
     def exit_status(self, code: int | None) -> int:
         """The status to exit with: a signal received wins over what the run returned."""
@@ -58,7 +67,39 @@ class _Ending:
             self.signum = self.signum or signum
             return  # the first signal is already on its way out: cleanup must not be cut short
         self.signum = signum
+        loop = _running_event_loop()
+        if loop is not None:
+            # The REPL's prompt_toolkit loop: raised from inside whatever code it is running, the
+            # exception could meet a bare `except:` there (its stdout flush has one) and be lost.
+            # Raised from a callback of the loop's own, asyncio lets it out (a SystemExit).
+            self.scheduled = Terminated(signum)
+            loop.call_soon_threadsafe(self.raise_scheduled)
+            return
         raise Terminated(signum)
+
+    def raise_scheduled(self) -> None:
+        """Raise what handle() gave an event loop; a no-op once raised."""
+        exc, self.scheduled = self.scheduled, None
+        if exc is not None:
+            raise exc
+
+
+def _running_event_loop():
+    """The asyncio loop running in this thread, if any (never imports asyncio: --version stays light)."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return None
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def raise_if_terminated() -> None:
+    """After an event loop has ended (the REPL's prompt returned): the signal it was handed
+    and had no time to raise, raised now."""
+    if _current is not None:
+        _current.raise_scheduled()
 
 
 _current: _Ending | None = None  # set inside ending_cleanly(): the real process, not a test calling run()

@@ -3,9 +3,11 @@
 Run:  python benchmarks/startup.py [--runs N] [--strict]
 
 Every command runs as a subprocess of the same interpreter (the `ayder` script
-beside sys.executable). The floor is `python -c "import click"`: the least any
-Click program can cost. Targets are ratios to that floor, measured in the same
-run, so the numbers mean the same thing on a slow and a fast machine.
+beside sys.executable). The floor of --version and --help is `python -c "import
+click"`: the least any Click program can cost. The REPL's floor is `python -c
+"import click, prompt_toolkit"`, both run in a pty: the least a prompt_toolkit
+prompt can cost. Targets are ratios to a floor measured in the same run, so the
+numbers mean the same thing on a slow and a fast machine.
 Exit status is 0 whatever the result, unless --strict is given.
 """
 

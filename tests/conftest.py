@@ -15,6 +15,7 @@ import io
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -29,7 +30,7 @@ import pytest
 sys.dont_write_bytecode = False
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fakellm import FakeLLM  # noqa: E402
+from fakellm import FakeLLM, Reply  # noqa: E402
 
 try:
     import pexpect
@@ -389,11 +390,6 @@ KEPT, LOST = "kept part ", "lost part"  # the reply of sigint_mid_reply: what ar
 def sigint_mid_reply(fake, spawn, *args: str) -> tuple[int, str, str]:
     """The real ayder process with `args`, sent SIGINT (Ctrl-C) once KEPT has reached its stdout and
     while the server holds back LOST -> (exit status, all of stdout, stderr)."""
-    import signal
-    import threading
-
-    from fakellm import Reply
-
     release = threading.Event()
     fake.queue(Reply(chunks=[KEPT, LOST], hold_after=1, release=release))
     process = spawn(*args)

@@ -143,3 +143,41 @@ def test_a_test_calling_run_in_process_does_not_become_a_subreaper():
     flag = ctypes.c_int(-1)
     assert ctypes.CDLL(None).prctl(37, ctypes.byref(flag), 0, 0, 0) == 0  # PR_GET_CHILD_SUBREAPER
     assert flag.value == 0
+
+
+# --- the REPL: a signal while prompt_toolkit handles keys is not lost
+
+
+@pytest.mark.parametrize("signum, status", [(signal.SIGHUP, 129), (signal.SIGTERM, 143)])
+def test_a_signal_while_the_prompt_handles_typed_keys_ends_ayder(fake, ayder_on_pty_process, signum, status):
+    """A pasted line keeps prompt_toolkit busy in its callbacks; one of them (its stdout flush) has
+    a bare `except:` that swallowed the signal, leaving ayder running on a closed terminal."""
+    import pexpect
+    from conftest import expect_prompt
+
+    child = ayder_on_pty_process("--base-url", fake.url)
+    expect_prompt(child)
+    child.send("x" * 4000)
+    child.expect_exact("xxxx")  # it is handling the keys now
+    os.kill(child.pid, signum)
+    child.expect(pexpect.EOF, timeout=HANG_GUARD_S)  # reading on: the echo must not fill the terminal
+    child.close()
+    assert child.exitstatus == status
+    assert fake.chat_requests() == []
+
+
+def test_terminated_leaves_an_event_loop_callback():
+    """asyncio lets only SystemExit and KeyboardInterrupt out of a callback; Terminated is the first."""
+    import asyncio
+
+    def terminated() -> None:
+        raise Terminated(signal.SIGTERM)
+
+    loop = asyncio.new_event_loop()
+    try:
+        loop.call_soon(terminated)
+        loop.call_later(2, loop.stop)  # without the fix the loop logs the error and runs on to here
+        with pytest.raises(Terminated):
+            loop.run_forever()
+    finally:
+        loop.close()
