@@ -11,8 +11,7 @@ import signal
 import threading
 
 import pytest
-from conftest import (expect_prompt, finish, read_until, sent_messages, server_args, sigint_mid_reply,
-                      wait_for_raw_mode)
+from conftest import expect_prompt, finish, sent_messages, server_args, sigint_mid_reply, wait_for_raw_mode
 from fakellm import Reply
 
 pexpect = pytest.importorskip("pexpect")
