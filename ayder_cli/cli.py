@@ -350,7 +350,12 @@ def _repl_needs_services_first(options: dict, config, env: Mapping[str, str]) ->
 def _ready_services(options: dict, given: Invocation, config, root: Path, console, config_file, flags,
                     system: str | None, mode: str):
     """The services built once, with what the mode needs done before its first message."""
-    services = _build_services(options, given, config, root, console, config_file, flags)
+    from ayder_cli.services import build_services
+
+    granted = {"r"} | {letter for letter, key in (("w", "allow_write"), ("x", "allow_execute")) if options[key]}
+    services = build_services(config, env=given.env, root=root, console=console, config_file=config_file,
+                              flags=flags, granted=granted, use_instructions=not options["no_instructions"],
+                              cwd=given.cwd)
     try:
         if system is not None:
             services.use_system_prompt(system)
@@ -423,15 +428,6 @@ def _mode(options: dict, console, given: Invocation) -> tuple[str, str | None]:
     if console.terminal.stdin is None:
         raise UsageError("no prompt and no stdin", hint='give a prompt: ayder "..." (or see ayder --help)')
     return SCRIPT, None
-
-
-def _build_services(options: dict, given: Invocation, config, root: Path, console, config_file, flags):
-    from ayder_cli.services import build_services
-
-    granted = {"r"} | {letter for letter, key in (("w", "allow_write"), ("x", "allow_execute")) if options[key]}
-    return build_services(config, env=given.env, root=root, console=console, config_file=config_file,
-                          flags=flags, granted=granted, use_instructions=not options["no_instructions"],
-                          cwd=given.cwd)
 
 
 def _prepare(services, options: dict, mode: str) -> None:

@@ -153,7 +153,7 @@ def run_repl(services: Deferred, console: Console, config: Config, root: Path, e
             f"ayder · {config.provider} {config.resolved_model} at {config.resolved_base_url} · "
             "/help for commands, Ctrl-D to leave"
         )
-        if Layout(root).checkpoint.is_file():
+        if Layout(root).checkpoint.is_file():  # asked of the path: no checkpoint, nothing to build yet
             offer_checkpoint(services.get(), ask=session.prompt)
         for entry in read_entries(read_line, lambda: None, lambda: console.dim_line("block discarded")):
             try:
