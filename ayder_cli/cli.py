@@ -22,7 +22,7 @@ from typing import IO, Mapping
 import click
 
 from ayder_cli import __version__
-from ayder_cli.deferred import Deferred
+from ayder_cli.setup.deferred import Deferred
 
 PIPED_STDIN_WAIT_S = 1.0
 HELP_WIDTH = 100  # the most columns --help uses, however wide the terminal
@@ -232,7 +232,7 @@ def main(argv: list[str] | None = None, stdin: IO | None = None, stdout: IO[str]
 
 def _usage_error(exc: click.UsageError, given: Invocation, no_color: bool) -> None:
     """`error: …` and a hint line on stderr, as every other error is written."""
-    from ayder_cli.console import Console, Terminal
+    from ayder_cli.terminal.console import Console, Terminal
 
     message = exc.format_message()
     message = message[:1].lower() + message[1:] if message[1:2].islower() else message
@@ -245,7 +245,7 @@ def _usage_error(exc: click.UsageError, given: Invocation, no_color: bool) -> No
 
 def entry() -> None:
     """The console script: main() for this process, SIGTERM and SIGHUP unwinding like Ctrl-C; then exit."""
-    from ayder_cli.signals import ending_cleanly  # light enough for --version
+    from ayder_cli.terminal.signals import ending_cleanly  # light enough for --version
 
     code = None
     with ending_cleanly() as ending:
@@ -268,9 +268,9 @@ def _help_width(given: Invocation) -> int:
 def run(options: dict, given: Invocation) -> int:
     """Resolve config, build services once, run the mode. Every error becomes one or two lines."""
     if options["json_events"]:  # the loop's events as JSON Lines on stdout; stderr as always
-        from ayder_cli.json_events import JsonEvents as console_class
+        from ayder_cli.terminal.json_events import JsonEvents as console_class
     else:
-        from ayder_cli.console import Console as console_class
+        from ayder_cli.terminal.console import Console as console_class
 
     console = console_class(_terminal(given, options["no_color"]), verbose=options["verbose"])
     status = _run_reporting_errors(options, given, console)
@@ -284,7 +284,7 @@ def run(options: dict, given: Invocation) -> int:
 
 def _run_reporting_errors(options: dict, given: Invocation, console) -> int:
     from ayder_cli.errors import AyderError, ExitStatus
-    from ayder_cli.signals import Terminated
+    from ayder_cli.terminal.signals import Terminated
 
     try:
         return _start(options, given, console)
@@ -341,7 +341,7 @@ def _start(options: dict, given: Invocation, console) -> int:
 def _repl_needs_services_first(options: dict, config, env: Mapping[str, str]) -> bool:
     """The REPL draws its first prompt before building the services unless it must say something
     they decide first: the session resumed or restored, or the server it looked for."""
-    from ayder_cli.config import names_a_server
+    from ayder_cli.setup.config import names_a_server
 
     return bool(options["continue_session"] or options["resume_id"] or options["restore"]
                 or not names_a_server(config, env))
@@ -350,7 +350,7 @@ def _repl_needs_services_first(options: dict, config, env: Mapping[str, str]) ->
 def _ready_services(options: dict, given: Invocation, config, root: Path, console, config_file, flags,
                     system: str | None, mode: str):
     """The services built once, with what the mode needs done before its first message."""
-    from ayder_cli.services import build_services
+    from ayder_cli.setup.services import build_services
 
     granted = {"r"} | {letter for letter, key in (("w", "allow_write"), ("x", "allow_execute")) if options[key]}
     services = build_services(config, env=given.env, root=root, console=console, config_file=config_file,
@@ -370,7 +370,7 @@ def _ready_services(options: dict, given: Invocation, config, root: Path, consol
 
 def _load_config(options: dict, given: Invocation, root: Path, console):
     """The config from every layer, the flags last -> (config, the --config file, the flags)."""
-    from ayder_cli.config import load_config
+    from ayder_cli.setup.config import load_config
 
     flags = {
         "provider": options["provider"],
@@ -432,8 +432,8 @@ def _mode(options: dict, console, given: Invocation) -> tuple[str, str | None]:
 
 def _prepare(services, options: dict, mode: str) -> None:
     """Before the mode runs: the session resumed, the checkpoint offered, the config logged."""
-    from ayder_cli.repl import offer_checkpoint
-    from ayder_cli.signals import adopt_orphans
+    from ayder_cli.modes.repl import offer_checkpoint
+    from ayder_cli.terminal.signals import adopt_orphans
 
     if options["continue_session"] or options["resume_id"]:
         services.resume_session(options["resume_id"])
@@ -450,15 +450,15 @@ def _run_mode(mode: str, services, options: dict, one_shot: str | None, console,
     from ayder_cli.errors import ExitStatus
 
     if mode == REPL:
-        from ayder_cli.repl import run_repl
+        from ayder_cli.modes.repl import run_repl
 
         return run_repl(services, console, config, root, env)
     if mode == DOCTOR:
-        from ayder_cli.doctor import run_doctor
+        from ayder_cli.modes.doctor import run_doctor
 
         return run_doctor(services.get())
     if mode == IMPLEMENT:
-        from ayder_cli.task_runner import implement_all, implement_task
+        from ayder_cli.modes.implement import implement_all, implement_task
 
         if options["implement_all"]:
             return implement_all(services.get())
@@ -470,14 +470,14 @@ def _run_mode(mode: str, services, options: dict, one_shot: str | None, console,
         if result.interrupted:
             return ExitStatus.INTERRUPTED
         return ExitStatus.ERROR if result.stopped else ExitStatus.OK  # the loop gave up: a failure
-    from ayder_cli.repl import run_script
+    from ayder_cli.modes.repl import run_script
 
     return run_script(services.get(), console.terminal.stdin)
 
 
 def _terminal(given: Invocation, no_color: bool):
     """The run's streams as a console.Terminal."""
-    from ayder_cli.console import Terminal
+    from ayder_cli.terminal.console import Terminal
 
     return Terminal.for_streams(given.stdin, given.stdout, given.stderr, given.env, no_color=no_color)
 
@@ -531,7 +531,7 @@ def _project_root(given_root: str | None, given: Invocation) -> Path:
 def _one_shot_prompt(options: dict, terminal, console, given: Invocation) -> str | None:
     """The one-shot prompt from words, -f and --stdin; None means REPL or script mode."""
     from ayder_cli.errors import UsageError
-    from ayder_cli.repl import read_piped_stdin
+    from ayder_cli.modes.repl import read_piped_stdin
 
     words = " ".join(options["prompt"]).strip()
     if options["prompt"] and not words:

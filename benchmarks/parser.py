@@ -16,7 +16,7 @@ Run:  python benchmarks/parser.py [--repeats N] [--delta N] [--held-kb N] [--onl
    Then the hostile runs the filter holds while it waits (whitespace after a
    tag, a line of backticks), streamed the same way, 64 KB long (--held-kb).
 4. Per dialect: a 1 MB reply written in each dialect the parser reads (the
-   renderers of tests/dialect_renderers.py), prose paragraphs between the
+   renderers of tests/support/dialect_renderers.py), prose paragraphs between the
    calls (replies that must be nothing but calls, a JSON or Python list, are
    one long list). parse(text, tools) against the same floor, flagged SLOW
    above 10x it or when the call count is off; then the same replies streamed
@@ -240,11 +240,11 @@ def streamed_cases(size: int) -> list[tuple[str, str, dict]]:
 
 
 def dialect_renderers():
-    """tests/dialect_renderers.py: how each model family writes its calls (shared with the property tests)."""
+    """tests/support/dialect_renderers.py: how each model family writes its calls (shared with the property tests)."""
     tests_dir = str(Path(__file__).resolve().parent.parent / "tests")
     if tests_dir not in sys.path:
         sys.path.insert(0, tests_dir)
-    import dialect_renderers
+    from support import dialect_renderers
 
     return dialect_renderers
 

@@ -61,9 +61,9 @@ def isolated_env(home: Path) -> dict[str, str]:
 
 def first_request(root: Path, env: dict[str, str], flags: dict, native: bool):
     """(services, the ChatRequest ayder sends first for PROMPT) in one mode."""
-    from ayder_cli.config import load_config
-    from ayder_cli.console import Console, Terminal
-    from ayder_cli.services import build_services
+    from ayder_cli.setup.config import load_config
+    from ayder_cli.terminal.console import Console, Terminal
+    from ayder_cli.setup.services import build_services
 
     config = load_config(env=env, root=root, flags=flags)
     config = config.with_values(native_tools="on" if native else "off")

@@ -30,7 +30,7 @@ import pytest
 sys.dont_write_bytecode = False
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fakellm import FakeLLM, Reply  # noqa: E402
+from support.fakellm import FakeLLM, Reply  # noqa: E402
 
 try:
     import pexpect

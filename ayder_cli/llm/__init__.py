@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ayder_cli.endpoint import Endpoint
+from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.llm.base import ChatClient, LLMError
 
 

@@ -1,0 +1,75 @@
+"""Batch: the tool calls of one reply, found in it together and answered together.
+
+A reply's calls are its native tool_calls if it has any, else the calls written
+in its text. Every call gets exactly one result (or all of them one refusal),
+and what was wrong with the malformed ones goes back with the results.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ayder_cli.calls import ToolCall, ToolResult, describe
+from ayder_cli.agent.conversation import Conversation
+from ayder_cli.intents import parse
+from ayder_cli.llm.base import AssistantTurn
+
+
+@dataclass
+class Batch:
+    calls: list[ToolCall]  # malformed ones included: a native call needs its result even when broken
+    errors: list[str]  # what was wrong with the malformed calls, one line each
+    native: bool  # native tool_calls (answered as role=tool messages) or written in the text
+
+    @classmethod
+    def native_calls(cls, turn: AssistantTurn) -> Batch:
+        # Every native call needs a result: a broken one is not run and gets its error as the result.
+        errors = [f"{call.name}: {call.error}" for call in turn.tool_calls if call.error is not None]
+        return cls(turn.tool_calls, errors, True)
+
+    @classmethod
+    def written_in(cls, turn: AssistantTurn, schemas: list[dict] | None) -> Batch:
+        # Nothing before a lone </think> is run, nor a call that a max_tokens cut left without its end.
+        parsed = parse(turn.text, schemas, cut_off=turn.finish_reason == "length")
+        return cls(parsed.calls, parsed.errors, False)
+
+    @classmethod
+    def none(cls) -> Batch:
+        return cls([], [], False)
+
+    @property
+    def empty(self) -> bool:
+        """No call at all, not even a malformed one: the reply is an answer."""
+        return not self.calls and not self.errors
+
+    @property
+    def runnable(self) -> list[ToolCall]:
+        return [call for call in self.calls if call.error is None]
+
+    @property
+    def only_malformed(self) -> bool:
+        """Calls were meant, and not one of them can run."""
+        return bool(self.errors) and not self.runnable
+
+    def described(self) -> str:
+        """read_file(file_path="a.py"), list_files() -- as the activity lines show them."""
+        return ", ".join(describe(call.name, call.arguments) for call in self.calls)
+
+    def refuse(self, conversation: Conversation, error: str) -> None:
+        """Answer every call with the same failure: none of them ran."""
+        conversation.add_results(self.calls, [ToolResult.failure(error)] * len(self.calls), self.native)
+
+    def answer(self, conversation: Conversation, results: list[ToolResult]) -> None:
+        """Send the results back, and with them what was wrong with the malformed calls."""
+        notes = [correction(self.errors)] if self.errors else []
+        conversation.add_results(self.calls, results, self.native, notes)
+
+
+def correction(errors: list[str]) -> str:
+    """What was wrong with the calls, and the one format that always works."""
+    listed = "\n".join(f"- {error}" for error in errors)
+    return (
+        f"These tool calls could not be run:\n{listed}\n"
+        'Call a tool by writing a line on its own: [CALL] tool_name {"argument": "value"} '
+        "with the arguments as one JSON object on that line."
+    )

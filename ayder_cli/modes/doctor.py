@@ -1,0 +1,385 @@
+"""ayder --doctor and /doctor: check the configured server and model, one line per check.
+
+The checks run in order, each a short method of Doctor that returns its mark and
+text; run_doctor() prints them on stderr as they finish and writes what they
+learned to the server profile (profiles.py), so the next session starts from it.
+Every request the doctor sends is built here or on a throwaway copy of the
+conversation: the session's conversation and transcript never see them.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ayder_cli.calls import ToolCall, ToolResult, describe
+from ayder_cli.agent.conversation import Conversation
+from ayder_cli.counts import counted
+from ayder_cli.errors import ExitStatus
+from ayder_cli.intents import call_format_instructions, parse
+from ayder_cli.llm.accumulate import Accumulator
+from ayder_cli.llm.base import AssistantTurn, ChatRequest, LLMError
+from ayder_cli.llm.served import ServedWindow
+from ayder_cli.storage.profiles import ServerProfiles, profiles_path
+
+OK, FAILED, UNKNOWN = "✓", "✗", "–"
+LABEL_WIDTH = 19
+LISTED_MODELS = 10  # a longer model list ends in "and N more"
+
+ADD_TOOL = {"type": "function", "function": {
+    "name": "add", "description": "Add two integers.",
+    "parameters": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+                   "required": ["a", "b"]}}}
+ADD_SIGNATURE = "add(a: integer, b: integer)"
+ASK_FOR_CALL = "What is 2 + 3? Use the add tool: call it with a=2 and b=3, then tell me the result."
+ADD_ARGUMENTS = {"a": 2, "b": 3}
+ADD_RESULT = "5"
+FORCED = "required"  # tool_choice: with one tool offered, the model must call it
+FIRST_PROMPT = "Say hello."
+FIRST_MAX_TOKENS = 8  # the prompt is what is measured, not the answer
+
+
+@dataclass
+class Result:
+    mark: str
+    text: str
+    hint: str | None = None
+
+
+@dataclass
+class ToolTry:
+    """One forced call: how the tool was offered, what came back, and the answer to its result."""
+
+    native: bool  # offered as a native tool (else taught as text in the system prompt)
+    turn: AssistantTurn
+    call: ToolCall | None = None
+    from_text: bool = False  # the call was read from the reply's text, not a native call
+    answer: str = ""  # what the model said after the result came back
+
+
+@dataclass
+class Findings:
+    """What the checks learned; the profile is written from it."""
+
+    models: list[str] = field(default_factory=list)
+    model_served: bool | None = None  # None: the server lists no models
+    window: ServedWindow | None = None
+    native_tools: bool | None = None  # None: the server took the tools, but no native call came back
+    refusal: str | None = None  # the server's words when it refused the tools parameter
+    native_try: ToolTry | None = None
+    working: ToolTry | None = None  # the round trip that worked, native or as text
+    streaming_tools: bool | None = None
+    thinking: str | None = None
+    first_request: ChatRequest | None = None
+    first_request_tokens: int | None = None
+    turns: list[AssistantTurn] = field(default_factory=list)  # every reply, for the thinking check
+
+
+class Doctor:
+    """The checks against the session's client, config and prompt; `found` holds what they learned."""
+
+    def __init__(self, services) -> None:
+        self.services = services
+        self.loop = services.loop
+        self.client = services.loop.client
+        self.config = services.loop.config
+        self.found = Findings()
+        self.tool_choice: str | None = FORCED  # None once the server refuses tool_choice
+
+    def checks(self) -> list[tuple[str, Callable[[], Result | None]]]:
+        """After `reachable` (run_doctor lists the models): each check's label and method, in order."""
+        return [("model", self.model), ("window", self.window), ("native tool calls", self.native_tools),
+                ("text tool calls", self.text_tools), ("streaming tools", self.streaming),
+                ("thinking", self.thinking), ("first request", self.first_request),
+                ("cached prefix", self.cached_prefix)]
+
+    @property
+    def usable(self) -> bool:
+        """The model can work here: it is served and its tool calls come back, natively or as text."""
+        return self.found.model_served is not False and self.found.working is not None
+
+    # --- the checks
+
+    def reachable(self) -> Result:
+        count = len(self.found.models)
+        return Result(OK, f"{self.client.provider} server at {self.client.base_url} answers "
+                          f"({counted(count, 'model')})")
+
+    def model(self) -> Result:
+        wanted, models = self.config.resolved_model, self.found.models
+        if not models:
+            return Result(UNKNOWN, f"the server lists no models; {wanted} may still be served")
+        name = served_name(wanted, models)
+        self.found.model_served = name is not None
+        if name is not None:
+            return Result(OK, f"{wanted} is served" + (f" (as {name})" if name != wanted else ""))
+        listed = ", ".join(models[:LISTED_MODELS])
+        if len(models) > LISTED_MODELS:
+            listed += f", and {len(models) - LISTED_MODELS} more"
+        pull = f"run: ollama pull {wanted}, or " if self.client.provider == "ollama" else ""
+        return Result(FAILED, f"{wanted} is not among the server's models: {listed}", f"{pull}pick one with -m NAME")
+
+    def window(self) -> Result:
+        served = self.client.served_window(self.config.resolved_model, self.config.num_ctx)
+        self.found.window = served
+        used = self.config.num_ctx
+        if served is None:
+            return Result(UNKNOWN, f"the server does not say; ayder uses {used or '?'} tokens (num_ctx)")
+        text = served.describe() + (f"; ayder uses {used} (num_ctx)" if used and used != served.tokens else "")
+        if served.capabilities is not None:
+            text += f"; capabilities: {', '.join(served.capabilities) or 'none listed'}"
+        return Result(OK, text)
+
+    def native_tools(self) -> Result:
+        try:
+            tried = self._round(native=True, stream=False)
+        except LLMError as exc:
+            if not refuses_tools(exc):
+                raise
+            self.found.native_tools, self.found.refusal = False, server_words(exc)
+            return Result(FAILED, f"refused: {self.found.refusal}; ayder teaches tools as text")
+        self.found.native_try = tried
+        if tried.call is None:
+            return Result(FAILED, f"no tool call came back ({said(tried.turn)})")
+        if tried.from_text:
+            return Result(FAILED, "no native call came back; the call was written in the reply's text")
+        self.found.native_tools = True
+        return self._round_result(tried, "came back as a native call")
+
+    def text_tools(self) -> Result | None:
+        """When native calls did not work: calls written as text, which ayder reads itself."""
+        if self.found.native_tools:
+            return None
+        tried = self.found.native_try
+        if tried is None or tried.call is None:  # refused, or no call at all: teach the text format
+            tried = self._round(native=False, stream=False)
+        return self._round_result(tried, "read by ayder from the reply's text")
+
+    def streaming(self) -> Result:
+        working = self.found.working
+        if working is None:
+            return Result(UNKNOWN, "not checked: no tool call worked above")
+        tried = self._round(native=working.native, stream=True)
+        self.found.streaming_tools = (tried.call is not None and tried.from_text == working.from_text
+                                      and right_call(tried.call))
+        how = "read from the streamed text" if working.from_text else "assembled from the streamed fragments"
+        if self.found.streaming_tools:
+            return Result(OK, f"{describe_call(tried.call)} {how}: the same call")
+        got = describe_call(tried.call) if tried.call else f"no call ({said(tried.turn)})"
+        return Result(FAILED, f"the streamed reply gave {got}, not {describe_call(working.call)}")
+
+    def thinking(self) -> Result:
+        turns = self.found.turns
+        if any(turn.thinking for turn in turns):
+            where = "reasoning_content" if self.client.provider == "openai" else "Ollama's thinking"
+            self.found.thinking = "separate field"
+            return Result(OK, f"comes in a separate field ({where}); shown with --show-thinking")
+        if any(parse(turn.text).thinking for turn in turns):
+            self.found.thinking = "think tags"
+            return Result(OK, "comes as think tags in the text; ayder hides them (--show-thinking shows them)")
+        self.found.thinking = "none seen"
+        return Result(UNKNOWN, "none seen in these replies")
+
+    def first_request(self) -> Result:
+        request, note = self._first_request(), ""
+        try:
+            turn = self._send(request)
+        except LLMError as exc:  # a server that takes forced tools but not the session's own request
+            if not (request.tools and refuses_tools(exc)):
+                raise
+            self.found.native_tools, self.found.refusal = False, server_words(exc)
+            request, note = self._first_request(), f"; native tools were refused: {self.found.refusal}"
+            turn = self._send(request)
+        self.found.first_request = request
+        tools = "native tools" if request.tools else "text tools" if self.loop.executor else "no tools"
+        tokens = turn.usage.prompt_tokens if turn.usage else None
+        if tokens is None:
+            return Result(UNKNOWN, f"the server reports no token counts ({tools}{note})")
+        self.found.first_request_tokens = tokens
+        return Result(OK, f"{tokens} prompt tokens ({tools}{note})")
+
+    def cached_prefix(self) -> Result:
+        usage = self._send(self.found.first_request).usage
+        cached = usage.cached_tokens if usage else None
+        if cached is None:
+            return Result(UNKNOWN, "the server does not report its cache")
+        of = f" of {usage.prompt_tokens}" if usage.prompt_tokens is not None else ""
+        text = f"second request: {cached}{of} prompt tokens from the cache"
+        return Result(OK, text) if cached else Result(FAILED, f"{text}: it read the whole prompt again")
+
+    # --- requests
+
+    def _round(self, native: bool, stream: bool) -> ToolTry:
+        """Ask for add(a=2, b=3); when it comes back right (not streamed), send its result and read the answer."""
+        conversation = Conversation("" if native else call_format_instructions([ADD_SIGNATURE]))
+        conversation.add_user(ASK_FOR_CALL)
+        turn = self._ask_for_call(conversation, native, stream)
+        call, from_text = call_in(turn)
+        tried = ToolTry(native, turn, call, from_text)
+        if stream or call is None or not right_call(call):
+            return tried
+        conversation.add_assistant(turn)
+        conversation.add_results([call], [ToolResult(True, ADD_RESULT)], native=not from_text)
+        answer = self._send(self._request(conversation, native, stream=False, forced=False))
+        tried.answer = parse(answer.text, [ADD_TOOL]).display.strip()
+        return tried
+
+    def _ask_for_call(self, conversation: Conversation, native: bool, stream: bool) -> AssistantTurn:
+        request = self._request(conversation, native, stream, forced=True)
+        try:
+            return self._send(request)
+        except LLMError as exc:
+            if request.tool_choice is None or "tool_choice" not in exc.message:
+                raise
+        self.tool_choice = None  # the server does not take tool_choice: ask without it from now on
+        return self._send(self._request(conversation, native, stream, forced=True))
+
+    def _request(self, conversation: Conversation, native: bool, stream: bool, forced: bool) -> ChatRequest:
+        config = self.config  # the session's settings: Ollama reloads a model when num_ctx changes
+        return ChatRequest(model=config.resolved_model, messages=conversation.for_request(), stream=stream,
+                           tools=[ADD_TOOL] if native else None,
+                           tool_choice=self.tool_choice if native and forced else None,
+                           temperature=config.temperature, top_p=config.top_p, max_tokens=config.max_tokens,
+                           num_ctx=config.num_ctx, keep_alive=config.keep_alive)
+
+    def _first_request(self) -> ChatRequest:
+        """The first request of a new session, built by the loop itself over a throwaway conversation."""
+        real = self.loop.conversation
+        scratch = Conversation(real.system_prompt)  # no on_message: nothing reaches the transcript
+        scratch.preamble = real.preamble
+        scratch.add_user(FIRST_PROMPT)
+        probe = copy.copy(self.loop)  # the session's loop keeps its own conversation and settings
+        probe.conversation = scratch
+        if self.config.native_tools == "auto" and self.found.native_tools is not None:
+            probe.native_tools = None if self.found.native_tools else False  # as the next session starts
+        request = probe.request()
+        request.max_tokens = FIRST_MAX_TOKENS
+        return request
+
+    def _send(self, request: ChatRequest) -> AssistantTurn:
+        accumulator = Accumulator()
+        for delta in self.client.stream(request):
+            accumulator.add(delta)
+        turn = accumulator.turn()
+        self.found.turns.append(turn)
+        return turn
+
+    def _round_result(self, tried: ToolTry, how: str) -> Result:
+        if tried.call is None:
+            return Result(FAILED, f"no tool call came back ({said(tried.turn)})")
+        if not right_call(tried.call):
+            return Result(FAILED, f"{describe_call(tried.call)} {how}, but add(a=2, b=3) was asked for")
+        if not tried.answer:
+            return Result(FAILED, f"{describe_call(tried.call)} {how}, but after its result the model did not answer")
+        self.found.working = tried
+        return Result(OK, f"{describe_call(tried.call)} {how}; then the model answered {short(tried.answer)!r}")
+
+    # --- the profile
+
+    def remember(self) -> Path:
+        """Write what was learned to the server profile; where it went."""
+        found, config = self.found, self.config
+        facts: dict[str, Any] = {
+            "native_tools": found.native_tools,
+            "streaming_tools": found.streaming_tools,
+            "window": found.window.tokens if found.window else None,
+            "capabilities": list(found.window.capabilities) if found.window and found.window.capabilities else None,
+            "thinking": found.thinking,
+            "first_request_tokens": found.first_request_tokens,
+        }
+        if found.native_tools is False:
+            facts["reason"] = f"the server refused native tool calling ({found.refusal})"
+        profiles = self.loop.profiles or ServerProfiles(profiles_path(self.services.env))
+        profiles.remember(config.resolved_base_url, config.resolved_model,
+                          **{key: value for key, value in facts.items() if value is not None})
+        return profiles.path
+
+
+def run_doctor(services) -> int:
+    """Run the checks, one line each on stderr, and remember what they learned; the exit status."""
+    console = services.console
+    doctor = Doctor(services)
+    try:
+        doctor.found.models = doctor.client.list_models()
+    except LLMError as exc:
+        console.error(exc.message, exc.hint)
+        return ExitStatus.ERROR
+    show(console, "reachable", doctor.reachable())
+    failed = False
+    for label, check in doctor.checks():
+        try:
+            result = check()
+        except LLMError as exc:  # the checks after this one need the same server: stop here
+            show(console, label, Result(FAILED, exc.message, exc.hint))
+            failed = True
+            break
+        if result is not None:
+            show(console, label, result)
+    console.info(f"learned profile written to {doctor.remember()}")
+    return ExitStatus.OK if doctor.usable and not failed else ExitStatus.ERROR
+
+
+def show(console, label: str, result: Result) -> None:
+    console.info(f"{result.mark} {label:<{LABEL_WIDTH}}{result.text}")
+    if result.hint:
+        console.dim_line(f"  {'':<{LABEL_WIDTH}}{result.hint}")
+
+
+# --- small readers
+
+
+def served_name(wanted: str, models: list[str]) -> str | None:
+    """The server's name for the model: the same, or with Ollama's ":latest" on either side."""
+    for name in models:
+        if wanted in (name, f"{name}:latest") or name == f"{wanted}:latest":
+            return name
+    return None
+
+
+def refuses_tools(exc: LLMError) -> bool:
+    """The server refuses the tools parameter: it says so in words (as ChatLoop._stream reads it)."""
+    return exc.status in (400, 422, 500) and "tool" in exc.message.lower()
+
+
+def server_words(exc: LLMError) -> str:
+    """The server's own message, without ayder's "... rejected the request (HTTP 400): " before it."""
+    _, colon, words = exc.message.partition("): ")
+    return words if colon else exc.message
+
+
+def call_in(turn: AssistantTurn) -> tuple[ToolCall | None, bool]:
+    """The reply's first tool call, native or written in its text; and whether it came from the text."""
+    if turn.tool_calls:
+        return turn.tool_calls[0], False
+    calls = parse(turn.text, [ADD_TOOL]).calls
+    return (calls[0], True) if calls else (None, False)
+
+
+def right_call(call: ToolCall) -> bool:
+    """add with a=2 and b=3 (numbers written as strings count too)."""
+    arguments = call.arguments if isinstance(call.arguments, dict) else {}
+    return call.error is None and call.name == "add" and {
+        key: _number(value) for key, value in arguments.items()} == ADD_ARGUMENTS
+
+
+def _number(value: Any) -> Any:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return value
+
+
+def describe_call(call: ToolCall) -> str:
+    return describe(call.name, call.arguments if isinstance(call.arguments, dict) else {})
+
+
+def said(turn: AssistantTurn) -> str:
+    text = parse(turn.text, [ADD_TOOL]).display.strip()
+    return f"the model said {short(text)!r}" if text else "the model said nothing"
+
+
+def short(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

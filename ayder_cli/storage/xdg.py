@@ -1,0 +1,17 @@
+"""The user-wide places ayder keeps things, by the XDG base directory rules (this run's environment, not the process's)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping
+
+
+def xdg_state_dir(env: Mapping[str, str]) -> Path:
+    """Where ayder keeps what it learns between runs (REPL history, server profiles)."""
+    base = env.get("XDG_STATE_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".local" / "state")
+    return Path(base) / "ayder"
+
+
+def xdg_config_path(env: Mapping[str, str]) -> Path:
+    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".config")
+    return Path(base) / "ayder" / "config.json"

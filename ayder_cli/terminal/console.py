@@ -1,0 +1,306 @@
+"""Everything printed. stdout carries the answer only; the rest goes to stderr."""
+
+from __future__ import annotations
+
+import io
+import threading
+from dataclasses import dataclass
+from typing import IO, Mapping
+
+from ayder_cli.calls import describe
+from ayder_cli.counts import counted
+from ayder_cli.llm.base import AssistantTurn, Usage
+from ayder_cli.masking import MaskedStream, Secrets
+from ayder_cli.terminal.piped_stdin import LenientStdin
+
+DIM, RED, GREEN, YELLOW, RESET = "\033[2m", "\033[31m", "\033[32m", "\033[33m", "\033[0m"
+SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+@dataclass
+class Terminal:
+    """The process's streams and what they are connected to; tests pass their own."""
+
+    stdin: IO[str] | None
+    stdout: IO[str]
+    stderr: IO[str]
+    stdin_is_tty: bool
+    stdout_is_tty: bool
+    stderr_is_tty: bool
+    no_color: bool
+    lenient_stdin: LenientStdin | None = None  # piped stdin, read so that no byte can fail it
+
+    @classmethod
+    def for_streams(cls, stdin: IO | None, stdout: IO[str], stderr: IO[str], env: Mapping[str, str],
+                    no_color: bool = False) -> "Terminal":
+        """A run's streams; stdin that is not a terminal is read so that no byte can fail it.
+        No colour with no_color (--no-color) or NO_COLOR set to anything but empty."""
+        stdin_is_tty = is_tty(stdin)
+        raw = None
+        if stdin is not None and not stdin_is_tty:
+            raw = stdin if isinstance(stdin, (io.RawIOBase, io.BufferedIOBase)) else getattr(stdin, "buffer", None)
+        lenient = LenientStdin(raw) if raw is not None else None
+        return cls(
+            stdin=lenient.text if lenient else stdin,
+            stdout=stdout,
+            stderr=stderr,
+            stdin_is_tty=stdin_is_tty,
+            stdout_is_tty=is_tty(stdout),
+            stderr_is_tty=is_tty(stderr),
+            no_color=no_color or bool(env.get("NO_COLOR")),
+            lenient_stdin=lenient,
+        )
+
+
+def is_tty(stream: IO | None) -> bool:
+    try:
+        return bool(stream) and stream.isatty()
+    except (AttributeError, ValueError, OSError):  # no isatty, or a closed stream
+        return False
+
+
+class Spinner:
+    """A spinner on stderr, from a request going out until the first token."""
+
+    def __init__(self, stream: IO[str], label: str = "waiting for the model") -> None:
+        self.stream = stream
+        self.label = label
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._spin, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        if not self._thread:
+            return
+        self._stop.set()
+        self._thread.join()
+        self._thread = None
+        self.stream.write("\r\033[K")
+        self.stream.flush()
+
+    def _spin(self) -> None:
+        frame = 0
+        while not self._stop.wait(0.1 if frame else 0.3):  # no flicker on a fast first token
+            self.stream.write(f"\r{DIM}{SPINNER_FRAMES[frame % len(SPINNER_FRAMES)]} {self.label}…{RESET}")
+            self.stream.flush()
+            frame += 1
+
+
+class Console:
+    """The terminal side of the loop's callbacks, plus notices and errors."""
+
+    def __init__(self, terminal: Terminal, *, show_thinking: bool = False, verbose: bool = False) -> None:
+        self.terminal = terminal
+        self.out = terminal.stdout
+        self.err = terminal.stderr
+        self.color = terminal.stderr_is_tty and not terminal.no_color
+        self.show_thinking = show_thinking
+        self.verbose = verbose
+        self._spinner = Spinner(self.err) if self.color else None
+        self._out_line_open = False  # stdout has text not yet ended by a newline
+        self._err_line_open = False  # stderr has thinking not yet ended by a newline
+        self._message_usage: list[Usage] = []  # the counts of each request of the current user message
+        # Markdown rendered only on a terminal with colour; anything else gets the model's text unchanged.
+        self.markdown = terminal.stdout_is_tty and not terminal.no_color
+        self._markdown = None  # the MarkdownView, made at the first text (its import waits until then)
+        self._secrets: Secrets | None = None
+
+    def mask_with(self, secrets: Secrets) -> None:
+        """From now on every write to stdout and stderr has the secrets masked."""
+        if secrets:
+            self.out = MaskedStream(self.terminal.stdout, secrets)
+            self.err = MaskedStream(self.terminal.stderr, secrets)
+            self._secrets = secrets  # Markdown masks them before rendering, as the stream does after
+            if self._markdown:
+                self._markdown.secrets = secrets
+
+    def say_replaced_stdin(self) -> None:
+        """Once per read: stdin held bytes that are not UTF-8, and what became of them."""
+        lenient = self.terminal.lenient_stdin
+        count = lenient.take_replaced() if lenient else 0
+        if count:
+            self.notice(f"stdin held {counted(count, 'byte')} that are not UTF-8; "
+                        "each was replaced by \ufffd")
+
+    def settle(self) -> None:
+        """At the end of a reply or of the run: write out what a masked stream held back."""
+        for stream in (self.out, self.err):
+            if isinstance(stream, MaskedStream):
+                stream.settle()
+
+    # --- the loop's callbacks
+
+    def on_waiting(self) -> None:
+        if self._spinner:
+            self._spinner.start()
+
+    def on_text(self, text: str) -> None:
+        self._stop_spinner()
+        self._end_err_line()
+        if self.markdown:
+            if self._markdown is None:
+                from ayder_cli.terminal.markdown_view import MarkdownView  # lazy: start-up before the first reply stays fast
+                self._markdown = MarkdownView(self._secrets)
+            rendered = self._markdown.feed(text)  # what can be shown yet: markup waits for its line's end
+            if rendered:
+                self._out_line_open = not rendered.endswith("\n")
+                self.out.write(rendered)
+                self.out.flush()
+            return
+        # Before the write: a Ctrl-C landing just after it must still see the line as open.
+        self._out_line_open = not text.endswith("\n")
+        self.out.write(text)
+        self.out.flush()  # a delta is on the screen at once, even through a pipe
+
+    def on_thinking(self, text: str) -> None:
+        self._stop_spinner()
+        if not self.show_thinking:
+            return
+        self._flush_markdown()
+        # Start thinking on its own line only where both streams share a screen;
+        # a redirected stdout keeps exactly the answer's text.
+        if self._out_line_open and self.terminal.stdout_is_tty and self.terminal.stderr_is_tty:
+            self.out.write("\n")
+            self.out.flush()
+            self._out_line_open = False
+        self.err.write(self._paint(text, DIM))
+        self.err.flush()
+        self._err_line_open = not text.endswith("\n")
+
+    def on_reply_end(self, turn: AssistantTurn) -> None:
+        self._stop_spinner()
+        if turn.finish_reason != "length" or turn.interrupted:  # else the rest goes on from this line
+            self._flush_markdown()
+        self.settle()
+        self._end_err_line()
+        if turn.finish_reason == "length" and not turn.interrupted:
+            return  # the loop asks for the rest, which goes on from here
+        if self._out_line_open:
+            self.out.write("\n")
+            self.out.flush()
+            self._out_line_open = False
+        if turn.interrupted:
+            self.notice("interrupted; the partial reply is kept")
+
+    def on_tool_start(self, call) -> None:
+        self._stop_spinner()
+        self._end_err_line()
+        self._flush_markdown()
+        if self._out_line_open and self.terminal.stdout_is_tty and self.terminal.stderr_is_tty:
+            self.out.write("\n")  # the activity line starts on a line of its own on a shared screen
+            self.out.flush()
+            self._out_line_open = False
+        self.err.write(self._paint(f"→ {describe_call(call)}", DIM))
+        self.err.flush()
+        self._err_line_open = True
+
+    def end_activity_line(self) -> None:
+        """Before a question on the terminal: the half-printed activity line ends here."""
+        self._end_err_line()
+        self.err.flush()
+
+    def on_tool_done(self, call, result) -> None:
+        mark = self._paint("✓", GREEN) if result.ok else self._paint("✗", RED)
+        summary = result.summary or ("ok" if result.ok else (result.error or "failed"))
+        self.err.write(f"  {mark} {summary}\n")
+        self.err.flush()
+        self._err_line_open = False
+
+    def on_notice(self, message: str) -> None:
+        self.notice(message)
+
+    def on_usage(self, usage: Usage) -> None:
+        self._message_usage.append(usage)  # shown once, when the message is handled
+
+    def on_message_end(self, window: int | None) -> None:
+        self._flush_markdown()  # a reply cut short by an error shows its last line too
+        usages, self._message_usage = self._message_usage, []
+        line = describe_message_usage(usages, window)
+        if line:
+            self.dim_line(line)
+
+    # --- stderr lines
+
+    def notice(self, message: str) -> None:
+        self._line(self._paint(message, YELLOW))
+
+    def dim_line(self, message: str) -> None:
+        self._line(self._paint(message, DIM))
+
+    def info(self, message: str) -> None:
+        self._line(message)
+
+    def error(self, message: str, hint: str | None = None) -> None:
+        self._line(self._paint("error: ", RED) + message)
+        if hint:
+            self._line(self._paint(f"  {hint}", DIM))
+
+    def log(self, message: str) -> None:
+        """Request metadata, shown with --verbose / /verbose."""
+        if self.verbose:
+            self.dim_line(f"· {message}")
+
+    def _line(self, text: str) -> None:
+        self._stop_spinner()
+        self._end_err_line()
+        self._flush_markdown()
+        if self._out_line_open and self.terminal.stdout_is_tty and self.terminal.stderr_is_tty:
+            self.out.write("\n")  # a notice does not start mid-answer on a shared screen
+            self.out.flush()
+            self._out_line_open = False
+        self.err.write(text + "\n")
+        self.err.flush()
+
+    def _paint(self, text: str, colour: str) -> str:
+        return f"{colour}{text}{RESET}" if self.color else text
+
+    def _flush_markdown(self) -> None:
+        """The line Markdown holds back, shown now: the reply ended or something else must print."""
+        rest = self._markdown.finish() if self._markdown else ""
+        if rest:
+            self.out.write(rest)
+            self.out.flush()
+            self._out_line_open = True
+
+    def _stop_spinner(self) -> None:
+        if self._spinner:
+            self._spinner.stop()
+
+    def _end_err_line(self) -> None:
+        if self._err_line_open:
+            self.err.write("\n")
+            self._err_line_open = False
+
+
+
+def describe_message_usage(usages: list[Usage], window: int | None = None) -> str | None:
+    """One line for the requests of one user message: tokens in/out, the context the last request
+    used of the served window, and tokens/s where the server reported its timings."""
+    reported = [u for u in usages if u.prompt_tokens is not None or u.completion_tokens is not None]
+    if not reported:
+        return None
+    cached = [u.cached_tokens for u in reported if u.cached_tokens is not None]
+    total = Usage(sum(u.prompt_tokens or 0 for u in reported), sum(u.completion_tokens or 0 for u in reported),
+                  sum(cached) if cached else None)
+    parts = [f"tokens: in {total.describe_prompt()}", f"out {total.completion_tokens}"]
+    if len(reported) > 1:
+        parts.append(f"{len(reported)} requests")
+    used = reported[-1].total_tokens
+    if window:
+        parts.append(f"context {used} of {window} ({round(100 * used / window)}%)")
+    timed = [u for u in reported if u.tokens_per_second and u.completion_tokens]
+    if timed:  # the speed over all timed requests: their tokens over their generation time
+        seconds = sum(u.completion_tokens / u.tokens_per_second for u in timed)
+        parts.append(f"{sum(u.completion_tokens for u in timed) / seconds:.1f} tokens/s")
+    return " · ".join(parts)
+
+
+def describe_call(call) -> str:
+    """read_file(file_path="src/app.py", start_line=5) -- values shortened to one line."""
+    return describe(call.name, call.arguments if isinstance(call.arguments, dict) else {})

@@ -1,0 +1,147 @@
+"""--json: the loop's events as JSON Lines on stdout, one object per line.
+
+JsonEvents is the loop's callbacks for a run with --json. It is a Console, so
+every stderr line (notices, errors, tool activity, -v metadata) stays as it is;
+only what the console would put on stdout becomes events, and anything else
+written to the console's stdout goes to stderr, so stdout holds JSON only.
+
+Events (each has "type"):
+  user         {"text"}                        a user message, as the loop got it
+  text         {"text"}                        a piece of the reply as it streams (deltas)
+  thinking     {"text"}                        with --show-thinking only (deltas)
+  tool_call    {"id", "name", "arguments"}     id is null for calls written in the text
+  tool_result  {"id", "name", "ok", "output", "error"}   output capped as the model gets it
+  usage        {"prompt_tokens", "completion_tokens", "cached_tokens", "total_tokens",
+                "tokens_per_second"}           per model call; null where the server does not say
+  answer       {"text", "status", "reason"}    the end of one user message: status ok, interrupted or
+                                               stopped (the loop gave up; reason says why, else null)
+  final        {"answer", "exit_status", "error", "totals"}   the last line of the run
+
+Secrets are masked in every string before it is encoded; a secret split across two
+text deltas is masked too (the end that could start one is held back a delta).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from ayder_cli.terminal.console import Console, Terminal
+from ayder_cli.llm.base import AssistantTurn, Usage
+from ayder_cli.masking import MaskedStream, Secrets, masked_within
+
+
+class JsonEvents(Console):
+    """The loop's callbacks as JSON Lines on stdout; the console's stderr lines unchanged."""
+
+    def __init__(self, terminal: Terminal, *, show_thinking: bool = False, verbose: bool = False) -> None:
+        super().__init__(terminal, show_thinking=show_thinking, verbose=verbose)
+        self._spinner = None  # stderr may be a terminal, but a script reads this run
+        self.out = self.err  # stray writes to the console's stdout go to stderr: stdout is JSON only
+        self.events = terminal.stdout
+        self.secrets = Secrets()
+        self._held = {"text": "", "thinking": ""}  # a delta's end that could start a secret
+        self._reply = ""  # the text of the reply streaming now (and of the ones cut at max_tokens before it)
+        self._last_reply = ""
+        self.answer = ""  # the text of the latest answer
+        self.requests = self.prompt_tokens = self.completion_tokens = self.tool_calls = 0
+        self.denials: Callable[[], int] = lambda: 0
+        self.last_error: str | None = None
+
+    def mask_with(self, secrets: Secrets) -> None:
+        self.secrets = secrets  # the same object: keys added later are masked too
+        if secrets:
+            self.err = MaskedStream(self.terminal.stderr, secrets)
+            self.out = self.err
+
+    def watch(self, services) -> None:
+        """Each user message the loop runs gets a "user" event before and an "answer" event after;
+        the final event counts the executor's denials."""
+        run = services.loop.run
+        executor = services.executor
+
+        def run_reporting(user_text: str):
+            self.emit("user", text=user_text)
+            self._reply = self._last_reply = self.answer = ""  # a message that fails has no answer
+            result = run(user_text)
+            status = "interrupted" if result.interrupted else "stopped" if result.stopped else "ok"
+            if result.stopped:
+                self.last_error = result.stopped  # the run exits 1: the final event says why
+            self.answer = (self._last_reply or self._reply).strip("\n")
+            self.emit("answer", text=self.answer, status=status, reason=result.stopped)
+            return result
+
+        services.loop.run = run_reporting  # the loop stays the same whoever watches it
+        self.denials = lambda: executor.denials
+
+    # --- the loop's callbacks
+
+    def on_waiting(self) -> None:
+        pass
+
+    def on_text(self, text: str) -> None:
+        self._reply += text
+        self._delta("text", text)
+
+    def on_thinking(self, text: str) -> None:
+        if self.show_thinking:
+            self._delta("thinking", text)
+
+    def on_reply_end(self, turn: AssistantTurn) -> None:
+        for kind in self._held:
+            self._delta(kind, "", final=True)
+        self.settle()  # stderr's masked stream
+        self.requests += 1
+        if turn.interrupted:
+            self.notice("interrupted; the partial reply is kept")
+        if turn.finish_reason != "length" or turn.interrupted:  # else the loop asks for the rest, which goes on
+            self._last_reply, self._reply = self._reply, ""
+
+    def on_tool_start(self, call) -> None:
+        self.tool_calls += 1
+        arguments = call.arguments if isinstance(call.arguments, dict) else {}
+        self.emit("tool_call", id=call.id or None, name=call.name, arguments=arguments)
+        super().on_tool_start(call)  # the activity line on stderr, as without --json
+
+    def on_tool_done(self, call, result) -> None:
+        self.emit("tool_result", id=call.id or None, name=call.name, ok=result.ok, output=result.output,
+                  error=result.error)
+        super().on_tool_done(call, result)
+
+    def on_usage(self, usage: Usage) -> None:
+        self.prompt_tokens += usage.prompt_tokens or 0
+        self.completion_tokens += usage.completion_tokens or 0
+        self.emit("usage", prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
+                  cached_tokens=usage.cached_tokens, total_tokens=usage.total_tokens,
+                  tokens_per_second=None if usage.tokens_per_second is None else round(usage.tokens_per_second, 2))
+
+    def error(self, message: str, hint: str | None = None) -> None:
+        self.last_error = message
+        super().error(message, hint)
+
+    # --- events
+
+    def finish(self, exit_status: int) -> None:
+        """The last line of the run: the answer, the exit status, what went wrong, and the totals."""
+        error = self.last_error if exit_status else None
+        self.emit("final", answer=self.answer, exit_status=int(exit_status), error=error, totals={
+            "requests": self.requests,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "tool_calls": self.tool_calls,
+            "denials": self.denials(),
+        })
+
+    def emit(self, kind: str, **fields: Any) -> None:
+        """One event on one line of stdout, secrets masked."""
+        line = json.dumps({"type": kind, **masked_within(fields, self.secrets.mask)}, ensure_ascii=False)
+        self.events.write(line + "\n")
+        self.events.flush()
+
+    def _delta(self, kind: str, text: str, final: bool = False) -> None:
+        """A text or thinking delta, held back where its end could start a secret (until the next, or the end)."""
+        text = self._held[kind] + text
+        ready, self._held[kind] = (text, "") if final else self.secrets.split_unfinished(text)
+        if ready:
+            self.emit(kind, text=ready)

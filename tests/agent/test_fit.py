@@ -1,0 +1,42 @@
+"""A message too big for the window loses its middle, with a marker; the rest is left alone."""
+
+from __future__ import annotations
+
+import re
+
+from ayder_cli.agent.fit import MARKER, Budget, shorten_middles
+
+
+def test_budget_leaves_room_for_the_reply_but_never_all_of_the_window():
+    assert Budget.for_window(8192, 1024).prompt == 8192 - 1024
+    assert Budget.for_window(2048, 4096).prompt == 2048 - 512  # max_tokens above the window: a quarter
+    assert Budget.for_window(2048, None).prompt == 2048 - 512
+
+
+def test_the_longest_message_loses_its_middle_and_keeps_both_ends():
+    big = "START " + "x" * 20_000 + " END"
+    messages = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "short question"},
+                {"role": "assistant", "content": big}, {"role": "user", "content": "go on"}]
+    notes = shorten_middles(messages, 15_000)
+    text = messages[2]["content"]
+    assert text.startswith("START ") and text.endswith(" END")
+    assert len(text) <= len(big) - 15_000 + 1
+    cut = int(re.search(r"\[… (\d+) characters cut from the middle", text).group(1))
+    assert cut >= 15_000 and len(text) == len(big) - cut + len(MARKER.format(cut=cut))
+    assert [m["content"] for i, m in enumerate(messages) if i != 2] == ["be brief", "short question", "go on"]
+    assert len(notes) == 1 and "assistant" in notes[0]
+
+
+def test_the_latest_user_message_is_cut_only_when_nothing_else_can_be():
+    huge = "Summarize this:\n" + "The quick brown fox. " * 1000
+    messages = [{"role": "system", "content": "be brief"}, {"role": "user", "content": huge}]
+    shorten_middles(messages, 10_000)
+    assert messages[1]["content"].startswith("Summarize this:\n")
+    assert len(messages[1]["content"]) < len(huge) - 9_000
+    assert messages[0]["content"] == "be brief"
+
+
+def test_nothing_is_cut_when_it_already_fits_or_nothing_is_long_enough():
+    messages = [{"role": "user", "content": "a" * 500}]
+    assert shorten_middles(messages, 0) == [] and messages[0]["content"] == "a" * 500
+    assert shorten_middles(messages, 100) == [] and messages[0]["content"] == "a" * 500

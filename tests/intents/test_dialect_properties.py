@@ -1,0 +1,315 @@
+"""Properties every dialect must have: calls round-trip, prose streams as parsed, cut-off replies run nothing wrong.
+
+The renderers in dialect_renderers.py write calls the way each model family
+does; every test here runs for every dialect in its registry.
+"""
+
+from __future__ import annotations
+
+import keyword
+
+import pytest
+from support.dialect_renderers import END_TOKEN, INLINE_TEXT, JSON, MARKUP, PYTHON, RENDERERS, TAGGED, TEXT, WHOLE_REPLY
+from hypothesis import HealthCheck, Phase, example, given, settings
+from hypothesis import strategies as st
+from test_intents_properties import FRAGMENTS, TAG_BITS, THINK_TAGS, schema_for, value_chars, xml_safe
+
+from ayder_cli.intents import StreamFilter, parse
+
+_QUIET = [HealthCheck.too_slow, HealthCheck.filter_too_much]
+_PHASES = [phase for phase in Phase if phase is not Phase.explain]  # explaining a failure costs seconds each
+FAST = settings(max_examples=40, deadline=None, suppress_health_check=_QUIET, phases=_PHASES)
+# The tests that draw more per example (prose, split points, cut points) run fewer: the file stays near 8 s.
+SHORT = settings(max_examples=20, deadline=None, suppress_health_check=_QUIET, phases=_PHASES)
+
+DIALECTS = sorted(RENDERERS)
+BY_KIND = {kind: [d for d in DIALECTS if RENDERERS[d][1] == kind] for kind in (JSON, PYTHON, TEXT, INLINE_TEXT, TAGGED)}
+TEXT_VALUED = BY_KIND[TEXT] + BY_KIND[INLINE_TEXT] + BY_KIND[TAGGED]
+JSON_VALUED = BY_KIND[JSON] + BY_KIND[PYTHON]
+
+# ---------------------------------------------------------------------------- strategies
+
+# Markup that is legitimately markup wherever it stands in free text (prose, raw-text values):
+# special tokens, Mistral's and MiniMax's bracket tokens, and the tags of the text-valued dialects.
+SPECIAL = ("<|", "<｜", "[TOOL_CALLS]", "]~", "[e~[", "<arg_key", "</arg_key", "<arg_value", "</arg_value",
+           "<tool_calls", "</tool_calls")
+
+
+def text_safe(s: str) -> bool:
+    """A raw-text value no dialect can mistake for its own markup."""
+    return xml_safe(s) and not any(m in s for m in SPECIAL + THINK_TAGS)
+
+
+# Names and keys (a regex strategy costs more to draw than everything else together).
+_FIRST = "abcdefghijklmnopqrstuvwxyz_"
+names = st.builds(str.__add__, st.sampled_from(_FIRST), st.text(st.sampled_from(_FIRST + "0123456789"), max_size=20))
+keys = st.builds(str.__add__, st.sampled_from(_FIRST), st.text(st.sampled_from(_FIRST + "0123456789"), max_size=12))
+
+# Values are drawn a piece at a time, single characters values really hold (code punctuation, markup,
+# whitespace, unicode) or whole snippets, so a draw stays cheap; or character by character, shorter.
+PIECES = [*"<>/\\\"'{}[]()=:;,.`#&|*-_ \t\n", *"çşğıöüİ中文é😀—", "abc", "x", "def f(a, b):", "    return a < b",
+          "if (a[i] <= b) {", "}", "path/to/file.py", "hello world", "'''", '"""', r"a\nb", "\\\\", "SELECT 1;", "0",
+          "-1", "3.14", "true", "null", "None", "  ", "\n\n", "<b>x</b>", "a < b > c", "[x](y)", "{}", "[]"]
+piece_text = st.one_of(st.lists(st.sampled_from(PIECES), max_size=8).map("".join), st.text(value_chars, max_size=12))
+text_strings = piece_text.filter(text_safe)
+inline_strings = text_strings.filter(lambda s: s == s.strip())
+
+# JSON strings: anything, plus older formats' tags (JSON says where a string ends) and the line
+# separators json.dumps(ensure_ascii=False) leaves raw (a reader that splits lines must not split on them).
+json_strings = st.lists(st.one_of(piece_text, st.sampled_from(TAG_BITS + ["\u2028", "\u2029", "\x85"])),
+                        max_size=3).map("".join).filter(lambda s: not any(t in s for t in THINK_TAGS))
+floats = st.floats(allow_nan=False, allow_infinity=False, width=64)
+json_scalars = st.one_of(json_strings, st.integers(-10**12, 10**12), st.booleans(), st.none(), floats)
+json_values = st.recursive(json_scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                                 st.dictionaries(keys, inner, max_size=3)),
+                           max_leaves=6)
+
+py_names = names.filter(lambda s: not keyword.iskeyword(s))
+py_keys = keys.filter(lambda s: not keyword.iskeyword(s))
+
+# Values a text-valued dialect carries when the tool's schema says their type (see schema_for).
+typed_values = st.one_of(
+    text_strings,
+    # digits under a string schema stay a string ("007", "-12")
+    st.builds(lambda sign, zeros, n: sign + "0" * zeros + str(n), st.sampled_from(["", "-"]), st.integers(0, 2),
+              st.integers(0, 99999)),
+    st.integers(-10**12, 10**12),
+    st.booleans(),
+    st.none(),
+    floats,
+    st.lists(st.one_of(st.integers(), text_strings.filter(lambda s: "\\" not in s)), max_size=3),
+    st.dictionaries(keys, st.integers(), max_size=3),
+)
+# DSML marks non-strings string="false" and writes them as JSON: no schema needed.
+tagged_values = st.one_of(inline_strings, st.integers(-10**12, 10**12), st.booleans(), st.none(), floats,
+                          st.lists(st.one_of(st.integers(), text_strings), max_size=3),
+                          st.dictionaries(keys, st.integers(), max_size=3))
+
+
+def no_edge_space(value) -> bool:
+    return not isinstance(value, str) or value == value.strip()
+
+
+def untyped_args(kind: str):
+    """Arguments the dialect round-trips without a schema."""
+    if kind == JSON:
+        return st.dictionaries(keys, json_values, max_size=3)
+    if kind == PYTHON:
+        return st.dictionaries(py_keys, json_values, max_size=3)
+    if kind == TEXT:
+        return st.dictionaries(keys, text_strings, max_size=3)
+    if kind == INLINE_TEXT:
+        return st.dictionaries(keys, inline_strings, max_size=3)
+    return st.dictionaries(keys, tagged_values, max_size=3)
+
+
+def typed_args(kind: str):
+    """Arguments the dialect round-trips with schema_for's schema."""
+    if kind in (JSON, PYTHON):
+        return untyped_args(kind)
+    values = typed_values if kind == TEXT else typed_values.filter(no_edge_space)
+    return st.dictionaries(keys, values, max_size=4)
+
+
+def prefix_free(calls) -> bool:
+    """No name starts another one: a name cut short can then never be another intended tool."""
+    return not any(a != b and b.startswith(a) for a, _ in calls for b, _ in calls)
+
+
+def call_lists(kind: str, typed: bool = False, max_size: int = 3):
+    name = py_names if kind == PYTHON else names
+    args = typed_args(kind) if typed else untyped_args(kind)
+    return st.lists(st.tuples(name, args), min_size=1, max_size=max_size, unique_by=lambda c: c[0])
+
+
+def tools_for(calls) -> list[dict]:
+    return [schema_for(name, args)[0] for name, args in calls]
+
+
+# Prose a model writes around calls: no markup characters at all.
+PROSE_ALPHABET = list("abcdefghijklmnopqrstuvwxyz ABCDEFXYZ0123456789.,:;!?'\"()-+*/%çéşİ中文😀—\t")
+prose_lines = st.text(st.sampled_from(PROSE_ALPHABET), min_size=1, max_size=30).filter(lambda s: s.strip())
+prose = st.lists(prose_lines, min_size=1, max_size=3).map("\n".join)
+thoughts = st.one_of(st.just(""), prose.map(lambda t: f"<think>\n{t}\n</think>\n"))
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def calls_of(reply) -> list[tuple[str, dict]]:
+    return [(c.name, c.arguments) for c in reply.calls]
+
+
+def got(text: str, tools=None) -> list[tuple[str, dict]]:
+    reply = parse(text, tools)
+    assert reply.errors == [], reply.errors
+    return calls_of(reply)
+
+
+def stream(pieces, tools=None, think_open=None):
+    """What StreamFilter shows, thinks, calls and reports, fed `pieces` one by one."""
+    flt = StreamFilter(tools, think_open=think_open)
+    out = [pair for piece in pieces for pair in flt.feed(piece)] + list(flt.finish())
+    reply = flt.result()
+    return ("".join(t for k, t in out if k == "text"), "".join(t for k, t in out if k == "thinking"),
+            calls_of(reply), reply.errors)
+
+
+def as_parsed(text, tools=None, think_open=None):
+    reply = parse(text, tools, think_open=think_open)
+    return reply.display, "".join(reply.thinking), calls_of(reply), reply.errors
+
+
+def find_all(text: str, token: str) -> list[int]:
+    found, at = [], text.find(token)
+    while at >= 0:
+        found.append(at)
+        at = text.find(token, at + 1)
+    return found
+
+
+def split(text, points):
+    points = sorted({p for p in points if 0 < p < len(text)})
+    return [text[a:b] for a, b in zip([0, *points], [*points, len(text)])]
+
+
+# ---------------------------------------------------------------------------- (a) round trips
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@FAST
+@given(data=st.data())
+def test_calls_round_trip_without_schema(dialect, data):
+    render, kind = RENDERERS[dialect]
+    calls = data.draw(call_lists(kind), label="calls")
+    assert got(render(calls)) == calls
+
+
+@pytest.mark.parametrize("dialect", TEXT_VALUED)
+@SHORT
+@given(data=st.data())
+def test_text_values_come_back_typed_by_the_schema(dialect, data):
+    render, kind = RENDERERS[dialect]
+    calls = data.draw(call_lists(kind, typed=True), label="calls")
+    assert got(render(calls), tools_for(calls)) == calls
+
+
+# Every dialect's markup, quoted inside a JSON string: JSON says where the string ends, so none of it
+# may end the call or start another.
+# (Harmony's <|channel|> and <|end|> included: only <think>-style tags are looked for outside of markup.)
+QUOTED_MARKUP = sorted({token for tokens in MARKUP.values() for token in tokens} | {"<|call|>", "<|end|>"})
+THINK_ONLY = ("<think", "</think", "<reasoning", "</reasoning")
+quoting_strings = st.lists(st.one_of(st.sampled_from(QUOTED_MARKUP), st.text(value_chars, max_size=8)),
+                           min_size=1, max_size=4).map("".join).filter(lambda s: not any(t in s for t in THINK_ONLY))
+
+
+@pytest.mark.parametrize("dialect", JSON_VALUED)
+@SHORT
+@given(data=st.data())
+def test_json_strings_may_quote_any_dialects_markup(dialect, data):
+    render, kind = RENDERERS[dialect]
+    name = py_names if kind == PYTHON else names
+    key = py_keys if kind == PYTHON else keys
+    calls = data.draw(st.lists(st.tuples(name, st.dictionaries(key, quoting_strings, min_size=1, max_size=3)),
+                               min_size=1, max_size=2), label="calls")
+    assert got(render(calls)) == calls
+
+
+# ---------------------------------------------------------------------------- (b) prose around calls, streamed
+
+
+def surround(dialect: str, think: str, before: str, rendered: str, after: str) -> str:
+    if dialect in WHOLE_REPLY:  # only thinking and whitespace may stand around them
+        return f"{think}{rendered}\n"
+    return f"{think}{before}\n{rendered}{END_TOKEN.get(dialect, '')}\n{after}"
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@SHORT
+@given(data=st.data())
+def test_prose_around_calls_streams_exactly_as_parsed(dialect, data):
+    render, kind = RENDERERS[dialect]
+    calls = data.draw(call_lists(kind, max_size=2), label="calls")
+    think, before, after = data.draw(thoughts, label="think"), data.draw(prose, label="before"), data.draw(
+        prose, label="after")
+    text = surround(dialect, think, before, render(calls), after)
+    points = data.draw(st.lists(st.integers(0, len(text)), max_size=12), label="split at")
+
+    reply = parse(text)
+    assert reply.errors == []
+    assert calls_of(reply) == calls
+    if dialect in WHOLE_REPLY:
+        assert reply.display == ""
+    else:
+        assert before.strip() in reply.display and after.strip() in reply.display
+    leaked = [m for m in MARKUP[dialect] if m in reply.display]
+    assert not leaked, (leaked, reply.display)
+    if think:
+        assert "".join(reply.thinking).strip() == think.removeprefix("<think>").removesuffix("</think>\n").strip()
+
+    expected = (reply.display, "".join(reply.thinking), calls_of(reply), reply.errors)
+    assert stream(split(text, points)) == expected
+
+    if dialect not in WHOLE_REPLY:  # the live view shows the prose before the markup has even begun
+        flt = StreamFilter(think_open=False)
+        shown = "".join(t for k, t in flt.feed(text[: len(think) + len(before) + 1]) if k == "text")
+        assert shown.strip() == before.strip()
+        rest = flt.feed(text[len(think) + len(before) + 1 :]) + flt.finish()
+        live = shown + "".join(t for k, t in rest if k == "text")
+        assert live == parse(text, think_open=False).display
+
+
+# ---------------------------------------------------------------------------- (c) cut-off replies
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@SHORT
+@given(data=st.data())
+def test_a_cut_off_reply_never_runs_a_different_call(dialect, data):
+    """A reply cut at max_tokens (parsed with cut_off=True, as the chat loop does when the server says
+    finish_reason "length"): a call cut short is reported or absent; a call found is exactly one intended."""
+    render, kind = RENDERERS[dialect]
+    calls = data.draw(call_lists(kind, typed=True, max_size=2).filter(prefix_free), label="calls")
+    text = render(calls)
+    tools = tools_for(calls)
+    cuts = set(data.draw(st.lists(st.integers(1, len(text)), max_size=8), label="cuts"))
+    cuts |= {len(text) * i // 8 for i in range(1, 8)}
+    # Right after a tag or token is where a cut call looks most complete: take those too (up to 16).
+    bounds = sorted({at + len(token) for token in MARKUP[dialect] + (">",) for at in find_all(text, token)})
+    cuts |= set(bounds[:: max(1, len(bounds) // 16)])
+    cuts = sorted(cuts)
+    for cut in cuts:
+        found = calls_of(parse(text[:cut], tools, cut_off=True))
+        assert found == calls[: len(found)], f"cut at {cut}: {text[:cut]!r} gave {found}"
+
+
+# ---------------------------------------------------------------------------- robustness: every dialect's pieces
+
+_SAMPLE = [("read_file", {"file_path": "a.py", "limit": 1}), ("run", {"cmd": "ls <x> [y]"})]
+DIALECT_FRAGMENTS = sorted({token for tokens in MARKUP.values() for token in tokens}
+                           | {"<|call|>", "<|end|>", "<|eom_id|>", "<|python_start|>", "<|python_end|>",
+                              "<|channel|>analysis<|message|>", "<|channel|>final<|message|>", "functions.a:0",
+                              "function", "read_file", "[ARGS]", "[CALL_ID]", "<tool_call>read_file\n"})
+for _render, _ in RENDERERS.values():
+    for _text in (_render(_SAMPLE[:1]), _render(_SAMPLE)):
+        DIALECT_FRAGMENTS += [_text, _text[: len(_text) // 2], _text[len(_text) // 2 :]]
+ALL_FRAGMENTS = FRAGMENTS + DIALECT_FRAGMENTS
+fragment_text = st.lists(st.sampled_from(ALL_FRAGMENTS), max_size=25).map("".join)
+tool_lists = st.sampled_from([None, tools_for(_SAMPLE)])
+
+
+@settings(max_examples=100, deadline=None)
+@given(fragment_text, st.lists(st.integers(min_value=0, max_value=2000), max_size=12), tool_lists,
+       st.sampled_from([None, False]))
+@example("<|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{}",
+         [30, 60], None, None)
+def test_any_mix_of_dialect_markup_never_raises_and_streams_as_parsed(text, points, tools, think_open):
+    reply = parse(text, tools, think_open=think_open)
+    assert isinstance(reply.display, str)
+    assert all(isinstance(e, str) for e in reply.errors)
+    assert all(isinstance(c.arguments, dict) for c in reply.calls)
+    ids = [c.id for c in reply.calls]
+    assert len(set(ids)) == len(ids)
+    expected = as_parsed(text, tools, think_open)
+    assert stream(split(text, points), tools, think_open) == expected
+    assert stream(list(text), tools, think_open) == expected

@@ -1,0 +1,474 @@
+"""A scripted fake LLM server on 127.0.0.1 speaking Ollama NDJSON and OpenAI SSE.
+
+Tests queue Reply objects; each request takes the next one (or a default
+"ok"), and every request is recorded so a test can assert on what ayder sent.
+
+    POST /api/chat                 Ollama, NDJSON when streaming
+    POST /v1/chat/completions      OpenAI-compatible, SSE when streaming
+    GET  /api/tags, /v1/models     model lists (/v1/models entries carry `model_meta`)
+    GET  /props                    llama.cpp's server properties, when `props` is set
+    POST /api/show                 Ollama's model details, when `show` is set
+
+With `window` set, the server counts each prompt (about four characters a
+token) and reports that count; a prompt over the window is refused with
+llama.cpp's 400 on /v1. On /api/chat it is refused with Ollama's 400 when the
+request says `"truncate": false`, else cut silently, oldest messages first, as
+Ollama does. `cuts_silently` makes both cut, whatever the request says: an
+older Ollama, or Ollama's own /v1 endpoint, which cannot be told not to.
+
+Run it by hand too:  python tests/support/fakellm.py --port 8000 --reply "hello"
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import socket
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    text: str = "ok"
+    chunks: list[str] | None = None  # content deltas; default: text in pieces of 4 characters
+    thinking: str = ""
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)  # {"name", "arguments", "id"?}
+    finish_reason: str = "stop"
+    usage: tuple[int, int] | None = (12, 7)
+    status: int = 200
+    error: str | None = None  # error message for a status >= 400
+    echo_auth: bool = False  # append the Authorization header received to the error message
+    headers: dict[str, str] = field(default_factory=dict)
+    chunked: bool = True  # False: no Transfer-Encoding, the body ends when the connection closes
+    first_delay_s: float = 0.0  # before the first delta
+    hold_after: int | None = None  # after this many deltas (0: before the first), wait for `release` (or hold_s)
+    hold_s: float = 30.0
+    release: threading.Event | None = None
+    cut_after: int | None = None  # close the connection after this many deltas, unfinished
+    error_mid_stream: str | None = None  # send an error object after the deltas
+    keepalive_comments: bool = False  # SSE `:` comment lines between events
+    multiline_data: bool = False  # SSE: each event's JSON over two data: lines
+    reject_stream_options: bool = False  # 400 when the request has stream_options
+    reject_tools: bool = False  # 400 when the request has tools
+    cached: int | None = None  # prompt tokens reported as reused from the cache (llama.cpp timings, Ollama)
+    speed: float | None = None  # tokens generated per second (llama.cpp predicted_per_second, Ollama eval_duration)
+    # After this many deltas (0: before the first), keep-alives only: SSE `: ping` comments, Ollama lines
+    # with empty content, every keepalive_every_s until `release` (or hold_s); then the rest of the reply.
+    keepalive_after: int | None = None
+    keepalive_every_s: float = 0.2
+    delta_every_s: float = 0.0  # a pause before each delta after the first: a slow model
+    empty_choices: bool = False  # OpenAI: every chunk with "choices": [], then [DONE]; Ollama: a bare "done"
+    # One malformed SSE event / NDJSON line (not JSON) before each delta index listed; an index may repeat.
+    malformed_at: tuple[int, ...] = ()
+    # OpenAI: each tool call's id in this many pieces, one per fragment (the first beside the name);
+    # repeat_id: the whole id again in every fragment of the call, as some servers send it.
+    id_pieces: int | None = None
+    repeat_id: bool = False
+
+
+class FakeLLM:
+    def __init__(self, models: tuple[str, ...] = ("qwen2.5-coder:7b", "llama3.2:3b")) -> None:
+        self.script: deque[Reply] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self.models = models
+        self.props: dict[str, Any] | None = None  # llama.cpp GET /props (None: 404, as other servers)
+        self.show: dict[str, Any] | None = None  # Ollama POST /api/show (None: 404, as a model it lacks)
+        self.model_meta: dict[str, Any] = {}  # extra fields of each /v1/models entry (vLLM max_model_len, ...)
+        self.window: int | None = None  # the context window served; None: prompts are not counted
+        self.truncated: list[int] = []  # Ollama: the size of each prompt that was cut to fit the window
+        self.cuts_silently = False  # an over-long prompt is cut and answered 200, on both endpoints
+        self.default = Reply()
+        self._served: list[Reply] = []
+        self._lock = threading.Lock()
+        handler = type("Handler", (_Handler,), {"fake": self})
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.server.daemon_threads = True
+        # A short poll: stop() waits for the loop to notice, and every end-to-end test stops a server.
+        self._thread = threading.Thread(target=self.server.serve_forever, args=(0.005,), daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    @property
+    def openai_url(self) -> str:
+        return self.url + "/v1"
+
+    def queue(self, *replies: Reply) -> "FakeLLM":
+        self.script.extend(replies)
+        return self
+
+    def next_reply(self) -> Reply:
+        with self._lock:
+            reply = self.script.popleft() if self.script else self.default
+            self._served.append(reply)
+            return reply
+
+    def chat_requests(self) -> list[dict[str, Any]]:
+        return [r for r in self.requests if r["path"].endswith(("/chat", "/chat/completions"))]
+
+    def wait_for_chat(self, count: int, timeout_s: float = 20.0) -> list[dict[str, Any]]:
+        """The chat requests once there are at least `count` of them; AssertionError after timeout_s."""
+        deadline = time.monotonic() + timeout_s
+        while len(self.chat_requests()) < count:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"expected {count} chat requests, got {len(self.chat_requests())}")
+            time.sleep(0.01)
+        return self.chat_requests()
+
+    def release_all(self) -> None:
+        """Let every held reply finish (tests call it on the way out)."""
+        for reply in [self.default, *self.script, *self._served]:
+            if reply.release is not None:
+                reply.release.set()
+
+    def start(self) -> "FakeLLM":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.release_all()
+        self.server.shutdown()
+        self.server.server_close()
+
+    def __enter__(self) -> "FakeLLM":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeLLM
+    protocol_version = "HTTP/1.1"
+    # Each delta goes out at once: with Nagle's algorithm, a small write waits for the client's
+    # delayed ACK (40 ms on Linux), and every reply would take that long for nothing.
+    disable_nagle_algorithm = True
+
+    def log_message(self, *args) -> None:  # quiet
+        pass
+
+    # --- routing
+
+    def do_GET(self) -> None:
+        self._record(None)
+        if self.path == "/api/tags":
+            self._json(200, {"models": [{"name": m} for m in self.fake.models]})
+        elif self.path == "/props" and self.fake.props is not None:
+            self._json(200, self.fake.props)
+        elif self.path.endswith("/v1/models"):
+            self._json(200, {"object": "list", "data": [{"id": m, "object": "model", **self.fake.model_meta}
+                                                        for m in self.fake.models]})
+        else:
+            self._json(404, {"error": "not found"})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        self._record(body)
+        if self.path == "/api/chat":
+            self._chat(body, ollama=True)
+        elif self.path == "/api/show" and self.fake.show is not None:
+            self._json(200, self.fake.show)
+        elif self.path.endswith("/chat/completions"):
+            self._chat(body, ollama=False)
+        else:
+            self._json(404, {"error": f"no route {self.path}"})
+
+    def _record(self, body: Any) -> None:
+        self.fake.requests.append({"method": self.command, "path": self.path, "headers": dict(self.headers), "body": body})
+
+    # --- chat
+
+    def _chat(self, body: dict, ollama: bool) -> None:
+        reply = self.fake.next_reply()
+        if reply.reject_stream_options and "stream_options" in body:
+            return self._json(400, {"error": {"message": "Unrecognized request argument: stream_options"}})
+        if reply.reject_tools and body.get("tools"):
+            return self._json(400, {"error": {"message": "tools are not supported by this model"}})
+        if reply.status >= 400:
+            message = reply.error or "error"
+            if reply.echo_auth:
+                message += f" (received {self.headers.get('Authorization', 'no Authorization header')})"
+            payload = {"error": message} if ollama else {"error": {"message": message, "type": "error"}}
+            return self._json(reply.status, payload, reply.headers)
+        if self.fake.window is not None:
+            reply = self._in_window(reply, body, ollama)
+            if reply is None:
+                return None
+        model = body.get("model", "")
+        if not body.get("stream", True):
+            return self._json(200, _whole(reply, model, ollama), reply.headers)
+        events = _ollama_events(reply, model) if ollama else _openai_events(reply, model)
+        self._stream(reply, events, "application/x-ndjson" if ollama else "text/event-stream", ollama)
+
+    def _in_window(self, reply: Reply, body: dict, ollama: bool) -> Reply | None:
+        """The reply with the prompt's own token count; a prompt over the window refused (None) or cut."""
+        window = self.fake.window
+        messages = list(body.get("messages") or [])
+        tokens = prompt_tokens(messages, body.get("tools"))
+        if tokens > window and not ollama and not self.fake.cuts_silently:
+            self._json(400, {"error": {"code": 400, "type": "exceed_context_size_error",
+                                       "message": "the request exceeds the available context size, try increasing it",
+                                       "n_prompt_tokens": tokens, "n_ctx": window}})
+            return None
+        if tokens > window and body.get("truncate") is False and not self.fake.cuts_silently:
+            # Ollama passes on its runner's error as a JSON string inside its own error
+            inner = {"error": {"code": 400, "type": "exceed_context_size_error", "n_prompt_tokens": tokens,
+                               "n_ctx": window, "message": f"request ({tokens} tokens) exceeds the available "
+                                                           f"context size ({window} tokens), try increasing it"}}
+            self._json(400, {"error": json.dumps(inner)})
+            return None
+        if tokens > window:
+            self.fake.truncated.append(tokens)
+            while tokens > window and len(messages) > 2:
+                del messages[1 if messages[0].get("role") == "system" else 0]
+                tokens = prompt_tokens(messages, body.get("tools"))
+        return dataclasses.replace(reply, usage=(tokens, (reply.usage or (0, 7))[1]))
+
+    def _stream(self, reply: Reply, events: list[bytes], content_type: str, ollama: bool) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        for key, value in reply.headers.items():
+            self.send_header(key, value)
+        if reply.chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        self.wfile.flush()
+        if reply.first_delay_s:
+            time.sleep(reply.first_delay_s)
+        if reply.hold_after == 0:
+            self._hold(reply)
+        deltas = len(events) - (1 if ollama else 2)  # the closing events are not deltas
+        try:
+            if reply.keepalive_after == 0:
+                self._keep_alive(reply, ollama)
+            for index, event in enumerate(events):
+                if reply.delta_every_s and 0 < index < deltas:
+                    time.sleep(reply.delta_every_s)
+                if reply.cut_after is not None and index == reply.cut_after:
+                    return self._cut()
+                if reply.error_mid_stream and index == deltas:
+                    error = {"error": reply.error_mid_stream} if ollama else {"error": {"message": reply.error_mid_stream}}
+                    data = (json.dumps(error) + "\n").encode() if ollama else f"data: {json.dumps(error)}\n\n".encode()
+                    self._write(reply, data)
+                    break
+                for _ in range(reply.malformed_at.count(index)):
+                    self._write(reply, b'{"message": {"content": "tr\n' if ollama else b'data: {"choices": [{"del\n\n')
+                if reply.keepalive_comments and not ollama:
+                    self._write(reply, b": keep-alive\n\n")
+                self._write(reply, event)
+                if reply.hold_after is not None and index + 1 == reply.hold_after:
+                    self._hold(reply)
+                if reply.keepalive_after and index + 1 == reply.keepalive_after:
+                    self._keep_alive(reply, ollama)
+            if reply.chunked:
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def _hold(self, reply: Reply) -> None:
+        if reply.release is not None:
+            reply.release.wait(reply.hold_s)
+        else:
+            time.sleep(reply.hold_s)
+
+    def _keep_alive(self, reply: Reply, ollama: bool) -> None:
+        """Only keep-alives, until `release` is set or hold_s has passed."""
+        empty_line = json.dumps({"message": {"role": "assistant", "content": ""}, "done": False}) + "\n"
+        ping = empty_line.encode() if ollama else b": ping\n\n"
+        deadline = time.monotonic() + reply.hold_s
+        while time.monotonic() < deadline:
+            self._write(reply, ping)
+            if reply.release is not None and reply.release.wait(reply.keepalive_every_s):
+                return
+            if reply.release is None:
+                time.sleep(reply.keepalive_every_s)
+
+    def _write(self, reply: Reply, data: bytes) -> None:
+        if reply.chunked:
+            data = b"%x\r\n%s\r\n" % (len(data), data)
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def _cut(self) -> None:
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def _json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+
+def prompt_tokens(messages: list[dict[str, Any]], tools: Any = None) -> int:
+    """How many tokens this fake server counts in a prompt: about four characters each."""
+    return len(json.dumps(messages) + (json.dumps(tools) if tools else "")) // 4
+
+
+def _timings(reply: Reply) -> dict[str, Any] | None:
+    """llama.cpp's timings: cache_n tokens reused from the cache, prompt_n read anew, the generation speed."""
+    if not reply.usage or (reply.cached is None and reply.speed is None):
+        return None
+    timings: dict[str, Any] = {"predicted_n": reply.usage[1]}
+    if reply.cached is not None:
+        timings.update(cache_n=reply.cached, prompt_n=reply.usage[0] - reply.cached)
+    if reply.speed is not None:
+        timings["predicted_per_second"] = reply.speed
+    return timings
+
+
+def _ollama_counts(reply: Reply) -> dict[str, Any]:
+    """Ollama's counts on its last line: the prompt, the generated tokens and how long they took (ns)."""
+    counts: dict[str, Any] = {}
+    if reply.usage:
+        counts.update(prompt_eval_count=reply.usage[0], eval_count=reply.usage[1])
+        if reply.speed:
+            counts["eval_duration"] = round(reply.usage[1] / reply.speed * 1e9)
+    if reply.cached is not None:
+        counts["prompt_eval_cached_count"] = reply.cached
+    return counts
+
+
+def _pieces(reply: Reply) -> list[str]:
+    if reply.chunks is not None:
+        return list(reply.chunks)
+    return [reply.text[i : i + 4] for i in range(0, len(reply.text), 4)]
+
+
+def _arguments_text(call: dict[str, Any]) -> str:
+    arguments = call.get("arguments", {})
+    return arguments if isinstance(arguments, str) else json.dumps(arguments)
+
+
+def _openai_events(reply: Reply, model: str) -> list[bytes]:
+    def event(delta: dict[str, Any], finish: str | None = None, usage: dict | None = None, choices: bool = True,
+              timings: dict | None = None) -> bytes:
+        chunk: dict[str, Any] = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": model}
+        chunk["choices"] = [{"index": 0, "delta": delta, "finish_reason": finish}] if choices else []
+        if usage:
+            chunk["usage"] = usage
+        if timings:
+            chunk["timings"] = timings
+        data = json.dumps(chunk)
+        if reply.multiline_data:
+            # Split where JSON allows whitespace: the client joins data: lines with a newline.
+            head, tail = data.split(', "choices": ', 1)
+            return f'data: {head},\ndata: "choices": {tail}\n\n'.encode()
+        return f"data: {data}\n\n".encode()
+
+    if reply.empty_choices:  # chunks that hold no choice at all, then the end
+        return [event({}, choices=False) for _ in _pieces(reply)] + [event({}, choices=False) + b"data: [DONE]\n\n"]
+    events = []
+    if reply.thinking:
+        events += [event({"reasoning_content": reply.thinking[i : i + 8]}) for i in range(0, len(reply.thinking), 8)]
+    events += [event({"content": piece}) for piece in _pieces(reply)]
+    for index, call in enumerate(reply.tool_calls):
+        arguments = _arguments_text(call)
+        half = len(arguments) // 2
+        head = {"index": index, "id": call.get("id", f"call_{index}"), "type": "function",
+                "function": {"name": call["name"], "arguments": arguments[:half]}}
+        events.append(event({"tool_calls": [head]}))
+        events.append(event({"tool_calls": [{"index": index, "function": {"arguments": arguments[half:]}}]}))
+        if reply.repeat_id:
+            events[-1] = event({"tool_calls": [{"index": index, "id": head["id"],
+                                                "function": {"arguments": arguments[half:]}}]})
+        if reply.id_pieces:
+            whole = head["id"]
+            size = -(-len(whole) // reply.id_pieces)
+            pieces = [whole[i : i + size] for i in range(0, len(whole), size)]
+            head["id"] = pieces[0]
+            events[-2] = event({"tool_calls": [head]})
+            events[-1:-1] = [event({"tool_calls": [{"index": index, "id": piece}]}) for piece in pieces[1:]]
+    finish = "tool_calls" if reply.tool_calls and reply.finish_reason == "stop" else reply.finish_reason
+    # llama.cpp puts its timings on the last chunk with choices
+    events.append(event({}, finish, timings=_timings(reply)))
+    usage = {"prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1],
+             "total_tokens": sum(reply.usage)} if reply.usage else None
+    events.append(event({}, None, usage, choices=False) + b"data: [DONE]\n\n")
+    return events
+
+
+def _ollama_events(reply: Reply, model: str) -> list[bytes]:
+    def line(message: dict[str, Any], done: bool = False, **extra: Any) -> bytes:
+        payload = {"model": model, "created_at": "2026-01-01T00:00:00Z",
+                   "message": {"role": "assistant", "content": "", **message}, "done": done, **extra}
+        return (json.dumps(payload) + "\n").encode()
+
+    if reply.empty_choices:  # "done", and nothing else: no message, no done_reason
+        return [(json.dumps({"model": model, "created_at": "2026-01-01T00:00:00Z", "done": True}) + "\n").encode()]
+    events = []
+    if reply.thinking:
+        events += [line({"thinking": reply.thinking[i : i + 8]}) for i in range(0, len(reply.thinking), 8)]
+    events += [line({"content": piece}) for piece in _pieces(reply)]
+    if reply.tool_calls:
+        events.append(line({"tool_calls": [
+            {"function": {"name": c["name"], "arguments": c.get("arguments", {})}} for c in reply.tool_calls]}))
+    extra: dict[str, Any] = {"done_reason": reply.finish_reason, **_ollama_counts(reply)}
+    events.append(line({}, True, **extra))
+    return events
+
+
+def _whole(reply: Reply, model: str, ollama: bool) -> dict[str, Any]:
+    text = "".join(_pieces(reply))
+    if ollama:
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        if reply.thinking:
+            message["thinking"] = reply.thinking
+        if reply.tool_calls:
+            message["tool_calls"] = [{"function": {"name": c["name"], "arguments": c.get("arguments", {})}}
+                                     for c in reply.tool_calls]
+        payload = {"model": model, "message": message, "done": True, "done_reason": reply.finish_reason,
+                   **_ollama_counts(reply)}
+        return payload
+    message = {"role": "assistant", "content": text}
+    if reply.thinking:
+        message["reasoning_content"] = reply.thinking
+    if reply.tool_calls:
+        message["tool_calls"] = [{"id": c.get("id", f"call_{i}"), "type": "function",
+                                  "function": {"name": c["name"], "arguments": _arguments_text(c)}}
+                                 for i, c in enumerate(reply.tool_calls)]
+    payload = {"id": "chatcmpl-1", "object": "chat.completion", "model": model,
+               "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}]}
+    if reply.usage:
+        payload["usage"] = {"prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1],
+                            "total_tokens": sum(reply.usage)}
+        if _timings(reply):
+            payload["timings"] = _timings(reply)
+    return payload
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--reply", default="Hello from the fake LLM.")
+    args = parser.parse_args()
+    fake = FakeLLM()
+    fake.default = Reply(text=args.reply)
+    fake.server.server_close()
+    fake.server = ThreadingHTTPServer(("127.0.0.1", args.port), type("Handler", (_Handler,), {"fake": fake}))
+    print(f"fake LLM on http://127.0.0.1:{args.port} (Ollama) and http://127.0.0.1:{args.port}/v1 (OpenAI)")
+    fake.server.serve_forever()
