@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ayder_cli.counts import counted
+from ayder_cli.wording import counted
 
 
 class IterationController:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ayder_cli.wording import short
 from ayder_cli.calls import ToolCall, decode_arguments
 
 NAME = re.compile(r"[A-Za-z_][\w.\-]*")
@@ -90,9 +90,3 @@ def schemas_by_name(tools: list[dict] | None) -> dict[str, dict]:
             schemas[function["name"]] = function.get("parameters") or {}
     return schemas
 
-
-def short(value: Any, limit: int = 160) -> str:
-    """A value cut to one short line, for messages."""
-    text = value if isinstance(value, str) else json.dumps(value, default=str)
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

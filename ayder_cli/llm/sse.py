@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from ayder_cli.counts import counted
+from ayder_cli.wording import counted
 from ayder_cli.llm.base import StreamCutError
 
 

@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from ayder_cli.calls import ToolCall, ToolResult, describe
 from ayder_cli.agent.conversation import Conversation
-from ayder_cli.counts import counted
+from ayder_cli.wording import counted, short
 from ayder_cli.errors import ExitStatus
 from ayder_cli.intents import call_format_instructions, parse
 from ayder_cli.llm.accumulate import Accumulator
@@ -274,7 +274,7 @@ class Doctor:
         if not tried.answer:
             return Result(FAILED, f"{describe_call(tried.call)} {how}, but after its result the model did not answer")
         self.found.working = tried
-        return Result(OK, f"{describe_call(tried.call)} {how}; then the model answered {short(tried.answer)!r}")
+        return Result(OK, f"{describe_call(tried.call)} {how}; then the model answered {short(tried.answer, 60)!r}")
 
     # --- the profile
 
@@ -377,9 +377,4 @@ def describe_call(call: ToolCall) -> str:
 
 def said(turn: AssistantTurn) -> str:
     text = parse(turn.text, [ADD_TOOL]).display.strip()
-    return f"the model said {short(text)!r}" if text else "the model said nothing"
-
-
-def short(text: str, limit: int = 60) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return f"the model said {short(text, 60)!r}" if text else "the model said nothing"

@@ -12,7 +12,7 @@ from ayder_cli.storage.checkpoint import MemoryManager
 from ayder_cli.setup.config import Config, api_keys, check_value, endpoint_of, load_config, names_a_server
 from ayder_cli.terminal.console import Console
 from ayder_cli.agent.conversation import Conversation
-from ayder_cli.counts import counted
+from ayder_cli.wording import counted
 from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.errors import ConfigError
 from ayder_cli.setup.instructions import Instructions, environment_note, load_instructions

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import IO, Mapping
 
 from ayder_cli.calls import describe
-from ayder_cli.counts import counted
+from ayder_cli.wording import counted
 from ayder_cli.llm.base import AssistantTurn, Usage
 from ayder_cli.masking import MaskedStream, Secrets
 from ayder_cli.terminal.piped_stdin import LenientStdin

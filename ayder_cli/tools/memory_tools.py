@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ayder_cli.counts import counted
+from ayder_cli.wording import counted
 from ayder_cli.storage.atomic import append_record
 from ayder_cli.storage.layout import Layout
 from ayder_cli.tools.base import ToolContext, ToolError, ToolResult, ToolSpec

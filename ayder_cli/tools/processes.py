@@ -20,6 +20,7 @@ from typing import Any, Iterable, Mapping, NamedTuple
 
 from ayder_cli.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
 from ayder_cli.tools.shell_policy import check_command
+from ayder_cli.wording import short
 
 SHELL = "/bin/sh"
 KILL_GRACE_S = 1.0  # between SIGTERM and SIGKILL
@@ -314,7 +315,7 @@ class ProcessManager:
                 raise ToolError(f"tail must be 1 or more lines, got {tail}")
             text = "\n".join(text.rstrip("\n").split("\n")[-tail:]) if text else ""
         running = status == "running"
-        header = f"process {entry.id} `{_short(entry.command)}`: {status} {'for' if running else 'after'} " \
+        header = f"process {entry.id} `{short(entry.command, 60)}`: {status} {'for' if running else 'after'} " \
                  f"{_duration(entry.runtime())}"
         text = text.rstrip("\n") or ("[no output yet]" if running else "[no output]")
         return f"{header}\n{text}"
@@ -337,9 +338,9 @@ class ProcessManager:
         if entry.reader is not None:
             entry.reader.join(timeout=0.5)
         if was_running:
-            return f"killed process {entry.id} `{_short(entry.command)}` after {_duration(entry.runtime())}"
+            return f"killed process {entry.id} `{short(entry.command, 60)}` after {_duration(entry.runtime())}"
         ended = entry.status().replace("killed", "been killed")
-        return f"process {entry.id} `{_short(entry.command)}` had already {ended}"
+        return f"process {entry.id} `{short(entry.command, 60)}` had already {ended}"
 
     def kill_all(self) -> None:
         """Stop every background process and its group. Safe to call more than once, and never raises."""
@@ -390,10 +391,6 @@ def _duration(seconds: float) -> str:
     return f"{int(seconds // 60)} min {int(seconds % 60)} s"
 
 
-def _short(command: str, width: int = 60) -> str:
-    one_line = " ".join(command.split())
-    return one_line if len(one_line) <= width else one_line[: width - 1] + "…"
-
 
 # --- the tools
 
@@ -426,7 +423,7 @@ def list_background_processes(context: ToolContext, args: dict[str, Any]) -> Too
     infos = _manager(context).list()
     if not infos:
         return ToolResult(ok=True, output="no background processes", summary="none")
-    lines = [f"{info.id}  {info.status}  {_duration(info.runtime_s)}  {_short(info.command)}" for info in infos]
+    lines = [f"{info.id}  {info.status}  {_duration(info.runtime_s)}  {short(info.command, 60)}" for info in infos]
     running = sum(info.status == "running" for info in infos)
     return ToolResult(ok=True, output="\n".join(lines), summary=f"{running} running, {len(infos)} in all")
 

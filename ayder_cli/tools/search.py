@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from ayder_cli.counts import counted
+from ayder_cli.wording import counted
 from ayder_cli.storage.layout import STATE_DIR
 from ayder_cli.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
 from ayder_cli.storage.atomic import TEMP_PREFIX

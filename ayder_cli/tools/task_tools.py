@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ayder_cli.counts import counted
+from ayder_cli.wording import counted
 from ayder_cli.storage import tasks
 from ayder_cli.errors import AyderError
 from ayder_cli.tools.base import Preview, ToolContext, ToolError, ToolResult, ToolSpec

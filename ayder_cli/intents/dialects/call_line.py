@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from ayder_cli.intents.dialects.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Outcome, Where
-from ayder_cli.intents.found import NAME, short
+from ayder_cli.intents.found import NAME
+from ayder_cli.wording import short
 
 OPENER = "[CALL]"
 _PAYLOAD_START = ("{", "[", '"')

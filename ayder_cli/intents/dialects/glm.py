@@ -10,7 +10,8 @@ from __future__ import annotations
 from ayder_cli.intents.coerce import CoerceError, typed
 from ayder_cli.intents.dialects.base import (MAX_TAG, NEED_MORE, NON_SPACE, NOT_MINE, Block, Dialect, Ends, Outcome,
                                              may_become)
-from ayder_cli.intents.found import NAME, short
+from ayder_cli.intents.found import NAME
+from ayder_cli.wording import short
 
 OPENER, CLOSER = "<tool_call>", "</tool_call>"
 KEY, KEY_END, VALUE, VALUE_END = "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"

@@ -14,7 +14,7 @@ import re
 
 from ayder_cli.intents.dialects.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Outcome
 from ayder_cli.intents.dialects.json_extent import JsonSequence
-from ayder_cli.intents.found import short
+from ayder_cli.wording import short
 
 MESSAGE, CALL = "<|message|>", "<|call|>"
 _ENDS = (CALL, "<|end|>")

@@ -11,7 +11,7 @@ import json
 
 from ayder_cli.intents.dialects.base import MAX_TAG, NEED_MORE, NON_SPACE, NOT_MINE, Block, Dialect, Ends, Outcome
 from ayder_cli.intents.dialects.json_extent import JsonExtent, json_values
-from ayder_cli.intents.found import short
+from ayder_cli.wording import short
 
 OPENER = "<tool_call>"
 CLOSER = "</tool_call>"

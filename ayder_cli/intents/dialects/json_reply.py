@@ -14,7 +14,8 @@ from typing import Any
 
 from ayder_cli.intents.dialects.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Outcome, Where
 from ayder_cli.intents.dialects.json_extent import JsonSequence
-from ayder_cli.intents.found import is_call_object, short
+from ayder_cli.intents.found import is_call_object
+from ayder_cli.wording import short
 
 PYTHON_TAG = "<|python_tag|>"
 _TAG_ENDS = ("<|eom_id|>", "<|eot_id|>")

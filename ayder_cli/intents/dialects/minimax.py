@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ayder_cli.intents.dialects.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Outcome
 from ayder_cli.intents.dialects.json_extent import JsonSequence
-from ayder_cli.intents.found import short
+from ayder_cli.wording import short
 
 OPENER, CLOSER = "<tool_calls>", "</tool_calls>"
 

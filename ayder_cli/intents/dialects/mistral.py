@@ -9,7 +9,7 @@ import re
 
 from ayder_cli.intents.dialects.base import MAX_TAG, NEED_MORE, NON_SPACE, NOT_MINE, Block, Dialect, Ends, Outcome
 from ayder_cli.intents.dialects.json_extent import JsonExtent
-from ayder_cli.intents.found import short
+from ayder_cli.wording import short
 
 OPENER = "[TOOL_CALLS]"
 _NAMED = re.compile(r"([A-Za-z_][\w.\-]*)(?:\[CALL_ID\][\w\-]*)?\[ARGS\]")

@@ -10,7 +10,8 @@ import ast
 import re
 
 from ayder_cli.intents.dialects.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Outcome, Where
-from ayder_cli.intents.found import Found, short
+from ayder_cli.intents.found import Found
+from ayder_cli.wording import short
 
 _CALL_START = re.compile(r"[A-Za-z_][\w.]*\s*\(")
 _MAY_BE_NAME = re.compile(r"[A-Za-z_][\w.]*\s*")

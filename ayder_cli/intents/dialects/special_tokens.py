@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ayder_cli.intents.dialects.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Outcome, may_become
 from ayder_cli.intents.dialects.json_extent import JsonExtent
-from ayder_cli.intents.found import short
+from ayder_cli.wording import short
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import json
 
 from ayder_cli.intents.dialects.base import NEED_MORE, Block, Dialect, Ends, Outcome
 from ayder_cli.intents.dialects.pythonic import add_python_calls
-from ayder_cli.intents.found import short
+from ayder_cli.wording import short
 
 
 class Fence(Block):

@@ -22,7 +22,7 @@ from ayder_cli.intents.dialects.base import (MAX_TAG, NEED_MORE, NON_SPACE, NOT_
 from ayder_cli.intents.dialects.xml_tags import (AFTER_CALL_TAG, AFTER_CLOSER, CALL_TAGS, PARAMETER_CLOSERS,
                                                  PARAMETER_TAGS, WRAPPER_CLOSERS, call_name, could_be_tag,
                                                  one_newline_off, param_key, right_after_tag, tag_name)
-from ayder_cli.intents.found import short
+from ayder_cli.wording import short
 
 # A '<' that may start a tag of these dialects (or the wrapper's closer); "a < b" in a value cannot.
 _MAY_BE_TAG = re.compile(r"<(?=[/fipt｜|]|\Z)")

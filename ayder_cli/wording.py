@@ -1,0 +1,18 @@
+"""How ayder words things in every message it writes: a count with its noun, a long value in one short line."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def counted(number: int, word: str, plural: str | None = None) -> str:
+    """'1 message', '2 messages': a count with its noun in the right number."""
+    return f"{number} {word if number == 1 else plural or word + 's'}"
+
+
+def short(value: Any, limit: int = 160) -> str:
+    """A value cut to one short line (blanks folded, `…` where it was cut), for messages."""
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
