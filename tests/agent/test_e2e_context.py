@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from support import fakellm
-from conftest import server_args
+from support.harness import server_args
 from support.fakellm import Reply
 
 OLLAMA_SHOW = {  # the shape of Ollama's POST /api/show

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import NOTES, server_args
+from support.files import NOTES
+from support.harness import server_args
 from support.fakellm import Reply
 from support.requests_seen import activity_lines, messages, numbered, of_role
 

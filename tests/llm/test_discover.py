@@ -12,7 +12,7 @@ import time
 
 import pytest
 from click.testing import CliRunner
-from conftest import write_json
+from support.files import write_json
 from support.fakellm import FakeLLM, Reply
 
 from ayder_cli.setup import config as config_module

@@ -8,7 +8,8 @@ import time
 
 import pytest
 import responses
-from conftest import server_args, write_json
+from support.files import write_json
+from support.harness import server_args
 from support.fakellm import Reply
 
 from ayder_cli.setup.config import Config, check_value, endpoint_of

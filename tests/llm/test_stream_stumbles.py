@@ -7,7 +7,7 @@ import json
 
 import pytest
 import responses
-from conftest import server_args
+from support.harness import server_args
 from support.fakellm import Reply
 
 from ayder_cli.setup.config import Config, endpoint_of

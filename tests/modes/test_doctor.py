@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from conftest import sent_messages, server_args
+from support.harness import server_args
+from support.requests_seen import sent_messages
 from support.fakellm import FakeLLM, Reply
 
 from ayder_cli.storage.profiles import profiles_path

@@ -5,7 +5,8 @@ from __future__ import annotations
 import threading
 
 import pytest
-from conftest import server_args, write_json
+from support.files import write_json
+from support.harness import server_args
 from support.fakellm import Reply
 
 SECRET = "sk-test-ZQX9-very-secret-4242"

@@ -7,7 +7,8 @@ import subprocess
 
 import pexpect
 import pytest
-from conftest import KEPT, ayder_command, server_args, sigint_mid_reply, write_json
+from support.files import write_json
+from support.harness import KEPT, ayder_command, server_args, sigint_mid_reply
 from support.fakellm import Reply
 
 ANSWER = "The file says hello."

@@ -11,7 +11,9 @@ import sys
 import threading
 
 import pytest
-from conftest import ayder_command, read_until, sent_messages, server_args, write_json
+from support.files import write_json
+from support.harness import ayder_command, read_until, server_args
+from support.requests_seen import sent_messages
 from support.fakellm import Reply
 
 from ayder_cli import __version__

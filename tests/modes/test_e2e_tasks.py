@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import server_args
+from support.harness import server_args
 from support.fakellm import Reply
 
 

@@ -11,7 +11,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import sent_messages, server_args, write_json
+from support.files import write_json
+from support.harness import server_args
+from support.requests_seen import sent_messages
 from support.fakellm import Reply
 
 from ayder_cli.storage.sessions import load

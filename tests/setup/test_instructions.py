@@ -12,7 +12,9 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
-from conftest import server_args, without_environment, write_json
+from support.files import write_json
+from support.harness import server_args
+from support.requests_seen import without_environment
 from support.fakellm import Reply
 
 from ayder_cli.terminal.commands import INIT_REQUEST

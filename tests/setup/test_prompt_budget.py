@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import server_args
+from support.harness import server_args
 from support.fakellm import Reply
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))

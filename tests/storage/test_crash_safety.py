@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from conftest import server_args
+from support.harness import server_args
 from support.fakellm import Reply
 
 from ayder_cli.storage.atomic import TEMP_PREFIX

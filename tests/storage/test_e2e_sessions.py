@@ -6,7 +6,8 @@ import signal
 import subprocess
 import threading
 
-from conftest import read_until, sent_messages, server_args
+from support.harness import read_until, server_args
+from support.requests_seen import sent_messages
 from support.fakellm import Reply
 
 

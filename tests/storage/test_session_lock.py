@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import server_args, write_json
+from support.files import write_json
+from support.harness import server_args
 from support.fakellm import Reply
 
 from ayder_cli.setup.config import KEYS, Config

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import call_tool
+from support.tool_calls import call_tool
 
 from ayder_cli.errors import ExitStatus
 from ayder_cli.storage.tasks import (

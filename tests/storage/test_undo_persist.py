@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import server_args
+from support.harness import server_args
 from support.fakellm import Reply
 
 from ayder_cli.storage.atomic import atomic_write

@@ -28,3 +28,16 @@ def activity_lines(stderr: str) -> list[str]:
 
 def all_request_text(fake) -> str:
     return "\n".join(json.dumps(r["body"]) for r in fake.chat_requests())
+
+
+def without_environment(text: str) -> str:
+    """A first user message as the user wrote it: the environment note ayder sends before it taken off."""
+    if text.startswith("<environment>\n") and "\n</environment>\n\n" in text:
+        return text.split("\n</environment>\n\n", 1)[1]
+    return text
+
+
+def sent_messages(request: dict) -> list[dict]:
+    """The messages of one recorded chat request, with the environment note taken off (see above)."""
+    return [{**m, "content": without_environment(m["content"])} if m.get("role") == "user"
+            and isinstance(m.get("content"), str) else m for m in request["body"]["messages"]]

@@ -10,7 +10,7 @@ import time
 from contextlib import nullcontext
 
 import pytest
-from conftest import read_until
+from support.harness import read_until
 
 from ayder_cli.terminal.confirm import QUESTION, REASON_QUESTION, TerminalConfirmer, tty_opener
 from ayder_cli.tools.base import Preview

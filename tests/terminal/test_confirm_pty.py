@@ -12,7 +12,8 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from conftest import ayder_command, expect_prompt, finish
+from support.harness import ayder_command
+from support.pty_harness import expect_prompt, finish
 from support.fakellm import Reply
 
 pexpect = pytest.importorskip("pexpect")

@@ -6,7 +6,7 @@ import io
 import subprocess
 import sys
 
-from conftest import server_args
+from support.harness import server_args
 from support.fakellm import Reply
 
 from ayder_cli.terminal.console import Console, Terminal

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from conftest import server_args
+from support.harness import server_args
 from support.fakellm import Reply
 
 from ayder_cli.masking import MaskedStream, Secrets

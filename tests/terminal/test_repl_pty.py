@@ -1,6 +1,6 @@
 """The interactive REPL on a terminal (a pseudo-terminal, pexpect), and Ctrl-C in one-shot mode.
 
-ayder runs in-process on the terminal (conftest.TerminalRun); the tests of Ctrl-C as a signal
+ayder runs in-process on the terminal (support/pty_harness.py); the tests of Ctrl-C as a signal
 (SIGINT) start the real process.
 """
 
@@ -11,7 +11,9 @@ import signal
 import threading
 
 import pytest
-from conftest import expect_prompt, finish, sent_messages, server_args, sigint_mid_reply, wait_for_raw_mode
+from support.harness import server_args, sigint_mid_reply
+from support.pty_harness import expect_prompt, finish, wait_for_raw_mode
+from support.requests_seen import sent_messages
 from support.fakellm import Reply
 
 pexpect = pytest.importorskip("pexpect")

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import alive, server_args
+from support.harness import alive, server_args
 from support.fakellm import Reply
 
 from ayder_cli.errors import ExitStatus
@@ -153,7 +153,7 @@ def test_a_signal_while_the_prompt_handles_typed_keys_ends_ayder(fake, ayder_on_
     """A pasted line keeps prompt_toolkit busy in its callbacks; one of them (its stdout flush) has
     a bare `except:` that swallowed the signal, leaving ayder running on a closed terminal."""
     import pexpect
-    from conftest import expect_prompt
+    from support.pty_harness import expect_prompt
 
     child = ayder_on_pty_process("--base-url", fake.url)
     expect_prompt(child)

@@ -3,7 +3,7 @@ help, /tools wrapped at word boundaries, counts that agree in number."""
 
 from __future__ import annotations
 
-from conftest import server_args
+from support.harness import server_args
 from support.fakellm import Reply
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import server_args
+from support.harness import server_args
 
 BYTES = b"line one \xff\xfe caf\xe9\n"
 

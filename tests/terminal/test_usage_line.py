@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from conftest import server_args
+from support.harness import server_args
 from support.fakellm import Reply
 
 from ayder_cli.terminal.console import Console, Terminal, describe_message_usage

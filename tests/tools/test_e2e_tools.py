@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import NOTES, server_args, write_json
+from support.files import NOTES, write_json
+from support.harness import server_args
 from support.fakellm import Reply
 from support.requests_seen import activity_lines, all_request_text, messages, numbered, of_role, tool_names
 

@@ -10,7 +10,9 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from conftest import call_tool, OUTSIDE_SECRET, server_args
+from support.files import OUTSIDE_SECRET
+from support.harness import server_args
+from support.tool_calls import call_tool
 from support.fakellm import Reply
 
 from ayder_cli.terminal.commands import CommandResult, run_command

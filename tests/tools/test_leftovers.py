@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from conftest import server_args
+from support.harness import server_args
 from support.fakellm import Reply
 
 from ayder_cli.tools.base import ToolContext

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import call_tool
+from support.tool_calls import call_tool
 
 
 def test_notes_are_saved_and_found_newest_first(root):

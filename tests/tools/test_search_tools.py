@@ -19,7 +19,8 @@ from ayder_cli.tools.files import LIST_FILES
 from ayder_cli.tools.gitignore import IgnoreRules, glob_to_regex, parse, walk
 from ayder_cli.tools.search import SEARCH_TOOLS
 
-from conftest import call_tool, OUTSIDE_SECRET as SECRET  # noqa: E402
+from support.files import OUTSIDE_SECRET as SECRET  # noqa: E402
+from support.tool_calls import call_tool  # noqa: E402
 HAS_RG = shutil.which("rg") is not None
 
 

@@ -10,7 +10,7 @@ import os
 import time
 
 import pytest
-from conftest import call_tool
+from support.tool_calls import call_tool
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

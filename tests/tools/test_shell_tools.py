@@ -15,7 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import alive, call_tool
+from support.harness import alive
+from support.tool_calls import call_tool
 
 from ayder_cli.calls import ToolCall
 from ayder_cli.tools import processes as processes_module

@@ -7,7 +7,9 @@ import json
 import shutil
 
 import pytest
-from conftest import call_tool, server_args, write_json
+from support.files import write_json
+from support.harness import server_args
+from support.tool_calls import call_tool
 from support.fakellm import Reply
 
 from ayder_cli.setup.config import ConfigError, check_value

@@ -20,7 +20,8 @@ from ayder_cli.tools import GROUPS, ToolContext, ToolError, ToolRegistry, ToolRe
 from ayder_cli.tools.files import LIST_FILES, READ_FILE
 from ayder_cli.storage.paths import display_path, resolve_in_root
 
-from conftest import call_tool, OUTSIDE_SECRET as SECRET, run_call  # noqa: E402
+from support.files import OUTSIDE_SECRET as SECRET  # noqa: E402
+from support.tool_calls import call_tool, run_call  # noqa: E402
 
 
 def numbered(lines: range) -> str:
