@@ -196,7 +196,7 @@ def test_ollama_dict_arguments_are_used_as_they_are():
     assert turn.usage == Usage(40, 12)
 
 
-# --- tool-call ids (issue 13): joined when streamed in pieces, never doubled
+# --- tool-call ids: joined when streamed in pieces, never doubled
 
 
 def test_an_id_in_pieces_is_joined_sent_once_kept_and_repeated_not_doubled():

@@ -304,7 +304,7 @@ def test_transcripts_are_private_to_the_user(tmp_path):
     assert session.path.stat().st_mode & 0o077 == 0
 
 
-# --- issue 13: pruning, unanswered sessions, usage records
+# --- pruning, unanswered sessions, usage records
 
 
 def test_prune_keeps_the_newest_and_any_session_another_ayder_writes(tmp_path):
