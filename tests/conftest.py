@@ -12,6 +12,7 @@ helpers (server_args, read_until, call_tool, write_json, ...) from support/ too.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -49,10 +50,44 @@ _venv_bin_first_on_path()
 # --- every test
 
 
+class Homes:
+    """The HOME of each test: an empty directory, the same one again when the last test left it empty
+    and as it was. A new directory for each of the thousands of tests, and deleting it later, would
+    cost milliseconds each on a slow disk, where most tests never write to HOME."""
+
+    def __init__(self, factory: pytest.TempPathFactory) -> None:
+        self.factory = factory
+        self.current: Path | None = None
+
+    def empty_one(self) -> Path:
+        if self.current is None or not self._emptied(self.current):
+            self.current = self.factory.mktemp("home")
+        return self.current
+
+    @staticmethod
+    def _emptied(home: Path) -> bool:
+        try:
+            if os.stat(home).st_mode & 0o777 != 0o700:  # a test changed HOME itself
+                return False
+            for entry in os.scandir(home):
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path)
+                else:
+                    os.unlink(entry.path)
+        except OSError:  # something a test made cannot be removed: leave it, take a new one
+            return False
+        return True
+
+
+@pytest.fixture(scope="session")
+def homes(tmp_path_factory) -> Homes:
+    return Homes(tmp_path_factory)
+
+
 @pytest.fixture(autouse=True)
-def isolated_env(tmp_path_factory, monkeypatch):
+def isolated_env(homes, monkeypatch):
     """No test sees the developer's config, history, keys or servers."""
-    home = tmp_path_factory.mktemp("home")
+    home = homes.empty_one()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))

@@ -24,6 +24,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
+import selectors
 import socket
 import threading
 import time
@@ -89,8 +91,10 @@ class FakeLLM:
         handler = type("Handler", (_Handler,), {"fake": self})
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.server.daemon_threads = True
-        # A short poll: stop() waits for the loop to notice, and every end-to-end test stops a server.
-        self._thread = threading.Thread(target=self.server.serve_forever, args=(0.005,), daemon=True)
+        # stop() wakes the loop through this pipe: every end-to-end test stops a server, and a polling
+        # loop (serve_forever) would keep each waiting for its next poll.
+        self._wake_read, self._wake_write = os.pipe()
+        self._thread = threading.Thread(target=self._serve, name="fake-llm", daemon=True)
 
     @property
     def url(self) -> str:
@@ -119,7 +123,7 @@ class FakeLLM:
         while len(self.chat_requests()) < count:
             if time.monotonic() > deadline:
                 raise AssertionError(f"expected {count} chat requests, got {len(self.chat_requests())}")
-            time.sleep(0.01)
+            time.sleep(0.002)
         return self.chat_requests()
 
     def release_all(self) -> None:
@@ -134,8 +138,23 @@ class FakeLLM:
 
     def stop(self) -> None:
         self.release_all()
-        self.server.shutdown()
+        os.write(self._wake_write, b"x")
+        if self._thread.is_alive():
+            self._thread.join()
         self.server.server_close()
+        os.close(self._wake_read)
+        os.close(self._wake_write)
+
+    def _serve(self) -> None:
+        """Accept each connection as it comes (a thread handles it) until stop()."""
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.server, selectors.EVENT_READ)
+            selector.register(self._wake_read, selectors.EVENT_READ)
+            while True:
+                ready = [key.fileobj for key, _ in selector.select()]
+                if self._wake_read in ready:
+                    return
+                self.server.handle_request()
 
     def __enter__(self) -> "FakeLLM":
         return self.start()

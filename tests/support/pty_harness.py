@@ -106,7 +106,7 @@ def wait_for_raw_mode(child, timeout_s: float = 20.0) -> None:
     while termios.tcgetattr(child.child_fd)[3] & termios.ICANON:
         if time.monotonic() > deadline:
             raise AssertionError("the terminal never left cooked mode: no prompt is reading keys")
-        time.sleep(0.01)
+        time.sleep(0.002)  # a prompt is usually reading keys within milliseconds
 
 
 def expect_prompt(child, prompt: str = PROMPT) -> None:
