@@ -92,8 +92,14 @@ def spawn_on_pty(args, *, env: dict, cwd: Path, term: str = "dumb", color: bool 
     command = [*ayder_command(), *args]
     if shell is not None:
         command = ["/bin/sh", "-c", shell.format(ayder=shlex.join(command))]
-    return pexpect.spawn(command[0], command[1:], env={**env, **terminal_env(term, color)}, cwd=str(cwd),
-                         encoding="utf-8", timeout=20, dimensions=(PTY_ROWS, PTY_COLUMNS))
+    child = pexpect.spawn(command[0], command[1:], env={**env, **terminal_env(term, color)}, cwd=str(cwd),
+                          encoding="utf-8", timeout=20, dimensions=(PTY_ROWS, PTY_COLUMNS))
+    # pexpect pauses 50 ms before each send, in case a prompt is not reading keys yet, and 100 ms in
+    # close(), in case the process has not exited yet: the tests wait for both themselves
+    # (expect_prompt, finish), as the in-process TerminalRun always has.
+    child.delaybeforesend = None
+    child.ptyproc.delayafterclose = 0
+    return child
 
 
 def wait_for_raw_mode(child, timeout_s: float = 20.0) -> None:
@@ -115,8 +121,13 @@ def expect_prompt(child, prompt: str = PROMPT) -> None:
     wait_for_raw_mode(child)
 
 
-def finish(child) -> int:
+def finish(child, timeout_s: float = 20.0) -> int:
     """Wait for the end of the run on the terminal; its exit status."""
     child.expect(pexpect.EOF)
+    deadline = time.monotonic() + timeout_s
+    while child.isalive():  # the terminal closes as the run ends: the exit follows at once
+        if time.monotonic() > deadline:
+            raise AssertionError(f"ayder closed its terminal but did not end within {timeout_s:g} s")
+        time.sleep(0.002)
     child.close()
     return child.exitstatus
