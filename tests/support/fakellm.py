@@ -27,12 +27,19 @@ import json
 import os
 import selectors
 import socket
+import sys
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
+
+if __name__ == "__main__":  # run by hand (python tests/support/fakellm.py): tests/ is not on the path yet
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from support.fake_wire import ollama_lines, openai_events, whole_body  # noqa: E402
 
 
 @dataclass
@@ -72,6 +79,28 @@ class Reply:
     # repeat_id: the whole id again in every fragment of the call, as some servers send it.
     id_pieces: int | None = None
     repeat_id: bool = False
+
+    # --- the common shapes, by name
+
+    @classmethod
+    def calling(cls, name: str, arguments: dict[str, Any] | str | None = None, *, id: str | None = None,
+                **fields: Any) -> Reply:
+        """A reply that only calls one tool, natively; arguments may be a string (JSON as the model wrote it)."""
+        call: dict[str, Any] = {"name": name, "arguments": {} if arguments is None else arguments}
+        if id is not None:
+            call["id"] = id
+        return cls(text="", tool_calls=[call], **fields)
+
+    @classmethod
+    def held(cls, *chunks: str, after: int, release: threading.Event, **fields: Any) -> Reply:
+        """A streamed reply whose first `after` chunks go out at once; the rest wait until `release` is set
+        (after=0: not a byte before)."""
+        return cls(chunks=list(chunks), hold_after=after, release=release, **fields)
+
+    @classmethod
+    def failing(cls, status: int, error: str, **fields: Any) -> Reply:
+        """An error answer: the HTTP status and the message, in the protocol's own error shape."""
+        return cls(status=status, error=error, **fields)
 
 
 class FakeLLM:
@@ -227,8 +256,8 @@ class _Handler(BaseHTTPRequestHandler):
                 return None
         model = body.get("model", "")
         if not body.get("stream", True):
-            return self._json(200, _whole(reply, model, ollama), reply.headers)
-        events = _ollama_events(reply, model) if ollama else _openai_events(reply, model)
+            return self._json(200, whole_body(reply, model, ollama), reply.headers)
+        events = ollama_lines(reply, model) if ollama else openai_events(reply, model)
         self._stream(reply, events, "application/x-ndjson" if ollama else "text/event-stream", ollama)
 
     def _in_window(self, reply: Reply, body: dict, ollama: bool) -> Reply | None:
@@ -346,138 +375,6 @@ class _Handler(BaseHTTPRequestHandler):
 def prompt_tokens(messages: list[dict[str, Any]], tools: Any = None) -> int:
     """How many tokens this fake server counts in a prompt: about four characters each."""
     return len(json.dumps(messages) + (json.dumps(tools) if tools else "")) // 4
-
-
-def _timings(reply: Reply) -> dict[str, Any] | None:
-    """llama.cpp's timings: cache_n tokens reused from the cache, prompt_n read anew, the generation speed."""
-    if not reply.usage or (reply.cached is None and reply.speed is None):
-        return None
-    timings: dict[str, Any] = {"predicted_n": reply.usage[1]}
-    if reply.cached is not None:
-        timings.update(cache_n=reply.cached, prompt_n=reply.usage[0] - reply.cached)
-    if reply.speed is not None:
-        timings["predicted_per_second"] = reply.speed
-    return timings
-
-
-def _ollama_counts(reply: Reply) -> dict[str, Any]:
-    """Ollama's counts on its last line: the prompt, the generated tokens and how long they took (ns)."""
-    counts: dict[str, Any] = {}
-    if reply.usage:
-        counts.update(prompt_eval_count=reply.usage[0], eval_count=reply.usage[1])
-        if reply.speed:
-            counts["eval_duration"] = round(reply.usage[1] / reply.speed * 1e9)
-    if reply.cached is not None:
-        counts["prompt_eval_cached_count"] = reply.cached
-    return counts
-
-
-def _pieces(reply: Reply) -> list[str]:
-    if reply.chunks is not None:
-        return list(reply.chunks)
-    return [reply.text[i : i + 4] for i in range(0, len(reply.text), 4)]
-
-
-def _arguments_text(call: dict[str, Any]) -> str:
-    arguments = call.get("arguments", {})
-    return arguments if isinstance(arguments, str) else json.dumps(arguments)
-
-
-def _openai_events(reply: Reply, model: str) -> list[bytes]:
-    def event(delta: dict[str, Any], finish: str | None = None, usage: dict | None = None, choices: bool = True,
-              timings: dict | None = None) -> bytes:
-        chunk: dict[str, Any] = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": model}
-        chunk["choices"] = [{"index": 0, "delta": delta, "finish_reason": finish}] if choices else []
-        if usage:
-            chunk["usage"] = usage
-        if timings:
-            chunk["timings"] = timings
-        data = json.dumps(chunk)
-        if reply.multiline_data:
-            # Split where JSON allows whitespace: the client joins data: lines with a newline.
-            head, tail = data.split(', "choices": ', 1)
-            return f'data: {head},\ndata: "choices": {tail}\n\n'.encode()
-        return f"data: {data}\n\n".encode()
-
-    if reply.empty_choices:  # chunks that hold no choice at all, then the end
-        return [event({}, choices=False) for _ in _pieces(reply)] + [event({}, choices=False) + b"data: [DONE]\n\n"]
-    events = []
-    if reply.thinking:
-        events += [event({"reasoning_content": reply.thinking[i : i + 8]}) for i in range(0, len(reply.thinking), 8)]
-    events += [event({"content": piece}) for piece in _pieces(reply)]
-    for index, call in enumerate(reply.tool_calls):
-        arguments = _arguments_text(call)
-        half = len(arguments) // 2
-        head = {"index": index, "id": call.get("id", f"call_{index}"), "type": "function",
-                "function": {"name": call["name"], "arguments": arguments[:half]}}
-        events.append(event({"tool_calls": [head]}))
-        events.append(event({"tool_calls": [{"index": index, "function": {"arguments": arguments[half:]}}]}))
-        if reply.repeat_id:
-            events[-1] = event({"tool_calls": [{"index": index, "id": head["id"],
-                                                "function": {"arguments": arguments[half:]}}]})
-        if reply.id_pieces:
-            whole = head["id"]
-            size = -(-len(whole) // reply.id_pieces)
-            pieces = [whole[i : i + size] for i in range(0, len(whole), size)]
-            head["id"] = pieces[0]
-            events[-2] = event({"tool_calls": [head]})
-            events[-1:-1] = [event({"tool_calls": [{"index": index, "id": piece}]}) for piece in pieces[1:]]
-    finish = "tool_calls" if reply.tool_calls and reply.finish_reason == "stop" else reply.finish_reason
-    # llama.cpp puts its timings on the last chunk with choices
-    events.append(event({}, finish, timings=_timings(reply)))
-    usage = {"prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1],
-             "total_tokens": sum(reply.usage)} if reply.usage else None
-    events.append(event({}, None, usage, choices=False) + b"data: [DONE]\n\n")
-    return events
-
-
-def _ollama_events(reply: Reply, model: str) -> list[bytes]:
-    def line(message: dict[str, Any], done: bool = False, **extra: Any) -> bytes:
-        payload = {"model": model, "created_at": "2026-01-01T00:00:00Z",
-                   "message": {"role": "assistant", "content": "", **message}, "done": done, **extra}
-        return (json.dumps(payload) + "\n").encode()
-
-    if reply.empty_choices:  # "done", and nothing else: no message, no done_reason
-        return [(json.dumps({"model": model, "created_at": "2026-01-01T00:00:00Z", "done": True}) + "\n").encode()]
-    events = []
-    if reply.thinking:
-        events += [line({"thinking": reply.thinking[i : i + 8]}) for i in range(0, len(reply.thinking), 8)]
-    events += [line({"content": piece}) for piece in _pieces(reply)]
-    if reply.tool_calls:
-        events.append(line({"tool_calls": [
-            {"function": {"name": c["name"], "arguments": c.get("arguments", {})}} for c in reply.tool_calls]}))
-    extra: dict[str, Any] = {"done_reason": reply.finish_reason, **_ollama_counts(reply)}
-    events.append(line({}, True, **extra))
-    return events
-
-
-def _whole(reply: Reply, model: str, ollama: bool) -> dict[str, Any]:
-    text = "".join(_pieces(reply))
-    if ollama:
-        message: dict[str, Any] = {"role": "assistant", "content": text}
-        if reply.thinking:
-            message["thinking"] = reply.thinking
-        if reply.tool_calls:
-            message["tool_calls"] = [{"function": {"name": c["name"], "arguments": c.get("arguments", {})}}
-                                     for c in reply.tool_calls]
-        payload = {"model": model, "message": message, "done": True, "done_reason": reply.finish_reason,
-                   **_ollama_counts(reply)}
-        return payload
-    message = {"role": "assistant", "content": text}
-    if reply.thinking:
-        message["reasoning_content"] = reply.thinking
-    if reply.tool_calls:
-        message["tool_calls"] = [{"id": c.get("id", f"call_{i}"), "type": "function",
-                                  "function": {"name": c["name"], "arguments": _arguments_text(c)}}
-                                 for i, c in enumerate(reply.tool_calls)]
-    payload = {"id": "chatcmpl-1", "object": "chat.completion", "model": model,
-               "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}]}
-    if reply.usage:
-        payload["usage"] = {"prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1],
-                            "total_tokens": sum(reply.usage)}
-        if _timings(reply):
-            payload["timings"] = _timings(reply)
-    return payload
 
 
 if __name__ == "__main__":

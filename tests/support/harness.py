@@ -249,7 +249,7 @@ def sigint_mid_reply(fake: FakeLLM, spawn, *args: str) -> tuple[int, str, str]:
     (Ctrl-C) once KEPT has reached its stdout and while the server holds back LOST
     -> (exit status, all of stdout, stderr)."""
     release = threading.Event()
-    fake.queue(Reply(chunks=[KEPT, LOST], hold_after=1, release=release))
+    fake.queue(Reply.held(KEPT, LOST, after=1, release=release))
     process = spawn(*args)
     try:
         seen = read_until(process.stdout, KEPT.rstrip().encode())  # a trailing space waits for what follows

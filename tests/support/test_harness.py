@@ -39,7 +39,7 @@ def test_run_in_process_pipes_its_input_to_ayder(fake, project):
 
 def test_run_in_process_gives_up_at_its_timeout(fake, project):
     release = threading.Event()
-    fake.queue(Reply(chunks=["never ", "ends"], hold_after=1, release=release))
+    fake.queue(Reply.held("never ", "ends", after=1, release=release))
     started = time.monotonic()
     try:
         with pytest.raises(subprocess.TimeoutExpired):
