@@ -291,7 +291,7 @@ class Doctor:
         }
         if found.native_tools is False:
             facts["reason"] = f"the server refused native tool calling ({found.refusal})"
-        profiles = self.loop.profiles or ServerProfiles(profiles_path(self.services.env))
+        profiles = self.loop.profiles or ServerProfiles(profiles_path(self.services.environment.env))
         profiles.remember(config.resolved_base_url, config.resolved_model,
                           **{key: value for key, value in facts.items() if value is not None})
         return profiles.path

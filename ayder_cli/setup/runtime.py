@@ -3,7 +3,7 @@
 The settings (Config), where they point (Endpoint), the client talking there
 and what the server said of its context window travel together: the loop holds
 one Runtime, and switching model or server (/model, /provider) replaces it
-whole (services.runtime_for builds it); nothing patches a field of it.
+whole (setup.server.runtime_for builds it); nothing patches a field of it.
 """
 
 from __future__ import annotations

@@ -15,3 +15,8 @@ def xdg_state_dir(env: Mapping[str, str]) -> Path:
 def xdg_config_path(env: Mapping[str, str]) -> Path:
     base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".config")
     return Path(base) / "ayder" / "config.json"
+
+
+def history_path(env: Mapping[str, str]) -> Path:
+    """The REPL's prompt history: the lines typed at it, across runs and projects."""
+    return xdg_state_dir(env) / "history"

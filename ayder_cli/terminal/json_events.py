@@ -27,7 +27,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ayder_cli.terminal.console import Console, Terminal
+from ayder_cli.terminal.console import Console
+from ayder_cli.terminal.environment import Environment
 from ayder_cli.llm.base import AssistantTurn, Usage
 from ayder_cli.masking import MaskedStream, Secrets, masked_within
 
@@ -35,11 +36,11 @@ from ayder_cli.masking import MaskedStream, Secrets, masked_within
 class JsonEvents(Console):
     """The loop's callbacks as JSON Lines on stdout; the console's stderr lines unchanged."""
 
-    def __init__(self, terminal: Terminal, *, show_thinking: bool = False, verbose: bool = False) -> None:
-        super().__init__(terminal, show_thinking=show_thinking, verbose=verbose)
+    def __init__(self, environment: Environment, *, show_thinking: bool = False, verbose: bool = False) -> None:
+        super().__init__(environment, show_thinking=show_thinking, verbose=verbose)
         self._spinner = None  # stderr may be a terminal, but a script reads this run
         self.out = self.err  # stray writes to the console's stdout go to stderr: stdout is JSON only
-        self.events = terminal.stdout
+        self.events = environment.stdout
         self.secrets = Secrets()
         self._held = {"text": "", "thinking": ""}  # a delta's end that could start a secret
         self._reply = ""  # the text of the reply streaming now (and of the ones cut at max_tokens before it)
@@ -52,7 +53,7 @@ class JsonEvents(Console):
     def mask_with(self, secrets: Secrets) -> None:
         self.secrets = secrets  # the same object: keys added later are masked too
         if secrets:
-            self.err = MaskedStream(self.terminal.stderr, secrets)
+            self.err = MaskedStream(self.environment.stderr, secrets)
             self.out = self.err
 
     def watch(self, services) -> None:

@@ -18,10 +18,11 @@ from support.fakellm import FakeLLM, Reply
 from ayder_cli.setup import config as config_module
 from ayder_cli.cli import cli
 from ayder_cli.setup.config import load_config
-from ayder_cli.terminal.console import Console, Terminal
+from ayder_cli.terminal.console import Console
+from ayder_cli.terminal.environment import Environment
 from ayder_cli.llm import discover
 from ayder_cli.llm.discover import Candidate, find_local_server
-from ayder_cli.setup.services import with_discovered_server
+from ayder_cli.setup.server import with_discovered_server
 
 
 def ollama_at(url: str) -> Candidate:
@@ -258,5 +259,4 @@ def configured(project):
 
 
 def console() -> Console:
-    return Console(Terminal(stdin=None, stdout=io.StringIO(), stderr=io.StringIO(), stdin_is_tty=False,
-                            stdout_is_tty=False, stderr_is_tty=False, no_color=True), verbose=True)
+    return Console(Environment(stdout=io.StringIO(), stderr=io.StringIO(), no_color=True), verbose=True)

@@ -15,7 +15,7 @@ import pytest
 from conftest import server_args, without_environment, write_json
 from support.fakellm import Reply
 
-from ayder_cli.terminal.commands import INIT_REQUEST
+from ayder_cli.terminal.commands.info import INIT_REQUEST
 from ayder_cli.setup.instructions import git_state, load_instructions
 from ayder_cli.setup.prompts import bundled_prompts_dir
 

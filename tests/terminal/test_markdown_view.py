@@ -9,7 +9,8 @@ import sys
 from conftest import server_args
 from support.fakellm import Reply
 
-from ayder_cli.terminal.console import Console, Terminal
+from ayder_cli.terminal.console import Console
+from ayder_cli.terminal.environment import Environment
 from ayder_cli.llm.base import AssistantTurn
 from ayder_cli.terminal.markdown_view import MarkdownView
 from ayder_cli.masking import Secrets
@@ -28,8 +29,9 @@ done"""
 
 def console_on(stdout_is_tty: bool = True, no_color: bool = False) -> tuple[Console, io.StringIO]:
     out = io.StringIO()
-    terminal = Terminal(None, out, io.StringIO(), False, stdout_is_tty, stdout_is_tty, no_color)
-    return Console(terminal), out
+    environment = Environment(stdout=out, stderr=io.StringIO(), stdout_is_tty=stdout_is_tty,
+                              stderr_is_tty=stdout_is_tty, no_color=no_color)
+    return Console(environment), out
 
 
 def stream(console: Console, text: str, size: int = 3, end: bool = True) -> None:
@@ -62,7 +64,7 @@ def test_piped_output_and_no_color_keep_the_models_text_byte_for_byte():
 
 
 def test_no_color_in_the_environment_turns_markdown_off():
-    assert Terminal.for_streams(None, io.StringIO(), io.StringIO(), {"NO_COLOR": "1"}).no_color
+    assert Environment.of(None, io.StringIO(), io.StringIO(), {"NO_COLOR": "1"}).no_color
 
 
 def test_table_rows_keep_their_layout_with_dim_pipes_and_inline_markup_in_cells():
@@ -106,15 +108,16 @@ def test_secrets_are_masked_in_rendered_markdown():
 def test_pygments_is_not_imported_when_stdout_is_not_a_terminal():
     script = f"""
 import io, sys
-from ayder_cli.terminal.console import Console, Terminal
+from ayder_cli.terminal.console import Console
+from ayder_cli.terminal.environment import Environment
 from ayder_cli.llm.base import AssistantTurn
 out = io.StringIO()
-console = Console(Terminal(None, out, io.StringIO(), False, False, False, False))
+console = Console(Environment(stdout=out, stderr=io.StringIO()))
 console.on_text({REPLY!r})
 console.on_reply_end(AssistantTurn(text="", finish_reason="stop"))
 assert out.getvalue() == {REPLY + chr(10)!r}
 print("pygments" in sys.modules, "ayder_cli.terminal.markdown_view" in sys.modules)
-console = Console(Terminal(None, out, io.StringIO(), False, True, True, False))
+console = Console(Environment(stdout=out, stderr=io.StringIO(), stdout_is_tty=True, stderr_is_tty=True))
 console.on_text({REPLY!r})
 print("pygments" in sys.modules)
 """

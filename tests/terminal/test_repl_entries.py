@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from ayder_cli.cli import attach_context
+from ayder_cli.modes.entries import read_entries
 from ayder_cli.terminal.commands import CommandResult, run_command
-from ayder_cli.modes.repl import read_entries, read_piped_stdin
+from ayder_cli.terminal.piped_stdin import attach_context, read_piped_stdin
 
 
 class Lines:

@@ -8,8 +8,10 @@ from support.fakellm import Reply
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from ayder_cli.terminal.commands import COMMANDS, counted, wrap_row
-from ayder_cli.modes.repl import command_completer
+from ayder_cli.terminal.commands import COMMANDS
+from ayder_cli.terminal.commands.tools import wrap_row
+from ayder_cli.terminal.repl_input import command_completer
+from ayder_cli.wording import counted
 
 
 def test_model_list_warns_when_the_configured_model_is_not_served(fake, run_ayder, protocol):
