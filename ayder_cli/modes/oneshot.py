@@ -3,11 +3,16 @@ context), sent once; the answer on stdout, the exit status from how the message 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ayder_cli.errors import ExitStatus, UsageError
 from ayder_cli.modes.options import Options
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.terminal.piped_stdin import attach_context, read_piped_stdin
+
+if TYPE_CHECKING:
+    from ayder_cli.setup.services import Services
 
 
 def one_shot_prompt(options: Options, environment: Environment, console: Console) -> str | None:
@@ -44,7 +49,7 @@ def one_shot_prompt(options: Options, environment: Environment, console: Console
     return prompt
 
 
-def run_one_shot(services, prompt: str) -> int:
+def run_one_shot(services: Services, prompt: str) -> int:
     """Send the prompt once -> 0 with an answer, 130 interrupted, 1 when the loop gave up."""
     result = services.loop.run(prompt)
     if result.interrupted:

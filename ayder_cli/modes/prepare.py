@@ -92,7 +92,7 @@ def offer_checkpoint(services: Services, restore: bool = False, ask: Callable[[s
         console.dim_line("restored the checkpoint from .ayder/memory/current_memory.md")
     elif ask is None:
         console.notice(f"{CHECKPOINT_THERE}; ayder --restore continues from it "
-                       "(/memory shows it, /memory clear removes it)")
+                       "(/checkpoint show shows it, /checkpoint clear removes it)")
 
 
 def _wants_the_checkpoint(services: Services, ask: Callable[[str], str]) -> bool:

@@ -16,7 +16,7 @@ from ayder_cli.errors import AyderError, ExitStatus, UsageError
 from ayder_cli.modes.oneshot import one_shot_prompt, run_one_shot
 from ayder_cli.modes.options import Mode, Options
 from ayder_cli.modes.prepare import project_root, ready_services, system_prompt
-from ayder_cli.setup.config import load_config, names_a_server
+from ayder_cli.setup.config import Config, load_config, names_a_server
 from ayder_cli.setup.deferred import Deferred
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
@@ -112,8 +112,8 @@ def _mode(options: Options, environment: Environment, console: Console) -> tuple
     return Mode.SCRIPT, None
 
 
-def _run_mode(mode: Mode, services: Deferred, options: Options, prompt: str | None, console: Console, config,
-              root: Path, environment: Environment) -> int:
+def _run_mode(mode: Mode, services: Deferred, options: Options, prompt: str | None, console: Console,
+              config: Config, root: Path, environment: Environment) -> int:
     """Run the mode with `services` (a Deferred: the REPL builds them at its first entry)."""
     # Each mode's module is loaded when it is the one chosen: the REPL's prompt comes sooner.
     if mode is Mode.REPL:

@@ -21,7 +21,7 @@ from ayder_cli.storage.sessions import SessionStore
 from ayder_cli.terminal.confirm import TerminalConfirmer
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
-from ayder_cli.tools import ToolRegistry, default_registry
+from ayder_cli.tools import default_registry
 from ayder_cli.tools.base import ToolContext
 from ayder_cli.tools.executor import Permissions, ToolExecutor, ToolPolicy
 from ayder_cli.tools.leftovers import start_removing_leftovers
@@ -43,10 +43,6 @@ class Services:
     settings: Settings  # model, server, config values and system prompt, as commands change them
     secrets: Secrets  # masked in everything printed or saved
     leftovers: threading.Thread | None = None  # removes what killed writes left (tools/leftovers.py)
-
-    @property
-    def tools(self) -> ToolRegistry:
-        return self.executor.registry
 
     @property
     def processes(self) -> ProcessManager | None:

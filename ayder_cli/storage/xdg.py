@@ -1,4 +1,5 @@
-"""The user-wide places ayder keeps things, by the XDG base directory rules (this run's environment, not the process's)."""
+"""The user-wide places ayder keeps things, by the XDG base directory rules (read from this run's
+environment, not the process's)."""
 
 from __future__ import annotations
 
