@@ -20,7 +20,6 @@ from typing import IO, Mapping
 
 import click
 
-from ayder_cli.modes.options import Options
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, show_version
 
@@ -80,7 +79,10 @@ def cli(environment: Environment | None, **flags) -> int:
     Exit codes: 0 ok, 1 runtime failure, 2 usage or config error,
     130 interrupted, 129 hung up (SIGHUP), 143 terminated (SIGTERM).
     """
-    from ayder_cli.modes.start import run  # the modes load only once the flags are read: --help stays fast
+    # The modes (and Options, 32 fields that cost a dataclass a few ms to make) load once the flags are
+    # read: --version and --help end before this and stay fast.
+    from ayder_cli.modes.options import Options
+    from ayder_cli.modes.start import run
 
     options = Options(**flags)
     environment = environment if isinstance(environment, Environment) else Environment.of()
