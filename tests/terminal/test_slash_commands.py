@@ -38,6 +38,12 @@ def test_completion_menu_shows_each_commands_short_help():
     assert names["/exit"] == "leave ayder (Ctrl-D too)" and names["/quit"] == names["/exit"]
 
 
+def test_the_completer_offers_checkpoint_and_not_its_old_name():
+    offered = [c.text for c in command_completer().get_completions(Document("/"), CompleteEvent())]
+    assert "/checkpoint" in offered and "/memory" not in offered
+    assert COMMANDS["memory"] is COMMANDS["checkpoint"]  # still typed, and /help names it
+
+
 def test_tools_wraps_at_word_boundaries_to_the_terminal_width(fake, run_ayder):
     wide = run_ayder("--base-url", fake.url, input="/tools\n", env={"COLUMNS": "400"})
     narrow = run_ayder("--base-url", fake.url, input="/tools\n", env={"COLUMNS": "70"})
