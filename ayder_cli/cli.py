@@ -341,7 +341,7 @@ def _start(options: dict, given: Invocation, console) -> int:
 def _repl_needs_services_first(options: dict, config, env: Mapping[str, str]) -> bool:
     """The REPL draws its first prompt before building the services unless it must say something
     they decide first: the session resumed or restored, or the server it looked for."""
-    from ayder_cli.setup.config import names_a_server
+    from ayder_cli.setup.config_layers import names_a_server
 
     return bool(options["continue_session"] or options["resume_id"] or options["restore"]
                 or not names_a_server(config, env))
@@ -370,7 +370,7 @@ def _ready_services(options: dict, given: Invocation, config, root: Path, consol
 
 def _load_config(options: dict, given: Invocation, root: Path, console):
     """The config from every layer, the flags last -> (config, the --config file, the flags)."""
-    from ayder_cli.setup.config import load_config
+    from ayder_cli.setup.config_layers import load_config
 
     flags = {
         "provider": options["provider"],

@@ -380,7 +380,7 @@ class ChatLoop:
                                    hint="start the server with a larger window (llama.cpp -c N, Ollama num_ctx), "
                                         "set --num-ctx to what it serves, or /reset") from exc
                 if available and available < (self.config.num_ctx or available + 1):
-                    self.config = self.config.with_values(num_ctx=available)  # what the server really serves
+                    self.config = replace(self.config, num_ctx=available)  # what the server really serves
                 self.callbacks.on_notice("the server found the conversation too long; compacting and asking once more")
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -464,7 +464,7 @@ class ChatLoop:
             # Ollama serves the num_ctx ayder pins: the prompt was bigger than the estimate said.
             self.calibration.at_least(window / estimate * 1.1)
         else:  # it serves less than ayder was told: at most what it read
-            self.config = self.config.with_values(num_ctx=reported)
+            self.config = replace(self.config, num_ctx=reported)
         self.server_cut = True
 
     def _prefix_tokens(self) -> int:

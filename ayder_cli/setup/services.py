@@ -9,7 +9,10 @@ from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit
 
 from ayder_cli.storage.checkpoint import MemoryManager
-from ayder_cli.setup.config import Config, api_keys, check_value, endpoint_of, load_config, names_a_server
+from ayder_cli.setup.config import Config
+from ayder_cli.setup.config_checks import check_value
+from ayder_cli.setup.config_layers import load_config, names_a_server
+from ayder_cli.setup.keys import api_keys, endpoint_of
 from ayder_cli.terminal.console import Console
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.wording import counted
@@ -363,7 +366,7 @@ def with_served_window(config: Config, client, console: Console) -> tuple[Config
         return config, "the server does not say"
     console.log(f"context window: {window.describe()}")
     if config.sources.get("num_ctx", "default") == "default":
-        return config.with_values(num_ctx=window.tokens), f"the server serves {window.describe()}"
+        return replace(config, num_ctx=window.tokens), f"the server serves {window.describe()}"
     if config.num_ctx and window.tokens < config.num_ctx and config.provider != "ollama":
         console.notice(f"num_ctx is {config.num_ctx}, but the server serves {window.tokens} tokens; "
                        "longer prompts will be cut or refused (lower num_ctx, or restart the server with more)")

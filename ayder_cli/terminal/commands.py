@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Callable
 
-from ayder_cli.setup.config import check_value
+from ayder_cli.setup.config_checks import check_value
 from ayder_cli.wording import counted
 from ayder_cli.errors import AyderError
 from ayder_cli.spelling import closest

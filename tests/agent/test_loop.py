@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ayder_cli.setup.config import Config, endpoint_of
+from ayder_cli.setup.config import Config
+from ayder_cli.setup.keys import endpoint_of
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.llm.base import Delta, ToolCallFragment, Usage
 from ayder_cli.agent.loop import ChatLoop

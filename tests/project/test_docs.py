@@ -7,7 +7,8 @@ import re
 from pathlib import Path
 
 from ayder_cli.terminal.commands import COMMANDS
-from ayder_cli.setup.config import KEYS, Config, read_config_file
+from ayder_cli.setup.config import KEYS, Config
+from ayder_cli.setup.config_layers import read_config_file
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")

@@ -13,7 +13,9 @@ import pytest
 from support.fakellm import Reply
 
 from ayder_cli.terminal.commands import CommandResult, run_command
-from ayder_cli.setup.config import Config, endpoint_of, load_config
+from ayder_cli.setup.config import Config
+from ayder_cli.setup.config_layers import load_config
+from ayder_cli.setup.keys import endpoint_of
 from ayder_cli.terminal.console import Console, Terminal
 from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.errors import ConfigError

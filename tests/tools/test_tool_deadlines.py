@@ -10,7 +10,8 @@ import pytest
 from conftest import call_tool, server_args, write_json
 from support.fakellm import Reply
 
-from ayder_cli.setup.config import ConfigError, check_value
+from ayder_cli.errors import ConfigError
+from ayder_cli.setup.config_checks import check_value
 from ayder_cli.tools import deadline as deadline_module
 from ayder_cli.tools import search
 from ayder_cli.tools.base import ToolContext
