@@ -48,10 +48,10 @@ class Conversation:
         text = turn.text
         if turn.interrupted:
             text = f"{text}\n\n{INTERRUPTED_NOTE}" if text else INTERRUPTED_NOTE
-        elif turn.cut_off:
+        elif turn.stream_cut:
             text = f"{text}\n\n{CUT_OFF_NOTE}" if text else CUT_OFF_NOTE
         message: dict[str, Any] = {"role": "assistant", "content": text}
-        if turn.tool_calls and not turn.interrupted and not turn.cut_off:
+        if turn.tool_calls and not turn.interrupted and not turn.stream_cut:
             message["tool_calls"] = [
                 {"id": call.id, "type": "function",
                  "function": {"name": call.name, "arguments": json.dumps(call.arguments, ensure_ascii=False)}}

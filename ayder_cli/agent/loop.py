@@ -423,7 +423,7 @@ class ChatLoop:
             return self._keep(accumulator.turn(interrupted=True))
         except StreamCutError:
             self._show(display.finish())
-            self._keep(accumulator.turn(cut_off=True))
+            self._keep(accumulator.turn(stream_cut=True))
             raise
         self._show(display.finish())
         turn = self._keep(accumulator.turn())
