@@ -30,7 +30,7 @@ class Batch:
     @classmethod
     def written_in(cls, turn: AssistantTurn, schemas: list[dict] | None) -> Batch:
         # Nothing before a lone </think> is run, nor a call that a max_tokens cut left without its end.
-        parsed = parse(turn.text, schemas, cut_off=turn.finish_reason == "length")
+        parsed = parse(turn.text, schemas, hit_max_tokens=turn.finish_reason == "length")
         return cls(parsed.calls, parsed.errors, False)
 
     @classmethod

@@ -16,15 +16,15 @@ __all__ = ["ParsedReply", "StreamFilter", "call_format_instructions", "parse"]
 
 
 def parse(text: str, tools: list[dict] | None = None, *, think_open: bool | None = None,
-          cut_off: bool = False) -> ParsedReply:
+          hit_max_tokens: bool = False) -> ParsedReply:
     """Every tool call, malformed call, think block and the display text of one reply.
 
     think_open: None (default) treats a lone </think> as closing a block that
     started with the reply; True/False say whether the reply starts thinking.
-    cut_off: the reply was cut short (max_tokens); a call that its own closing
-    markup did not end is reported, not run. The display is the same either way.
+    hit_max_tokens: the server ended the reply at max_tokens; a call that its own
+    closing markup did not end is reported, not run. The display is the same either way.
     """
-    scanner = StreamFilter(tools, think_open=think_open, cut_off=cut_off)
+    scanner = StreamFilter(tools, think_open=think_open, hit_max_tokens=hit_max_tokens)
     scanner.feed(text)
     scanner.finish()
     return scanner.result()
