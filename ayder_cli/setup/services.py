@@ -25,8 +25,8 @@ from ayder_cli.masking import Secrets
 from ayder_cli.storage.profiles import ServerProfiles, profiles_path
 from ayder_cli.setup.prompts import compose_system_prompt, load_system_prompt
 from ayder_cli.setup.runtime import Runtime
-from ayder_cli.storage.sessions import Session, SessionError, SessionInUse, SessionStore
-from ayder_cli.storage.sessions import load as load_session, usage_of
+from ayder_cli.storage.sessions import Session, SessionInUse, SessionStore
+from ayder_cli.storage.transcript import SessionError, load as load_session, usage_of
 from ayder_cli.tools import ToolRegistry, default_registry
 from ayder_cli.tools.base import ToolContext
 from ayder_cli.terminal.confirm import TerminalConfirmer
