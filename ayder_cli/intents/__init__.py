@@ -1,10 +1,11 @@
 """The intent parser: tool calls written as text, in every dialect open models use, and think blocks.
 
 `parse(text, tools)` reads a whole reply; `StreamFilter` reads it delta by
-delta and shows exactly what `parse` would. The scanner (`scanner.py`) knows
-text, think blocks and fences; each dialect (`dialects/`) knows its own
-markup; `coerce.py` types values by the tool's schema; `display.py` keeps
-markup and leaked tokens out of what the user sees.
+delta and shows exactly what `parse` would. The scanner (`scanner.py`, its
+text in a `ScanBuffer`) knows text, think blocks and fences; each dialect
+(`dialects/`, what they share in `dialects/common/`) knows its own markup, and
+`families.py` says which model family each one reads; `coerce.py` types
+values by the tool's schema; `display.py` closes the gaps removed markup leaves.
 """
 
 from __future__ import annotations

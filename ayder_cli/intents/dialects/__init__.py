@@ -3,7 +3,8 @@
 The scanner looks openers up here. Where several dialects share an opener
 (`<tool_call>` starts Hermes JSON, Qwen3 XML and GLM), the first in this
 order that does not say NOT_MINE reads the block. Adding a dialect is one
-module with a Block reader and one line below.
+module with a Block reader and one line below (and, for a new model family,
+one line in ../families.py and a row in the README's models table).
 """
 
 from __future__ import annotations
