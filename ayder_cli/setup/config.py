@@ -21,6 +21,7 @@ from ayder_cli.errors import ConfigError
 from ayder_cli.spelling import closest
 from ayder_cli.storage.layout import Layout
 from ayder_cli.storage.xdg import xdg_config_path
+from ayder_cli.tools.groups import GROUPS
 
 PROVIDERS = ("ollama", "openai")
 DEFAULT_BASE_URLS = {"ollama": "http://localhost:11434", "openai": "https://api.openai.com/v1"}
@@ -168,7 +169,7 @@ def _tool_policy(value: Any) -> dict[str, Any]:
     return dict(value)
 
 
-TOOL_GROUPS = ("core", "files", "processes", "tasks", "memory")  # ayder_cli.tools.GROUPS describes each
+TOOL_GROUPS = tuple(GROUPS)  # in the order they are offered
 
 
 def _tool_groups(value: Any) -> tuple[str, ...]:

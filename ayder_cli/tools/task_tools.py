@@ -6,8 +6,9 @@ from typing import Any, Callable
 
 from ayder_cli.wording import counted
 from ayder_cli.storage import tasks
-from ayder_cli.errors import AyderError
-from ayder_cli.tools.base import Preview, ToolContext, ToolError, ToolResult, ToolSpec
+from ayder_cli.errors import AyderError, ToolError
+from ayder_cli.calls import ToolResult
+from ayder_cli.tools.base import Preview, ToolContext, ToolSpec
 from ayder_cli.storage.paths import display_path
 
 STATUS = {"type": "string", "enum": list(tasks.STATUSES)}
