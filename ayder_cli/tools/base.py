@@ -1,4 +1,4 @@
-"""What a tool is (ToolSpec), what it returns (ToolResult), and the registry that runs one."""
+"""What a tool is (ToolSpec), what it runs with (ToolContext), and the registry that holds the tools."""
 
 from __future__ import annotations
 

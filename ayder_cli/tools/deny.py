@@ -1,12 +1,11 @@
 """The shell deny list: commands refused even with -x, because one typo there costs a machine.
 
 A seatbelt for the classic accidents, not a sandbox: the built-in rules judge what would
-run (what_runs.py), so quoting, wrappers and nesting do not get a command past them, and
-what cannot be known without running the command is not guessed at. The README's
-"deny list" paragraph says what is refused and what is not. A user's pattern under
-`tools.shell_deny` is a regular expression searched in the command text, with `^` and
-`$` matching at each line; the built-in rules sit in the same tuple (DEFAULT_SHELL_DENY)
-under names that start with "ayder:".
+run (what_runs.py), so quoting, wrappers and nesting do not get a command past them; what
+only running the command would tell is not guessed at. What is refused and what is not:
+the README, "Safety". A user's pattern under `tools.shell_deny` is a regular expression
+searched in the command text, with `^` and `$` matching at each line; the built-in rules
+sit in the same tuple (DEFAULT_SHELL_DENY) under names that start with "ayder:".
 """
 
 from __future__ import annotations

@@ -11,12 +11,12 @@ from typing import Any
 from ayder_cli.calls import ToolResult
 from ayder_cli.errors import ToolError
 from ayder_cli.storage.binary import SNIFF_BYTES, looks_binary
+from ayder_cli.storage.paths import display_path, resolve_in_root
 from ayder_cli.tools.base import ToolContext, ToolSpec
 from ayder_cli.tools.deadline import Deadline
-from ayder_cli.wording import counted
 from ayder_cli.tools.gitignore import IgnoreRules, InvalidPattern, compile_glob
 from ayder_cli.tools.walk import scan, walk_entries
-from ayder_cli.storage.paths import display_path, resolve_in_root
+from ayder_cli.wording import counted
 
 MAX_LINES = 2000  # per read_file call
 MAX_LINE_CHARS = 2000  # a minified file's one long line should not fill the whole reply

@@ -62,6 +62,7 @@ def normalized_path(text: str, cwd: str | None) -> str | None:
 
 
 def absolute_path(text: str, cwd: str | None) -> str | None:
+    """A word as the path it names: homes expanded, then normalized_path."""
     return normalized_path(expand_home(text)[0], cwd)
 
 
