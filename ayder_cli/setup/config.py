@@ -21,7 +21,7 @@ from ayder_cli.errors import ConfigError
 from ayder_cli.spelling import closest
 from ayder_cli.storage.layout import Layout
 from ayder_cli.storage.xdg import xdg_config_path
-from ayder_cli.tools.groups import GROUPS
+from ayder_cli.tool_groups import GROUPS
 
 PROVIDERS = ("ollama", "openai")
 DEFAULT_BASE_URLS = {"ollama": "http://localhost:11434", "openai": "https://api.openai.com/v1"}

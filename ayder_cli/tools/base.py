@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Literal, Mapping
 
 from ayder_cli.calls import ToolResult
-from ayder_cli.tools.groups import CORE
+from ayder_cli.tool_groups import CORE
 
 Permission = Literal["r", "w", "x"]
 
@@ -54,7 +54,7 @@ class ToolSpec:
     # For a write: what it would change, computed without writing (for the confirmation diff).
     # It may return None (nothing to show, e.g. a command) or raise ToolError (refused before asking).
     preview: Callable[[ToolContext, dict[str, Any]], Preview | None] | None = None
-    group: str = CORE  # offered by default, or only when its group is asked for (tools.groups)
+    group: str = CORE  # offered by default, or only when its group is asked for (tool_groups.py)
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI `tools` entry for this tool."""

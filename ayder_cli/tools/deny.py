@@ -16,8 +16,8 @@ from functools import lru_cache
 from typing import Any, Callable, Iterable
 
 from ayder_cli.errors import ToolError
-from ayder_cli.tools import shell_words
 from ayder_cli.tools.base import ToolContext
+from ayder_cli.tools.shell_words import MAX_DEPTH
 from ayder_cli.tools.what_runs import (Run, WhatRuns, absolute_path, expand_home, home_directory, normalized_path,
                                       what_runs)
 
@@ -197,7 +197,7 @@ REASONS: dict[str, str] = {
     CHMOD_ROOT: "chmod -R on / or a system directory changes every file under it",
     CHOWN_ROOT: "chown -R on / or a system directory changes the owner of every file under it",
     POWER_OFF: "it shuts down or restarts the machine",
-    TOO_DEEP: f"it nests commands more than {shell_words.MAX_DEPTH} deep, too deep to be judged",
+    TOO_DEEP: f"it nests commands more than {MAX_DEPTH} deep, too deep to be judged",
 }
 
 DEFAULT_SHELL_DENY: tuple[str, ...] = tuple(RULES)

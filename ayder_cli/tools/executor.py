@@ -16,8 +16,8 @@ from typing import Any, Protocol
 
 from ayder_cli.calls import ToolCall, ToolResult, describe, first_line
 from ayder_cli.errors import ToolError
+from ayder_cli.tool_groups import CORE
 from ayder_cli.tools.base import Preview, ToolContext, ToolRegistry, ToolSpec, cap_output
-from ayder_cli.tools.groups import CORE
 from ayder_cli.tools.validate import aliases_of, check_arguments
 
 PERMISSION_NAMES = {"r": "read", "w": "write", "x": "execute"}

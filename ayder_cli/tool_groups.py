@@ -1,7 +1,9 @@
-"""The tool groups, named once: the config checks tool_groups against them, each ToolSpec names its own.
+"""The tool groups, named once: setup.config checks tool_groups against them, each ToolSpec names its own.
 
 Core is always offered; the others when the config (tool_groups), --tools or a mode that
-needs them (--implement: tasks) asks for them, so the first request stays small.
+needs them (--implement: tasks) asks for them, so the first request stays small. A leaf
+beside tools/, not in it: the config reads it before the REPL's first prompt, and the tools
+package is imported only after that prompt.
 """
 
 from __future__ import annotations
