@@ -17,6 +17,7 @@ import requests
 
 from ayder_cli.llm.http import fetch_json
 from ayder_cli.llm.providers import OLLAMA, OPENAI
+from ayder_cli.wording import counted
 
 # On loopback a listener accepts at once and a closed port refuses at once,
 # so these only matter for a port that swallows connections or never answers.
@@ -64,7 +65,7 @@ class FoundServer:
         if not models:
             return "no models"
         more = f" and {len(models) - limit} more" if len(models) > limit else ""
-        return f"{len(models)} model{'s' if len(models) > 1 else ''}: {', '.join(models[:limit])}{more}"
+        return f"{counted(len(models), 'model')}: {', '.join(models[:limit])}{more}"
 
 
 def find_local_server(candidates: tuple[Candidate, ...] | None = None,

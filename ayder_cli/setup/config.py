@@ -11,8 +11,9 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
 
 from ayder_cli.llm.providers import provider_named
+from ayder_cli.tool_groups import GROUPS
 
-TOOL_GROUPS = ("core", "files", "processes", "tasks", "memory")  # ayder_cli.tools.GROUPS describes each
+TOOL_GROUPS = tuple(GROUPS)  # in the order they are offered
 
 
 @dataclass(frozen=True)

@@ -32,8 +32,8 @@ from ayder_cli.tools.base import ToolContext
 from ayder_cli.terminal.confirm import TerminalConfirmer
 from ayder_cli.tools.executor import Permissions, ToolExecutor, ToolPolicy
 from ayder_cli.tools.leftovers import start_removing_leftovers
-from ayder_cli.tools.processes import ProcessManager
-from ayder_cli.tools.shell_policy import DEFAULT_SHELL_DENY
+from ayder_cli.tools.background import ProcessManager
+from ayder_cli.tools.deny import DEFAULT_SHELL_DENY
 from ayder_cli.storage.undo import UndoJournal
 from ayder_cli.storage.undo_store import UndoStore
 
