@@ -25,6 +25,15 @@ class Batch:
     native: bool  # native tool_calls (answered as role=tool messages) or written in the text
 
     @classmethod
+    def of(cls, turn: AssistantTurn, executor: ToolExecutor | None) -> Batch:
+        """Native calls if the reply has any, else the calls written in its text (none without tools)."""
+        if turn.tool_calls:
+            return cls.native_calls(turn)
+        if executor is None:
+            return cls.none()
+        return cls.written_in(turn, executor.schemas())
+
+    @classmethod
     def native_calls(cls, turn: AssistantTurn) -> Batch:
         # Every native call needs a result: a broken one is not run and gets its error as the result.
         errors = [f"{call.name}: {call.error}" for call in turn.tool_calls if call.error is not None]

@@ -130,7 +130,7 @@ class ChatLoop:
             turn = self._reply(first=turn is None)
             if turn.interrupted:
                 return RunResult(turn, interrupted=True)
-            batch = self._batch_of(turn)
+            batch = Batch.of(turn, self.executor)
             if batch.empty:
                 if self._continue_after_cut(turn, counts):
                     continue
@@ -221,7 +221,8 @@ class ChatLoop:
         )
         # A lone </think> cannot be known before it arrives: text streams at once, and
         # the calls are read again from the whole reply, where thinking is told apart.
-        display = StreamFilter(request.tools or self._schemas(), think_open=False)
+        schemas = request.tools or (self.executor.schemas() if self.executor is not None else None)
+        display = StreamFilter(schemas, think_open=False)
         self.callbacks.on_waiting()
         turn = stream_reply(lambda: self.tool_mode.stream(self.client, self.config, request, self.request),
                             display, self.callbacks, self._keep)
@@ -235,14 +236,3 @@ class ChatLoop:
         self.callbacks.on_reply_end(turn)
         self.conversation.add_assistant(turn)
         return turn
-
-    def _schemas(self) -> list[dict] | None:
-        return self.executor.schemas() if self.executor is not None else None
-
-    def _batch_of(self, turn: AssistantTurn) -> Batch:
-        """Native calls if the reply has any, else the calls written in its text."""
-        if turn.tool_calls:
-            return Batch.native_calls(turn)
-        if self.executor is None:
-            return Batch.none()
-        return Batch.written_in(turn, self._schemas())
