@@ -67,6 +67,7 @@ class ChatLoop:
         self.log = log
         self.usage = SessionUsage()
         self.profiles = profiles  # what earlier runs learned about this server and model
+        # The keeper reads the settings and the next request, and narrows num_ctx to what the server serves.
         self.context = ContextKeeper(self, callbacks.on_notice)
         self._meet_the_server()
 
