@@ -229,9 +229,9 @@ def command_completer():
 def offer_checkpoint(services, restore: bool = False, ask: Callable[[str], str] | None = None) -> None:
     """A checkpoint left by an earlier run: --restore starts from it; the REPL asks (`ask` puts a
     question and reads the answer); other modes say it is there and how to use it."""
-    from ayder_cli.storage.checkpoint import restore_message
+    from ayder_cli.agent.checkpoint import restore_message
 
-    memory, console = services.loop.memory, services.console
+    memory, console = services.loop.checkpoints, services.console
     if memory is None or not memory.exists():
         if restore:
             console.notice("--restore: there is no checkpoint in .ayder/memory/; starting fresh")

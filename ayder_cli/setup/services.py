@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit
 
-from ayder_cli.storage.checkpoint import MemoryManager
+from ayder_cli.storage.checkpoint import CheckpointStore
 from ayder_cli.setup.config import Config
 from ayder_cli.setup.config_checks import check_value
 from ayder_cli.setup.config_layers import load_config, names_a_server
@@ -20,7 +20,8 @@ from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.errors import ConfigError
 from ayder_cli.setup.instructions import Instructions, environment_note, load_instructions
 from ayder_cli.llm import make_client
-from ayder_cli.agent.loop import ChatLoop, SessionUsage
+from ayder_cli.agent.loop import ChatLoop
+from ayder_cli.agent.usage import SessionUsage
 from ayder_cli.masking import Secrets
 from ayder_cli.storage.profiles import ServerProfiles, profiles_path
 from ayder_cli.setup.prompts import compose_system_prompt, load_system_prompt
@@ -245,7 +246,7 @@ def build_services(
         before_confirm=console.end_activity_line,
     )
     loop = ChatLoop(runtime, conversation, console, executor=executor,
-                    memory=MemoryManager(root, mask=secrets.mask), log=console.log,
+                    checkpoints=CheckpointStore(root, mask=secrets.mask), log=console.log,
                     profiles=ServerProfiles(profiles_path(env)))
     services = Services(
         env=env,

@@ -325,13 +325,13 @@ def _implement_all(services, args: str) -> CommandResult | None:
 @command("checkpoint", help="summarize the conversation now into .ayder/memory/current_memory.md")
 def _checkpoint(services, args: str) -> None:
     summary = services.loop.write_checkpoint(1)
-    services.console.info(f"checkpoint written to {services.loop.memory.path.relative_to(services.root)}")
+    services.console.info(f"checkpoint written to {services.loop.checkpoints.path.relative_to(services.root)}")
     services.console.dim_line(summary)
 
 
 @command("memory", usage="[clear]", help="show the saved checkpoint, or remove it")
 def _memory(services, args: str) -> CommandResult | None:
-    memory = services.loop.memory
+    memory = services.loop.checkpoints
     if args == "clear":
         services.console.info("checkpoint removed" if memory.clear() else "there is no checkpoint")
         return None
@@ -344,8 +344,8 @@ def _memory(services, args: str) -> CommandResult | None:
 
 @command("compact", help="replace older turns by a summary now, to free context")
 def _compact(services, args: str) -> None:
-    if not services.loop.compact():
-        services.console.info(f"conversation left as it is (~{services.loop.context_tokens()} tokens)")
+    if not services.loop.context.compact():
+        services.console.info(f"conversation left as it is (~{services.loop.context.tokens()} tokens)")
 
 
 @command("plan", usage="DESCRIPTION", help="have the model break work into task files (create_task)")

@@ -209,7 +209,7 @@ def test_a_server_that_refused_native_tools_does_not_decide_for_the_next_one(fak
     fake.queue(Reply(reject_tools=True), Reply(text="as text"), Reply(text="native"))
     session = start(env={"OPENAI_BASE_URL": fake.openai_url}, base_url=fake.url)
     session.say("first")
-    assert session.services.loop.native_tools is False
+    assert session.services.loop.tool_mode.native is False
     session.command("/provider openai")
     session.say("second")
     assert fake.chat_requests()[-1]["body"].get("tools")  # the new server is offered native tools again
