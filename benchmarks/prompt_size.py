@@ -61,13 +61,13 @@ def isolated_env(home: Path) -> dict[str, str]:
 
 def first_request(root: Path, env: dict[str, str], flags: dict, native: bool):
     """(services, the ChatRequest ayder sends first for PROMPT) in one mode."""
-    from ayder_cli.setup.config import load_config
+    from ayder_cli.setup.config_layers import load_config
     from ayder_cli.terminal.console import Console
     from ayder_cli.terminal.environment import Environment
     from ayder_cli.setup.services import build_services
 
     config = load_config(env=env, root=root, flags=flags)
-    config = config.with_values(native_tools="on" if native else "off")
+    config = replace(config, native_tools="on" if native else "off")
     quiet = Environment(stdout=io.StringIO(), stderr=io.StringIO(), env=env, cwd=root, no_color=True)
     services = build_services(config, quiet, root=root, console=Console(quiet))
     services.conversation.add_user(PROMPT)

@@ -52,7 +52,7 @@ class Accumulator:
     def text(self) -> str:
         return "".join(self._text)
 
-    def turn(self, *, interrupted: bool = False, cut_off: bool = False) -> AssistantTurn:
+    def turn(self, *, interrupted: bool = False, stream_cut: bool = False) -> AssistantTurn:
         calls = [
             _finish_call(self._calls[index], position)
             for position, index in enumerate(sorted(self._calls))
@@ -64,7 +64,7 @@ class Accumulator:
             finish_reason=self.finish_reason,
             usage=self.usage,
             interrupted=interrupted,
-            cut_off=cut_off,
+            stream_cut=stream_cut,
         )
 
 

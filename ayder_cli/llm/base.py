@@ -88,7 +88,7 @@ class AssistantTurn:
     finish_reason: str | None = None
     usage: Usage | None = None
     interrupted: bool = False  # stopped by Ctrl-C
-    cut_off: bool = False  # the stream ended before the server said it was done
+    stream_cut: bool = False  # the stream ended before the server said it was done
 
 
 class LLMError(AyderError):

@@ -3,26 +3,28 @@
 The checks run in order, each a short method of Doctor that returns its mark and
 text; run_doctor() prints them on stderr as they finish and writes what they
 learned to the server profile (profiles.py), so the next session starts from it.
-Every request the doctor sends is built here or on a throwaway copy of the
-conversation: the session's conversation and transcript never see them.
+Every request the doctor sends is built by the session's own request building
+(agent/request.py) over a throwaway conversation: the session's conversation and
+transcript never see them.
 """
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ayder_cli.calls import ToolCall, ToolResult, describe
 from ayder_cli.agent.conversation import Conversation
-from ayder_cli.wording import counted, short
+from ayder_cli.agent.request import next_request, whole_reply, with_settings
+from ayder_cli.agent.tool_fallback import refuses_tools
+from ayder_cli.calls import ToolCall, ToolResult
 from ayder_cli.errors import ExitStatus
 from ayder_cli.intents import call_format_instructions, parse
-from ayder_cli.llm.accumulate import Accumulator
 from ayder_cli.llm.base import AssistantTurn, ChatRequest, LLMError
 from ayder_cli.llm.served import ServedWindow
 from ayder_cli.storage.profiles import ServerProfiles, profiles_path
+from ayder_cli.terminal.console import describe_call
+from ayder_cli.wording import counted, short
 
 OK, FAILED, UNKNOWN = "✓", "✗", "–"
 LABEL_WIDTH = 19
@@ -237,32 +239,26 @@ class Doctor:
         return self._send(self._request(conversation, native, stream, forced=True))
 
     def _request(self, conversation: Conversation, native: bool, stream: bool, forced: bool) -> ChatRequest:
-        config = self.config  # the session's settings: Ollama reloads a model when num_ctx changes
-        return ChatRequest(model=config.resolved_model, messages=conversation.for_request(), stream=stream,
-                           tools=[ADD_TOOL] if native else None,
-                           tool_choice=self.tool_choice if native and forced else None,
-                           temperature=config.temperature, top_p=config.top_p, max_tokens=config.max_tokens,
-                           num_ctx=config.num_ctx, keep_alive=config.keep_alive)
+        # The session's settings: Ollama reloads a model when num_ctx changes.
+        return with_settings(self.config, conversation.for_request(), stream=stream,
+                             tools=[ADD_TOOL] if native else None,
+                             tool_choice=self.tool_choice if native and forced else None)
 
     def _first_request(self) -> ChatRequest:
-        """The first request of a new session, built by the loop itself over a throwaway conversation."""
+        """The first request of a new session, as the loop builds it, over a throwaway conversation."""
         real = self.loop.conversation
         scratch = Conversation(real.system_prompt)  # no on_message: nothing reaches the transcript
         scratch.preamble = real.preamble
         scratch.add_user(FIRST_PROMPT)
-        probe = copy.copy(self.loop)  # the session's loop keeps its own conversation and settings
-        probe.conversation = scratch
+        as_text = self.loop.tool_mode.as_text
         if self.config.native_tools == "auto" and self.found.native_tools is not None:
-            probe.native_tools = None if self.found.native_tools else False  # as the next session starts
-        request = probe.request()
+            as_text = self.found.native_tools is False  # as the next session starts
+        request = next_request(self.config, scratch, self.loop.executor, tools_as_text=as_text)
         request.max_tokens = FIRST_MAX_TOKENS
         return request
 
     def _send(self, request: ChatRequest) -> AssistantTurn:
-        accumulator = Accumulator()
-        for delta in self.client.stream(request):
-            accumulator.add(delta)
-        turn = accumulator.turn()
+        turn = whole_reply(self.client, request)
         self.found.turns.append(turn)
         return turn
 
@@ -338,11 +334,6 @@ def served_name(wanted: str, models: list[str]) -> str | None:
     return None
 
 
-def refuses_tools(exc: LLMError) -> bool:
-    """The server refuses the tools parameter: it says so in words (as ChatLoop._stream reads it)."""
-    return exc.status in (400, 422, 500) and "tool" in exc.message.lower()
-
-
 def server_words(exc: LLMError) -> str:
     """The server's own message, without ayder's "... rejected the request (HTTP 400): " before it."""
     _, colon, words = exc.message.partition("): ")
@@ -369,10 +360,6 @@ def _number(value: Any) -> Any:
         return float(value)
     except (TypeError, ValueError):
         return value
-
-
-def describe_call(call: ToolCall) -> str:
-    return describe(call.name, call.arguments if isinstance(call.arguments, dict) else {})
 
 
 def said(turn: AssistantTurn) -> str:

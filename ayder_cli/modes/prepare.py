@@ -80,15 +80,15 @@ def ready_services(options: Options, environment: Environment, config: Config, r
 def offer_checkpoint(services: Services, restore: bool = False, ask: Callable[[str], str] | None = None) -> None:
     """A checkpoint left by an earlier run: --restore starts from it; the REPL asks (`ask` puts a
     question and reads the answer); other modes say it is there and how to use it."""
-    from ayder_cli.storage.checkpoint import restore_message
+    from ayder_cli.agent.checkpoint import restore_message
 
-    memory, console = services.loop.memory, services.console
-    if memory is None or not memory.exists():
+    checkpoints, console = services.loop.checkpoints, services.console
+    if checkpoints is None or not checkpoints.exists():
         if restore:
             console.notice("--restore: there is no checkpoint in .ayder/memory/; starting fresh")
         return
     if restore or (ask is not None and _wants_the_checkpoint(services, ask)):
-        services.conversation.add_user(restore_message(memory.summary(), 1))
+        services.conversation.add_user(restore_message(checkpoints.summary(), 1))
         console.dim_line("restored the checkpoint from .ayder/memory/current_memory.md")
     elif ask is None:
         console.notice(f"{CHECKPOINT_THERE}; ayder --restore continues from it "

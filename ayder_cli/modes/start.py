@@ -16,7 +16,8 @@ from ayder_cli.errors import AyderError, ExitStatus, UsageError
 from ayder_cli.modes.oneshot import one_shot_prompt, run_one_shot
 from ayder_cli.modes.options import Mode, Options
 from ayder_cli.modes.prepare import project_root, ready_services, system_prompt
-from ayder_cli.setup.config import Config, load_config, names_a_server
+from ayder_cli.setup.config import Config
+from ayder_cli.setup.config_layers import load_config, names_a_server
 from ayder_cli.setup.deferred import Deferred
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment

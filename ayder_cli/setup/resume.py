@@ -12,11 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from ayder_cli.agent.conversation import Conversation
-from ayder_cli.agent.loop import ChatLoop, SessionUsage
+from ayder_cli.agent.loop import ChatLoop
+from ayder_cli.agent.usage import SessionUsage
 from ayder_cli.masking import Secrets
 from ayder_cli.setup.instructions import environment_note
-from ayder_cli.storage.sessions import Session, SessionError, SessionInfo, SessionInUse, SessionStore
-from ayder_cli.storage.sessions import load as load_session, usage_of
+from ayder_cli.storage.sessions import Session, SessionInfo, SessionInUse, SessionStore
+from ayder_cli.storage.transcript import SessionError, load as load_session, usage_of
 from ayder_cli.storage.undo import UndoJournal
 from ayder_cli.storage.undo_store import UndoStore
 from ayder_cli.terminal.console import Console

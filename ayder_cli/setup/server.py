@@ -11,7 +11,9 @@ from ayder_cli.errors import ConfigError
 from ayder_cli.llm import make_client
 from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.masking import Secrets
-from ayder_cli.setup.config import Config, api_keys, endpoint_of, names_a_server
+from ayder_cli.setup.config import Config
+from ayder_cli.setup.config_layers import names_a_server
+from ayder_cli.setup.keys import api_keys, endpoint_of
 from ayder_cli.setup.runtime import Runtime
 from ayder_cli.terminal.console import Console
 
@@ -91,7 +93,7 @@ def with_served_window(config: Config, client, console: Console) -> tuple[Config
         return config, "the server does not say"
     console.log(f"context window: {window.describe()}")
     if config.sources.get("num_ctx", "default") == "default":
-        return config.with_values(num_ctx=window.tokens), f"the server serves {window.describe()}"
+        return replace(config, num_ctx=window.tokens), f"the server serves {window.describe()}"
     if config.num_ctx and window.tokens < config.num_ctx and config.provider != "ollama":
         console.notice(f"num_ctx is {config.num_ctx}, but the server serves {window.tokens} tokens; "
                        "longer prompts will be cut or refused (lower num_ctx, or restart the server with more)")

@@ -15,7 +15,7 @@ from ayder_cli.setup.prompts import compose_system_prompt, load_system_prompt
 from ayder_cli.setup.resume import SessionKeeper
 from ayder_cli.setup.server import runtime_for, secrets_of, with_discovered_server
 from ayder_cli.setup.settings import Settings, no_instructions, read_instructions
-from ayder_cli.storage.checkpoint import MemoryManager
+from ayder_cli.storage.checkpoint import CheckpointStore
 from ayder_cli.storage.profiles import ServerProfiles, profiles_path
 from ayder_cli.storage.sessions import SessionStore
 from ayder_cli.terminal.confirm import TerminalConfirmer
@@ -25,8 +25,8 @@ from ayder_cli.tools import default_registry
 from ayder_cli.tools.base import ToolContext
 from ayder_cli.tools.executor import Permissions, ToolExecutor, ToolPolicy
 from ayder_cli.tools.leftovers import start_removing_leftovers
-from ayder_cli.tools.processes import ProcessManager
-from ayder_cli.tools.shell_policy import DEFAULT_SHELL_DENY
+from ayder_cli.tools.background import ProcessManager
+from ayder_cli.tools.deny import DEFAULT_SHELL_DENY
 
 
 @dataclass
@@ -107,7 +107,7 @@ def build_services(
         before_confirm=console.end_activity_line,
     )
     loop = ChatLoop(runtime, conversation, console, executor=executor,
-                    memory=MemoryManager(root, mask=secrets.mask), log=console.log,
+                    checkpoints=CheckpointStore(root, mask=secrets.mask), log=console.log,
                     profiles=ServerProfiles(profiles_path(env)))
     keeper = SessionKeeper(store, conversation=conversation, loop=loop, tools=context, console=console,
                            secrets=secrets, environment=environment, root=root)

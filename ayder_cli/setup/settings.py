@@ -15,7 +15,9 @@ from typing import Any
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.agent.loop import ChatLoop
 from ayder_cli.masking import Secrets
-from ayder_cli.setup.config import Config, check_value, load_config
+from ayder_cli.setup.config import Config
+from ayder_cli.setup.config_checks import check_value
+from ayder_cli.setup.config_layers import load_config
 from ayder_cli.setup.instructions import Instructions, load_instructions
 from ayder_cli.setup.prompts import compose_system_prompt, load_system_prompt
 from ayder_cli.setup.runtime import Runtime

@@ -11,6 +11,7 @@ from ayder_cli.llm.base import AssistantTurn, Usage
 from ayder_cli.masking import MaskedStream, Secrets
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.terminal.style import DIM, GREEN, RED, RESET, YELLOW
+from ayder_cli.terminal.usage_line import describe_message_usage
 
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
@@ -91,6 +92,9 @@ class Console:
                 stream.settle()
 
     # --- the loop's callbacks
+
+    def on_message_start(self, text: str) -> None:
+        pass  # the terminal shows the replies, not the message asked
 
     def on_waiting(self) -> None:
         if self._spinner:
@@ -174,7 +178,8 @@ class Console:
     def on_usage(self, usage: Usage) -> None:
         self._message_usage.append(usage)  # shown once, when the message is handled
 
-    def on_message_end(self, window: int | None) -> None:
+    def on_message_end(self, result, window: int | None) -> None:
+        """The usage line of the message's requests, however it ended (`result` is for --json's answer event)."""
         self._flush_markdown()  # a reply cut short by an error shows its last line too
         usages, self._message_usage = self._message_usage, []
         line = describe_message_usage(usages, window)
@@ -232,29 +237,6 @@ class Console:
         if self._err_line_open:
             self.err.write("\n")
             self._err_line_open = False
-
-
-
-def describe_message_usage(usages: list[Usage], window: int | None = None) -> str | None:
-    """One line for the requests of one user message: tokens in/out, the context the last request
-    used of the served window, and tokens/s where the server reported its timings."""
-    reported = [u for u in usages if u.prompt_tokens is not None or u.completion_tokens is not None]
-    if not reported:
-        return None
-    cached = [u.cached_tokens for u in reported if u.cached_tokens is not None]
-    total = Usage(sum(u.prompt_tokens or 0 for u in reported), sum(u.completion_tokens or 0 for u in reported),
-                  sum(cached) if cached else None)
-    parts = [f"tokens: in {total.describe_prompt()}", f"out {total.completion_tokens}"]
-    if len(reported) > 1:
-        parts.append(f"{len(reported)} requests")
-    used = reported[-1].total_tokens
-    if window:
-        parts.append(f"context {used} of {window} ({round(100 * used / window)}%)")
-    timed = [u for u in reported if u.tokens_per_second and u.completion_tokens]
-    if timed:  # the speed over all timed requests: their tokens over their generation time
-        seconds = sum(u.completion_tokens / u.tokens_per_second for u in timed)
-        parts.append(f"{sum(u.completion_tokens for u in timed) / seconds:.1f} tokens/s")
-    return " · ".join(parts)
 
 
 def describe_call(call) -> str:

@@ -57,26 +57,26 @@ class JsonEvents(Console):
             self.out = self.err
 
     def watch(self, services) -> None:
-        """Each user message the loop runs gets a "user" event before and an "answer" event after;
-        the final event counts the executor's denials."""
-        run = services.loop.run
+        """The final event counts the executor's denials."""
         executor = services.executor
-
-        def run_reporting(user_text: str):
-            self.emit("user", text=user_text)
-            self._reply = self._last_reply = self.answer = ""  # a message that fails has no answer
-            result = run(user_text)
-            status = "interrupted" if result.interrupted else "stopped" if result.stopped else "ok"
-            if result.stopped:
-                self.last_error = result.stopped  # the run exits 1: the final event says why
-            self.answer = (self._last_reply or self._reply).strip("\n")
-            self.emit("answer", text=self.answer, status=status, reason=result.stopped)
-            return result
-
-        services.loop.run = run_reporting  # the loop stays the same whoever watches it
         self.denials = lambda: executor.denials
 
     # --- the loop's callbacks
+
+    def on_message_start(self, text: str) -> None:
+        self.emit("user", text=text)
+        self._reply = self._last_reply = self.answer = ""  # a message that fails has no answer
+
+    def on_message_end(self, result, window: int | None) -> None:
+        """The "answer" event of a message the loop handled (None: it failed; the final event says why)."""
+        super().on_message_end(result, window)
+        if result is None:
+            return
+        status = "interrupted" if result.interrupted else "stopped" if result.stopped else "ok"
+        if result.stopped:
+            self.last_error = result.stopped  # the run exits 1: the final event says why
+        self.answer = (self._last_reply or self._reply).strip("\n")
+        self.emit("answer", text=self.answer, status=status, reason=result.stopped)
 
     def on_waiting(self) -> None:
         pass

@@ -48,13 +48,13 @@ def test_finish_reason_and_usage_survive_later_empty_deltas():
     assert turn.usage.total_tokens == 150
 
 
-def test_interrupted_and_cut_off_flags_keep_what_arrived():
+def test_interrupted_and_stream_cut_flags_keep_what_arrived():
     acc = Accumulator()
     acc.add(Delta(content="partial"))
     assert acc.text == "partial"
     turn = acc.turn(interrupted=True)
-    assert turn.interrupted and turn.text == "partial" and not turn.cut_off
-    assert acc.turn(cut_off=True).cut_off
+    assert turn.interrupted and turn.text == "partial" and not turn.stream_cut
+    assert acc.turn(stream_cut=True).stream_cut
 
 
 def test_native_tool_calls_accumulate_by_index_across_fragments():

@@ -8,7 +8,8 @@ import pytest
 import requests
 import responses
 
-from ayder_cli.setup.config import Config, endpoint_of
+from ayder_cli.setup.config import Config
+from ayder_cli.setup.keys import endpoint_of
 from ayder_cli.llm import make_client
 from ayder_cli.llm.accumulate import Accumulator
 from ayder_cli.llm.base import ChatRequest, LLMError, StreamCutError, Usage

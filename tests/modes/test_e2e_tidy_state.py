@@ -14,7 +14,7 @@ import pytest
 from conftest import sent_messages, server_args, write_json
 from support.fakellm import Reply
 
-from ayder_cli.storage.sessions import load
+from ayder_cli.storage.transcript import load
 
 
 def session_files(project: Path) -> list[Path]:

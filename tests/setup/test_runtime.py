@@ -13,7 +13,9 @@ import pytest
 from support.fakellm import Reply
 
 from ayder_cli.terminal.commands import CommandResult, run_command
-from ayder_cli.setup.config import Config, endpoint_of, load_config
+from ayder_cli.setup.config import Config
+from ayder_cli.setup.config_layers import load_config
+from ayder_cli.setup.keys import endpoint_of
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.modes.entries import command_context
@@ -208,7 +210,7 @@ def test_a_server_that_refused_native_tools_does_not_decide_for_the_next_one(fak
     fake.queue(Reply(reject_tools=True), Reply(text="as text"), Reply(text="native"))
     session = start(env={"OPENAI_BASE_URL": fake.openai_url}, base_url=fake.url)
     session.say("first")
-    assert session.services.loop.native_tools is False
+    assert session.services.loop.tool_mode.native is False
     session.command("/provider openai")
     session.say("second")
     assert fake.chat_requests()[-1]["body"].get("tools")  # the new server is offered native tools again

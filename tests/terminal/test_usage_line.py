@@ -7,8 +7,9 @@ import io
 from conftest import server_args
 from support.fakellm import Reply
 
-from ayder_cli.terminal.console import Console, describe_message_usage
+from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
+from ayder_cli.terminal.usage_line import describe_message_usage
 from ayder_cli.llm.base import Usage
 from ayder_cli.llm.ollama import _speed
 from ayder_cli.llm.openai_compat import _usage as openai_usage
@@ -84,7 +85,7 @@ def test_the_console_prints_the_line_once_when_the_message_ends():
     console.on_usage(Usage(10, 2))
     console.on_usage(Usage(20, 3))
     assert err.getvalue() == ""
-    console.on_message_end(100)
+    console.on_message_end(None, 100)
     assert err.getvalue() == "tokens: in 30 · out 5 · 2 requests · context 23 of 100 (23%)\n"
-    console.on_message_end(100)  # nothing more was counted: no second line
+    console.on_message_end(None, 100)  # nothing more was counted: no second line
     assert err.getvalue().count("tokens:") == 1

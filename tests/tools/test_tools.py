@@ -19,6 +19,7 @@ from ayder_cli.terminal.environment import Environment
 from ayder_cli.modes.entries import command_context
 from ayder_cli.calls import ToolCall
 from ayder_cli.tools import GROUPS, ToolContext, ToolError, ToolRegistry, ToolResult, ToolSpec, default_registry
+from ayder_cli.tools.executor import ToolExecutor
 from ayder_cli.tools.files import LIST_FILES, READ_FILE
 from ayder_cli.storage.paths import display_path, resolve_in_root
 
@@ -427,14 +428,14 @@ def test_execute_never_raises_whatever_the_model_sends(root, name, arguments):
     assert result.ok or (result.error and "\n" not in result.error)
 
 
-def test_schemas_are_openai_tools_in_registration_order_and_small():
+def test_schemas_are_openai_tools_in_registration_order_and_small(root):
     registry = ToolRegistry([READ_FILE, LIST_FILES])
-    schemas = registry.schemas()
+    schemas = ToolExecutor(registry, ToolContext(root)).schemas()
     assert default_registry().names()[:2] == ["read_file", "list_files"]  # reads are offered first
     assert [s["function"]["name"] for s in schemas] == registry.names()
     assert registry.get("read_file") is READ_FILE and registry.get("list_files") is LIST_FILES
     assert registry.get("nope") is None
-    for schema in default_registry().schemas():
+    for schema in ToolExecutor(default_registry(), ToolContext(root)).schemas():
         assert schema["type"] == "function"
         function = schema["function"]
         assert set(function) == {"name", "description", "parameters"}

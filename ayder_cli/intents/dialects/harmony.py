@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from ayder_cli.intents.dialects.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Outcome
-from ayder_cli.intents.dialects.json_extent import JsonSequence
+from ayder_cli.intents.dialects.common.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict
+from ayder_cli.intents.dialects.common.json_extent import JsonSequence
 from ayder_cli.wording import short
 
 MESSAGE, CALL = "<|message|>", "<|call|>"
@@ -28,7 +28,7 @@ class Harmony(Block):
         self.name: str | None = None
         self.arguments: JsonSequence | None = None
 
-    def read(self, buf: str, final: bool) -> Outcome:
+    def read(self, buf: str, final: bool) -> Verdict:
         if self.body_start is None:
             message = buf.find(MESSAGE, 0, MAX_TAG)
             if message < 0:

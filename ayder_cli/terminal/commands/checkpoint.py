@@ -9,7 +9,7 @@ from ayder_cli.terminal.commands.base import CommandContext, CommandResult, comm
 @command("checkpoint", usage="[show|clear]", old_names={"memory": "show"},
          help="summarize the conversation now into a checkpoint; show it, or remove it")
 def _checkpoint(context: CommandContext, args: str) -> CommandResult | None:
-    checkpoint = context.loop.memory
+    checkpoint = context.loop.checkpoints
     if not args:
         summary = context.loop.write_checkpoint(1)
         context.console.info(f"checkpoint written to {checkpoint.path.relative_to(context.root)}")
@@ -28,5 +28,5 @@ def _checkpoint(context: CommandContext, args: str) -> CommandResult | None:
 
 @command("compact", help="replace older turns by a summary now, to free context")
 def _compact(context: CommandContext, args: str) -> None:
-    if not context.loop.compact():
-        context.console.info(f"conversation left as it is (~{context.loop.context_tokens()} tokens)")
+    if not context.loop.context.compact():
+        context.console.info(f"conversation left as it is (~{context.loop.context.tokens()} tokens)")

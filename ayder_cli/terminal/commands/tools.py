@@ -7,7 +7,7 @@ import io
 import os
 import textwrap
 
-from ayder_cli.setup.config import check_value
+from ayder_cli.setup.config_checks import check_value
 from ayder_cli.terminal.commands.base import CommandContext, CommandResult, command
 from ayder_cli.terminal.environment import Environment
 
