@@ -39,7 +39,8 @@ class SessionKeeper:
         """What /undo restores: the current session's journal, which the tools write to."""
         return self.tools.journal
 
-    def list(self) -> list[SessionInfo]:
+    def saved(self) -> list[SessionInfo]:
+        """This project's saved sessions (/sessions)."""
         return self.store.list_sessions()
 
     def start(self) -> None:

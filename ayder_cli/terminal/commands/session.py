@@ -15,7 +15,7 @@ def _reset(context: CommandContext, args: str) -> None:
 
 @command("sessions", help="list this project's saved sessions (resume one with --resume ID)")
 def _sessions(context: CommandContext, args: str) -> None:
-    sessions = context.sessions.list()
+    sessions = context.sessions.saved()
     for info in sessions:
         context.console.info(f"  {info.describe()}")
     context.console.info(f"{counted(len(sessions), 'session')}; "
