@@ -25,6 +25,7 @@ from ayder_cli.intents import parse
 from ayder_cli.llm.base import AssistantTurn, ChatClient, ChatRequest, LLMError
 from ayder_cli.llm.served import context_overflow
 from ayder_cli.setup.config import Config
+from ayder_cli.llm.providers import provider_named
 
 
 class Host(Protocol):
@@ -134,7 +135,7 @@ class ContextKeeper:
         expected = self.calibration.tokens(estimate)
         self.notice(f"the server read only {reported} of about {expected} prompt tokens: it cut "
                     "the conversation to fit its context window; compacting before the next request")
-        if config.provider == "ollama" and window:
+        if provider_named(config.provider).pins_num_ctx and window:
             # Ollama serves the num_ctx ayder pins: the prompt was bigger than the estimate said.
             self.calibration.at_least(window / estimate * 1.1)
         else:  # it serves less than ayder was told: at most what it read

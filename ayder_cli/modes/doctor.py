@@ -25,6 +25,7 @@ from ayder_cli.llm.served import ServedWindow
 from ayder_cli.storage.profiles import ServerProfiles, profiles_path
 from ayder_cli.terminal.console import describe_call
 from ayder_cli.wording import counted, short
+from ayder_cli.llm.providers import provider_named
 
 OK, FAILED, UNKNOWN = "✓", "✗", "–"
 LABEL_WIDTH = 19
@@ -120,7 +121,8 @@ class Doctor:
         listed = ", ".join(models[:LISTED_MODELS])
         if len(models) > LISTED_MODELS:
             listed += f", and {len(models) - LISTED_MODELS} more"
-        pull = f"run: ollama pull {wanted}, or " if self.client.provider == "ollama" else ""
+        hint = provider_named(self.client.provider).missing_model_hint(wanted)
+        pull = f"{hint}, or " if hint else ""
         return Result(FAILED, f"{wanted} is not among the server's models: {listed}", f"{pull}pick one with -m NAME")
 
     def window(self) -> Result:
@@ -175,7 +177,7 @@ class Doctor:
     def thinking(self) -> Result:
         turns = self.found.turns
         if any(turn.thinking for turn in turns):
-            where = "reasoning_content" if self.client.provider == "openai" else "Ollama's thinking"
+            where = provider_named(self.client.provider).thinking_field
             self.found.thinking = "separate field"
             return Result(OK, f"comes in a separate field ({where}); shown with --show-thinking")
         if any(parse(turn.text).thinking for turn in turns):

@@ -10,6 +10,7 @@ from ayder_cli.errors import UsageError
 from ayder_cli.modes.options import Mode, Options
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
+from ayder_cli.llm.providers import provider_named
 
 if TYPE_CHECKING:
     from ayder_cli.setup.config import Config
@@ -111,7 +112,7 @@ def _log_config(console: Console, config: Config, endpoint) -> None:
     if not console.verbose:
         return
     sources = config.sources
-    has_key = endpoint.provider == "openai" and bool(endpoint.api_key)  # resolved once, in the endpoint
+    has_key = provider_named(endpoint.provider).wants_key and bool(endpoint.api_key)  # resolved once, in the endpoint
     console.log(
         f"{config.provider} at {config.resolved_base_url} ({sources.get('base_url')}), "
         f"model {config.resolved_model} ({sources.get('model')}), "

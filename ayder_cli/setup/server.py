@@ -16,6 +16,7 @@ from ayder_cli.setup.config_layers import names_a_server
 from ayder_cli.setup.keys import api_keys, endpoint_of
 from ayder_cli.setup.runtime import Runtime
 from ayder_cli.terminal.console import Console
+from ayder_cli.llm.providers import provider_named
 
 if TYPE_CHECKING:
     from ayder_cli.llm.discover import FoundServer
@@ -94,7 +95,7 @@ def with_served_window(config: Config, client, console: Console) -> tuple[Config
     console.log(f"context window: {window.describe()}")
     if config.sources.get("num_ctx", "default") == "default":
         return replace(config, num_ctx=window.tokens), f"the server serves {window.describe()}"
-    if config.num_ctx and window.tokens < config.num_ctx and config.provider != "ollama":
+    if config.num_ctx and window.tokens < config.num_ctx and not provider_named(config.provider).pins_num_ctx:
         console.notice(f"num_ctx is {config.num_ctx}, but the server serves {window.tokens} tokens; "
                        "longer prompts will be cut or refused (lower num_ctx, or restart the server with more)")
     return config, f"set by you; the server serves {window.describe()}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ayder_cli.terminal.commands.base import CommandContext, command
 from ayder_cli.wording import counted
+from ayder_cli.llm.providers import provider_named
 
 
 @command("model", usage="[NAME]", help="switch model, or list the server's models")
@@ -30,7 +31,7 @@ def _provider(context: CommandContext, args: str) -> None:
     if args:
         context.settings.switch_provider(args)  # every layer resolved again, as with -p NAME: a new runtime
     endpoint = context.settings.runtime.endpoint
-    key = f", {endpoint.describe_key()}" if endpoint.api_key or endpoint.provider == "openai" else ""
+    key = f", {endpoint.describe_key()}" if endpoint.api_key or provider_named(endpoint.provider).wants_key else ""
     context.console.info(f"{endpoint.provider} at {endpoint.base_url}, model {endpoint.model}{key}")
 
 
