@@ -81,7 +81,7 @@ def server_tokens(services, request) -> int | None:
     accumulator = Accumulator()
     for delta in services.loop.client.stream(replace(request, max_tokens=1, stream=False)):
         accumulator.add(delta)
-    usage = accumulator.turn().usage
+    usage = accumulator.reply().usage
     return usage.prompt_tokens if usage else None
 
 

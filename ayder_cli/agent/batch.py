@@ -14,7 +14,7 @@ from ayder_cli.agent.conversation import Conversation
 from ayder_cli.agent.repeats import RepeatGuard
 from ayder_cli.calls import ToolCall, ToolResult, describe
 from ayder_cli.intents import parse
-from ayder_cli.llm.base import AssistantTurn
+from ayder_cli.llm.base import Reply
 from ayder_cli.tools.executor import ToolExecutor
 
 
@@ -25,24 +25,24 @@ class Batch:
     native: bool  # native tool_calls (answered as role=tool messages) or written in the text
 
     @classmethod
-    def of(cls, turn: AssistantTurn, executor: ToolExecutor | None) -> Batch:
+    def of(cls, reply: Reply, executor: ToolExecutor | None) -> Batch:
         """Native calls if the reply has any, else the calls written in its text (none without tools)."""
-        if turn.tool_calls:
-            return cls.native_calls(turn)
+        if reply.tool_calls:
+            return cls.native_calls(reply)
         if executor is None:
             return cls.none()
-        return cls.written_in(turn, executor.schemas())
+        return cls.written_in(reply, executor.schemas())
 
     @classmethod
-    def native_calls(cls, turn: AssistantTurn) -> Batch:
+    def native_calls(cls, reply: Reply) -> Batch:
         # Every native call needs a result: a broken one is not run and gets its error as the result.
-        errors = [f"{call.name}: {call.error}" for call in turn.tool_calls if call.error is not None]
-        return cls(turn.tool_calls, errors, True)
+        errors = [f"{call.name}: {call.error}" for call in reply.tool_calls if call.error is not None]
+        return cls(reply.tool_calls, errors, True)
 
     @classmethod
-    def written_in(cls, turn: AssistantTurn, schemas: list[dict] | None) -> Batch:
+    def written_in(cls, reply: Reply, schemas: list[dict] | None) -> Batch:
         # Nothing before a lone </think> is run, nor a call that a max_tokens cut left without its end.
-        parsed = parse(turn.text, schemas, hit_max_tokens=turn.finish_reason == "length")
+        parsed = parse(reply.text, schemas, hit_max_tokens=reply.finish_reason == "length")
         return cls(parsed.calls, parsed.errors, False)
 
     @classmethod

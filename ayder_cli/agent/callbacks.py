@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ayder_cli.calls import ToolCall, ToolResult
-from ayder_cli.llm.base import AssistantTurn, Usage
+from ayder_cli.llm.base import Reply, Usage
 
 
 @dataclass
 class RunResult:
-    turn: AssistantTurn | None
+    reply: Reply | None
     interrupted: bool = False
     stopped: str | None = None  # why the loop gave up before the model finished
 
@@ -32,7 +32,7 @@ class Callbacks(Protocol):
 
     def on_thinking(self, text: str) -> None: ...
 
-    def on_reply_end(self, turn: AssistantTurn) -> None: ...
+    def on_reply_end(self, reply: Reply) -> None: ...
 
     def on_tool_start(self, call: ToolCall) -> None: ...
 

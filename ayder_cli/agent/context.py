@@ -22,7 +22,7 @@ from ayder_cli.agent.fit import Budget, shorten_middles
 from ayder_cli.agent.request import whole_reply
 from ayder_cli.agent.usage import SessionUsage
 from ayder_cli.intents import parse
-from ayder_cli.llm.base import AssistantTurn, ChatClient, ChatRequest, LLMError
+from ayder_cli.llm.base import Reply, ChatClient, ChatRequest, LLMError
 from ayder_cli.llm.served import context_overflow
 from ayder_cli.setup.config import Config
 from ayder_cli.llm.providers import provider_named
@@ -56,7 +56,7 @@ class ContextKeeper:
 
     # --- before a request
 
-    def ask_fitting(self, ask: Callable[[], AssistantTurn]) -> AssistantTurn:
+    def ask_fitting(self, ask: Callable[[], Reply]) -> Reply:
         """`ask()` with the conversation made to fit the window; a server that still finds it too long
         gets one more try after compaction, then a one-line error with the numbers."""
         for last_try in (False, True):
@@ -115,9 +115,9 @@ class ContextKeeper:
         request.tools = None
         request.messages = messages + [{"role": "user", "content": instruction}]
         self.shorten_to_fit(request.messages, prompt_estimate(request))  # the summary request must fit too
-        turn = whole_reply(self.host.client, request)
-        self.host.usage.add(turn.usage)
-        return parse(turn.text).display.strip()
+        reply = whole_reply(self.host.client, request)
+        self.host.usage.add(reply.usage)
+        return parse(reply.text).display.strip()
 
     # --- after a request
 

@@ -12,10 +12,10 @@ import json
 from typing import Any, Callable
 
 from ayder_cli.calls import ToolCall, ToolResult
-from ayder_cli.llm.base import AssistantTurn
+from ayder_cli.llm.base import Reply
 
 INTERRUPTED_NOTE = "[reply interrupted by the user]"
-CUT_OFF_NOTE = "[reply cut off: the connection to the server broke]"
+STREAM_CUT_NOTE = "[reply cut off: the connection to the server broke]"
 NO_RESULT = "no result: the call was interrupted before it ran"
 
 
@@ -37,19 +37,19 @@ class Conversation:
     def add_user(self, text: str) -> None:
         self._add({"role": "user", "content": text})
 
-    def add_assistant(self, turn: AssistantTurn) -> None:
+    def add_assistant(self, reply: Reply) -> None:
         """The reply as it came; one that did not finish says so, for the model's sake."""
-        text = turn.text
-        if turn.interrupted:
+        text = reply.text
+        if reply.interrupted:
             text = f"{text}\n\n{INTERRUPTED_NOTE}" if text else INTERRUPTED_NOTE
-        elif turn.stream_cut:
-            text = f"{text}\n\n{CUT_OFF_NOTE}" if text else CUT_OFF_NOTE
+        elif reply.stream_cut:
+            text = f"{text}\n\n{STREAM_CUT_NOTE}" if text else STREAM_CUT_NOTE
         message: dict[str, Any] = {"role": "assistant", "content": text}
-        if turn.tool_calls and not turn.interrupted and not turn.stream_cut:
+        if reply.tool_calls and not reply.interrupted and not reply.stream_cut:
             message["tool_calls"] = [
                 {"id": call.id, "type": "function",
                  "function": {"name": call.name, "arguments": json.dumps(call.arguments, ensure_ascii=False)}}
-                for call in turn.tool_calls
+                for call in reply.tool_calls
             ]
         self._add(message)
 

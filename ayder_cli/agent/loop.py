@@ -27,7 +27,7 @@ from ayder_cli.agent.streaming import stream_reply
 from ayder_cli.agent.tool_fallback import ToolMode
 from ayder_cli.agent.usage import SessionUsage
 from ayder_cli.intents import StreamFilter
-from ayder_cli.llm.base import AssistantTurn, ChatClient, ChatRequest, LLMError, StreamCutError
+from ayder_cli.llm.base import Reply, ChatClient, ChatRequest, LLMError, StreamCutError
 from ayder_cli.setup.config import Config
 from ayder_cli.setup.runtime import Runtime
 from ayder_cli.storage.checkpoint import CheckpointStore
@@ -126,21 +126,21 @@ class ChatLoop:
         # The message's budget: -I round trips, renewed by checkpoints only where they can be written.
         budget = MessageBudget(self.config.iterations, self.config.max_checkpoints if self.checkpoints else 0,
                                self.checkpoints.relative_path if self.checkpoints else "")
-        counts, turn = ReplyCounts(), None
+        counts, reply = ReplyCounts(), None
         while True:
-            turn = self._reply(first=turn is None)
-            if turn.interrupted:
-                return RunResult(turn, interrupted=True)
-            batch = Batch.of(turn, self.executor)
+            reply = self._reply(first=reply is None)
+            if reply.interrupted:
+                return RunResult(reply, interrupted=True)
+            batch = Batch.of(reply, self.executor)
             if batch.empty:
-                if self._continue_after_cut(turn, counts):
+                if self._continue_after_cut(reply, counts):
                     continue
-                return self._answered(turn)
-            stuck = self._stop_if_stuck(turn, batch, counts)
+                return self._answered(reply)
+            stuck = self._stop_if_stuck(reply, batch, counts)
             if stuck is not None:
                 return stuck
             if batch.calls and not budget.spend():
-                stopped = self._checkpoint_or_stop(turn, batch, budget)
+                stopped = self._checkpoint_or_stop(reply, batch, budget)
                 if stopped is not None:
                     return stopped
                 counts = ReplyCounts()  # a fresh context from the checkpoint: nothing counts against it yet
@@ -148,9 +148,9 @@ class ChatLoop:
             results, interrupted = batch.run(self.executor, self.callbacks, counts.repeats)
             batch.answer(self.conversation, results)
             if interrupted:  # Ctrl-C during a tool (or at its question): back to the user
-                return RunResult(turn, interrupted=True)
+                return RunResult(reply, interrupted=True)
 
-    def _reply(self, first: bool) -> AssistantTurn:
+    def _reply(self, first: bool) -> Reply:
         """The model's next reply, the conversation fitted to the window first."""
         try:
             return self.context.ask_fitting(self._ask)
@@ -162,58 +162,58 @@ class ChatLoop:
                 self.conversation.drop_last_user()  # nothing arrived: as if never sent
             raise
 
-    def _continue_after_cut(self, turn: AssistantTurn, counts: ReplyCounts) -> bool:
+    def _continue_after_cut(self, reply: Reply, counts: ReplyCounts) -> bool:
         """A reply that max_tokens cut: the model is asked to go on, a few times per message."""
-        if turn.finish_reason != "length" or counts.continuations >= MAX_CONTINUATIONS:
+        if reply.finish_reason != "length" or counts.continuations >= MAX_CONTINUATIONS:
             return False
         counts.continuations += 1
         self.callbacks.on_notice("the reply hit max_tokens; asking the model to continue")
         self.conversation.add_user(CONTINUE_PROMPT)
         return True
 
-    def _answered(self, turn: AssistantTurn) -> RunResult:
+    def _answered(self, reply: Reply) -> RunResult:
         """A reply without tool calls ends the turn; one that max_tokens still cut says so."""
-        if turn.finish_reason == "length":
+        if reply.finish_reason == "length":
             self.callbacks.on_notice(
                 f"the reply was truncated at max_tokens ({self.config.max_tokens}); "
                 "raise max_tokens or ask the model to continue"
             )
-        return RunResult(turn)
+        return RunResult(reply)
 
-    def _stop_if_stuck(self, turn: AssistantTurn, batch: Batch, counts: ReplyCounts) -> RunResult | None:
+    def _stop_if_stuck(self, reply: Reply, batch: Batch, counts: ReplyCounts) -> RunResult | None:
         """Stop when the model keeps writing malformed calls, or keeps making the same ones."""
         counts.malformed = counts.malformed + 1 if batch.only_malformed else 0
         if counts.malformed > MAX_MALFORMED_RETRIES:
-            return self._stop(turn, f"stopped: the model wrote malformed tool calls {counts.malformed} times in a row")
+            return self._stop(reply, f"stopped: the model wrote malformed tool calls {counts.malformed} times in a row")
         counts.repeats.see(batch.calls, batch.errors)
         if counts.repeats.stopped:
             times = counts.repeats.times
             batch.refuse(self.conversation, f"not run: the same call came {times} times in a row; the turn was stopped")
-            return self._stop(turn, f"the model repeated {batch.described()} {times} times; stopped")
+            return self._stop(reply, f"the model repeated {batch.described()} {times} times; stopped")
         return None
 
-    def _checkpoint_or_stop(self, turn: AssistantTurn, batch: Batch, budget: MessageBudget) -> RunResult | None:
+    def _checkpoint_or_stop(self, reply: Reply, batch: Batch, budget: MessageBudget) -> RunResult | None:
         """The budget is spent: the calls are refused; then either a checkpoint lets the work go on
         in a fresh context (None) or the turn stops."""
         batch.refuse(self.conversation, "not run: the iteration budget for this message is spent")
         then = budget.when_spent()
         if isinstance(then, Stop):
-            return self._stop(turn, then.reason)
+            return self._stop(reply, then.reason)
         try:
             self.callbacks.on_notice(f"tool budget spent (-I {budget.limit}): writing checkpoint {then.cycle} "
                                      f"to {self.checkpoints.relative_path}")
             start_from(self.conversation, self.write_checkpoint(then.cycle), then.cycle)
         except KeyboardInterrupt:
-            return RunResult(turn, interrupted=True)
+            return RunResult(reply, interrupted=True)
         return None
 
-    def _stop(self, turn: AssistantTurn, reason: str) -> RunResult:
+    def _stop(self, reply: Reply, reason: str) -> RunResult:
         self.callbacks.on_notice(reason)
-        return RunResult(turn, stopped=reason)
+        return RunResult(reply, stopped=reason)
 
     # --- asking the model
 
-    def _ask(self) -> AssistantTurn:
+    def _ask(self) -> Reply:
         """One model reply: streamed to the callbacks and kept in the conversation."""
         request = self.request()
         self.log(
@@ -225,15 +225,15 @@ class ChatLoop:
         schemas = request.tools or (self.executor.schemas() if self.executor is not None else None)
         display = StreamFilter(schemas, think_open=False)
         self.callbacks.on_waiting()
-        turn = stream_reply(lambda: self.tool_mode.stream(self.client, self.config, request, self.request),
+        reply = stream_reply(lambda: self.tool_mode.stream(self.client, self.config, request, self.request),
                             display, self.callbacks, self._keep)
-        if turn.usage and not turn.interrupted:
-            self.callbacks.on_usage(turn.usage)
-            self.context.learn(turn.usage.prompt_tokens, request)
-        return turn
+        if reply.usage and not reply.interrupted:
+            self.callbacks.on_usage(reply.usage)
+            self.context.learn(reply.usage.prompt_tokens, request)
+        return reply
 
-    def _keep(self, turn: AssistantTurn) -> AssistantTurn:
-        self.usage.add(turn.usage)
-        self.callbacks.on_reply_end(turn)
-        self.conversation.add_assistant(turn)
-        return turn
+    def _keep(self, reply: Reply) -> Reply:
+        self.usage.add(reply.usage)
+        self.callbacks.on_reply_end(reply)
+        self.conversation.add_assistant(reply)
+        return reply

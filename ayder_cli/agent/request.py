@@ -13,7 +13,7 @@ from typing import Any
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.intents import call_format_instructions
 from ayder_cli.llm.accumulate import Accumulator
-from ayder_cli.llm.base import AssistantTurn, ChatClient, ChatRequest
+from ayder_cli.llm.base import Reply, ChatClient, ChatRequest
 from ayder_cli.setup.config import Config
 from ayder_cli.tools.executor import ToolExecutor
 
@@ -52,9 +52,9 @@ def next_request(config: Config, conversation: Conversation, executor: ToolExecu
     return with_settings(config, conversation.for_request(system), tools=tools)
 
 
-def whole_reply(client: ChatClient, request: ChatRequest) -> AssistantTurn:
+def whole_reply(client: ChatClient, request: ChatRequest) -> Reply:
     """The model's reply to `request`, gathered whole and shown to no one (summaries, the doctor's probes)."""
     accumulator = Accumulator()
     for delta in client.stream(request):
         accumulator.add(delta)
-    return accumulator.turn()
+    return accumulator.reply()

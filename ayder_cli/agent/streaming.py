@@ -8,11 +8,11 @@ from collections.abc import Callable, Iterator
 from ayder_cli.agent.callbacks import Callbacks
 from ayder_cli.intents import StreamFilter
 from ayder_cli.llm.accumulate import Accumulator
-from ayder_cli.llm.base import AssistantTurn, Delta, StreamCutError
+from ayder_cli.llm.base import Reply, Delta, StreamCutError
 
 
 def stream_reply(start: Callable[[], Iterator[Delta]], display: StreamFilter, callbacks: Callbacks,
-                 keep: Callable[[AssistantTurn], AssistantTurn]) -> AssistantTurn:
+                 keep: Callable[[Reply], Reply]) -> Reply:
     """The reply `start()` streams, shown as it arrives and handed whole to `keep`; also when Ctrl-C
     stops it (kept as interrupted) or the stream breaks (kept as cut off; the StreamCutError goes on)."""
     accumulator = Accumulator()
@@ -20,13 +20,13 @@ def stream_reply(start: Callable[[], Iterator[Delta]], display: StreamFilter, ca
         _receive(start(), accumulator, display, callbacks)
     except KeyboardInterrupt:
         _show(display.finish(), callbacks)
-        return keep(accumulator.turn(interrupted=True))
+        return keep(accumulator.reply(interrupted=True))
     except StreamCutError:
         _show(display.finish(), callbacks)
-        keep(accumulator.turn(stream_cut=True))
+        keep(accumulator.reply(stream_cut=True))
         raise
     _show(display.finish(), callbacks)
-    return keep(accumulator.turn())
+    return keep(accumulator.reply())
 
 
 def _receive(deltas: Iterator[Delta], accumulator: Accumulator, display: StreamFilter, callbacks: Callbacks) -> None:

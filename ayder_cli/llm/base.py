@@ -81,7 +81,7 @@ class Delta:
 
 
 @dataclass
-class AssistantTurn:
+class Reply:
     text: str = ""
     thinking: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)

@@ -20,7 +20,7 @@ from ayder_cli.agent.tool_fallback import refuses_tools
 from ayder_cli.calls import ToolCall, ToolResult
 from ayder_cli.errors import ExitStatus
 from ayder_cli.intents import call_format_instructions, parse
-from ayder_cli.llm.base import AssistantTurn, ChatRequest, LLMError
+from ayder_cli.llm.base import Reply, ChatRequest, LLMError
 from ayder_cli.llm.served import ServedWindow
 from ayder_cli.storage.profiles import ServerProfiles, profiles_path
 from ayder_cli.terminal.console import describe_call
@@ -56,7 +56,7 @@ class ToolTry:
     """One forced call: how the tool was offered, what came back, and the answer to its result."""
 
     native: bool  # offered as a native tool (else taught as text in the system prompt)
-    turn: AssistantTurn
+    reply: Reply
     call: ToolCall | None = None
     from_text: bool = False  # the call was read from the reply's text, not a native call
     answer: str = ""  # what the model said after the result came back
@@ -77,7 +77,7 @@ class Findings:
     thinking: str | None = None
     first_request: ChatRequest | None = None
     first_request_tokens: int | None = None
-    turns: list[AssistantTurn] = field(default_factory=list)  # every reply, for the thinking check
+    replies: list[Reply] = field(default_factory=list)  # every reply, for the thinking check
 
 
 class Doctor:
@@ -146,7 +146,7 @@ class Doctor:
             return Result(FAILED, f"refused: {self.found.refusal}; ayder teaches tools as text")
         self.found.native_try = tried
         if tried.call is None:
-            return Result(FAILED, f"no tool call came back ({said(tried.turn)})")
+            return Result(FAILED, f"no tool call came back ({said(tried.reply)})")
         if tried.from_text:
             return Result(FAILED, "no native call came back; the call was written in the reply's text")
         self.found.native_tools = True
@@ -171,16 +171,16 @@ class Doctor:
         how = "read from the streamed text" if working.from_text else "assembled from the streamed fragments"
         if self.found.streaming_tools:
             return Result(OK, f"{describe_call(tried.call)} {how}: the same call")
-        got = describe_call(tried.call) if tried.call else f"no call ({said(tried.turn)})"
+        got = describe_call(tried.call) if tried.call else f"no call ({said(tried.reply)})"
         return Result(FAILED, f"the streamed reply gave {got}, not {describe_call(working.call)}")
 
     def thinking(self) -> Result:
-        turns = self.found.turns
-        if any(turn.thinking for turn in turns):
+        replies = self.found.replies
+        if any(reply.thinking for reply in replies):
             where = provider_named(self.client.provider).thinking_field
             self.found.thinking = "separate field"
             return Result(OK, f"comes in a separate field ({where}); shown with --show-thinking")
-        if any(parse(turn.text).thinking for turn in turns):
+        if any(parse(reply.text).thinking for reply in replies):
             self.found.thinking = "think tags"
             return Result(OK, "comes as think tags in the text; ayder hides them (--show-thinking shows them)")
         self.found.thinking = "none seen"
@@ -189,16 +189,16 @@ class Doctor:
     def first_request(self) -> Result:
         request, note = self._first_request(), ""
         try:
-            turn = self._send(request)
+            reply = self._send(request)
         except LLMError as exc:  # a server that takes forced tools but not the session's own request
             if not (request.tools and refuses_tools(exc)):
                 raise
             self.found.native_tools, self.found.refusal = False, server_words(exc)
             request, note = self._first_request(), f"; native tools were refused: {self.found.refusal}"
-            turn = self._send(request)
+            reply = self._send(request)
         self.found.first_request = request
         tools = "native tools" if request.tools else "text tools" if self.loop.executor else "no tools"
-        tokens = turn.usage.prompt_tokens if turn.usage else None
+        tokens = reply.usage.prompt_tokens if reply.usage else None
         if tokens is None:
             return Result(UNKNOWN, f"the server reports no token counts ({tools}{note})")
         self.found.first_request_tokens = tokens
@@ -219,18 +219,18 @@ class Doctor:
         """Ask for add(a=2, b=3); when it comes back right (not streamed), send its result and read the answer."""
         conversation = Conversation("" if native else call_format_instructions([ADD_SIGNATURE]))
         conversation.add_user(ASK_FOR_CALL)
-        turn = self._ask_for_call(conversation, native, stream)
-        call, from_text = call_in(turn)
-        tried = ToolTry(native, turn, call, from_text)
+        reply = self._ask_for_call(conversation, native, stream)
+        call, from_text = call_in(reply)
+        tried = ToolTry(native, reply, call, from_text)
         if stream or call is None or not right_call(call):
             return tried
-        conversation.add_assistant(turn)
+        conversation.add_assistant(reply)
         conversation.add_results([call], [ToolResult(True, ADD_RESULT)], native=not from_text)
         answer = self._send(self._request(conversation, native, stream=False, forced=False))
         tried.answer = parse(answer.text, [ADD_TOOL]).display.strip()
         return tried
 
-    def _ask_for_call(self, conversation: Conversation, native: bool, stream: bool) -> AssistantTurn:
+    def _ask_for_call(self, conversation: Conversation, native: bool, stream: bool) -> Reply:
         request = self._request(conversation, native, stream, forced=True)
         try:
             return self._send(request)
@@ -259,14 +259,14 @@ class Doctor:
         request.max_tokens = FIRST_MAX_TOKENS
         return request
 
-    def _send(self, request: ChatRequest) -> AssistantTurn:
-        turn = whole_reply(self.client, request)
-        self.found.turns.append(turn)
-        return turn
+    def _send(self, request: ChatRequest) -> Reply:
+        reply = whole_reply(self.client, request)
+        self.found.replies.append(reply)
+        return reply
 
     def _round_result(self, tried: ToolTry, how: str) -> Result:
         if tried.call is None:
-            return Result(FAILED, f"no tool call came back ({said(tried.turn)})")
+            return Result(FAILED, f"no tool call came back ({said(tried.reply)})")
         if not right_call(tried.call):
             return Result(FAILED, f"{describe_call(tried.call)} {how}, but add(a=2, b=3) was asked for")
         if not tried.answer:
@@ -342,11 +342,11 @@ def server_words(exc: LLMError) -> str:
     return words if colon else exc.message
 
 
-def call_in(turn: AssistantTurn) -> tuple[ToolCall | None, bool]:
+def call_in(reply: Reply) -> tuple[ToolCall | None, bool]:
     """The reply's first tool call, native or written in its text; and whether it came from the text."""
-    if turn.tool_calls:
-        return turn.tool_calls[0], False
-    calls = parse(turn.text, [ADD_TOOL]).calls
+    if reply.tool_calls:
+        return reply.tool_calls[0], False
+    calls = parse(reply.text, [ADD_TOOL]).calls
     return (calls[0], True) if calls else (None, False)
 
 
@@ -364,6 +364,6 @@ def _number(value: Any) -> Any:
         return value
 
 
-def said(turn: AssistantTurn) -> str:
-    text = parse(turn.text, [ADD_TOOL]).display.strip()
+def said(reply: Reply) -> str:
+    text = parse(reply.text, [ADD_TOOL]).display.strip()
     return f"the model said {short(text, 60)!r}" if text else "the model said nothing"

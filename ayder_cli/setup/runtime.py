@@ -20,4 +20,4 @@ class Runtime:
     config: Config  # the settings every request uses; num_ctx is the window the server serves, once known
     endpoint: Endpoint  # config resolved: provider, URL, model, key
     client: ChatClient  # made from endpoint
-    window: str = ""  # what the server said of the context window it serves (/status)
+    window_note: str = ""  # what the server said of the context window it serves, in words (/status)

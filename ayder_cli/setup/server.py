@@ -69,11 +69,11 @@ def runtime_for(config: Config, env: Mapping[str, str], console: Console, secret
     else:
         client = known.client  # only settings the client does not hold changed
     if known is not None and endpoint.serves_as(known.endpoint):
-        return Runtime(config, endpoint, client, known.window)
+        return Runtime(config, endpoint, client, known.window_note)
     if known is not None and config.sources.get("num_ctx", "default") == "default":
         config = replace(config, num_ctx=Config.num_ctx)  # what the old model served is not this one's
-    config, window = with_served_window(config, client, console)
-    return Runtime(config, endpoint, client, window)
+    config, window_note = with_served_window(config, client, console)
+    return Runtime(config, endpoint, client, window_note)
 
 
 def _mask_key(endpoint: Endpoint, secrets: Secrets, console: Console) -> None:

@@ -49,9 +49,9 @@ class Settings:
         return self.loop.runtime.config
 
     @property
-    def window(self) -> str:
-        """What the server said of the context window it serves (/status)."""
-        return self.loop.runtime.window
+    def window_note(self) -> str:
+        """What the server said of the context window it serves, in words (/status)."""
+        return self.loop.runtime.window_note
 
     def set_values(self, **values: Any) -> None:
         """Change config values for this session (slash commands); validated like the files. A new

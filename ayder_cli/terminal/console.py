@@ -7,7 +7,7 @@ from typing import IO
 
 from ayder_cli.calls import describe
 from ayder_cli.wording import counted
-from ayder_cli.llm.base import AssistantTurn, Usage
+from ayder_cli.llm.base import Reply, Usage
 from ayder_cli.masking import MaskedStream, Secrets
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.terminal.style import DIM, GREEN, RED, RESET, YELLOW
@@ -133,19 +133,19 @@ class Console:
         self.err.flush()
         self._err_line_open = not text.endswith("\n")
 
-    def on_reply_end(self, turn: AssistantTurn) -> None:
+    def on_reply_end(self, reply: Reply) -> None:
         self._stop_spinner()
-        if turn.finish_reason != "length" or turn.interrupted:  # else the rest goes on from this line
+        if reply.finish_reason != "length" or reply.interrupted:  # else the rest goes on from this line
             self._flush_markdown()
         self.settle()
         self._end_err_line()
-        if turn.finish_reason == "length" and not turn.interrupted:
+        if reply.finish_reason == "length" and not reply.interrupted:
             return  # the loop asks for the rest, which goes on from here
         if self._out_line_open:
             self.out.write("\n")
             self.out.flush()
             self._out_line_open = False
-        if turn.interrupted:
+        if reply.interrupted:
             self.notice("interrupted; the partial reply is kept")
 
     def on_tool_start(self, call) -> None:

@@ -29,7 +29,7 @@ from typing import Any
 
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
-from ayder_cli.llm.base import AssistantTurn, Usage
+from ayder_cli.llm.base import Reply, Usage
 from ayder_cli.masking import MaskedStream, Secrets, masked_within
 
 
@@ -89,14 +89,14 @@ class JsonEvents(Console):
         if self.show_thinking:
             self._delta("thinking", text)
 
-    def on_reply_end(self, turn: AssistantTurn) -> None:
+    def on_reply_end(self, reply: Reply) -> None:
         for kind in self._held:
             self._delta(kind, "", final=True)
         self.settle()  # stderr's masked stream
         self.requests += 1
-        if turn.interrupted:
+        if reply.interrupted:
             self.notice("interrupted; the partial reply is kept")
-        if turn.finish_reason != "length" or turn.interrupted:  # else the loop asks for the rest, which goes on
+        if reply.finish_reason != "length" or reply.interrupted:  # else the loop asks for the rest, which goes on
             self._last_reply, self._reply = self._reply, ""
 
     def on_tool_start(self, call) -> None:

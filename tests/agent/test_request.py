@@ -54,5 +54,5 @@ def test_the_whole_reply_is_gathered_from_its_deltas():
             yield Delta(content="a")
             yield Delta(content="b", finish_reason="stop", usage=Usage(3, 2))
 
-    turn = whole_reply(Client(), with_settings(Config(), []))
-    assert (turn.text, turn.finish_reason, turn.usage.prompt_tokens) == ("ab", "stop", 3)
+    reply = whole_reply(Client(), with_settings(Config(), []))
+    assert (reply.text, reply.finish_reason, reply.usage.prompt_tokens) == ("ab", "stop", 3)

@@ -11,7 +11,7 @@ from support.fakellm import Reply
 
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
-from ayder_cli.llm.base import AssistantTurn
+from ayder_cli.llm.base import Reply as ModelReply  # fakellm.Reply is the scripted server reply
 from ayder_cli.terminal.markdown_view import MarkdownView
 from ayder_cli.masking import Secrets
 
@@ -38,7 +38,7 @@ def stream(console: Console, text: str, size: int = 3, end: bool = True) -> None
     for start in range(0, len(text), size):
         console.on_text(text[start : start + size])
     if end:
-        console.on_reply_end(AssistantTurn(text=text, finish_reason="stop"))
+        console.on_reply_end(ModelReply(text=text, finish_reason="stop"))
 
 
 def test_a_terminal_shows_headings_emphasis_lists_quotes_and_highlighted_code():
@@ -97,7 +97,7 @@ def test_secrets_are_masked_in_rendered_markdown():
     console.mask_with(Secrets(["sk-secret-key-123"]))
     stream(console, "Key **sk-secret-key-123** here\nsk-secret-key-123\nsplit sk-sec", size=4, end=False)
     console.on_text("ret-key-123 done")
-    console.on_reply_end(AssistantTurn(text="", finish_reason="stop"))
+    console.on_reply_end(ModelReply(text="", finish_reason="stop"))
     shown = out.getvalue()
     assert "secret" not in shown
     assert "\x1b[1m***\x1b[22m" in shown  # inside the emphasis
@@ -110,11 +110,11 @@ def test_pygments_is_not_imported_when_stdout_is_not_a_terminal():
 import io, sys
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
-from ayder_cli.llm.base import AssistantTurn
+from ayder_cli.llm.base import Reply
 out = io.StringIO()
 console = Console(Environment(stdout=out, stderr=io.StringIO()))
 console.on_text({REPLY!r})
-console.on_reply_end(AssistantTurn(text="", finish_reason="stop"))
+console.on_reply_end(Reply(text="", finish_reason="stop"))
 assert out.getvalue() == {REPLY + chr(10)!r}
 print("pygments" in sys.modules, "ayder_cli.terminal.markdown_view" in sys.modules)
 console = Console(Environment(stdout=out, stderr=io.StringIO(), stdout_is_tty=True, stderr_is_tty=True))
@@ -153,13 +153,13 @@ def test_ctrl_c_mid_line_shows_what_arrived_and_ends_the_line():
     console, out = console_on()
     console.on_text("# Hea")
     assert out.getvalue() == ""
-    console.on_reply_end(AssistantTurn(text="# Hea", interrupted=True))
+    console.on_reply_end(ModelReply(text="# Hea", interrupted=True))
     assert out.getvalue() == "\x1b[1m\x1b[4mHea\x1b[0m\n"
 
 
 def test_a_reply_cut_at_max_tokens_goes_on_in_the_same_line():
     console, out = console_on()
     console.on_text("Some **bo")
-    console.on_reply_end(AssistantTurn(text="Some **bo", finish_reason="length"))
+    console.on_reply_end(ModelReply(text="Some **bo", finish_reason="length"))
     console.on_text("ld** text\n")
     assert out.getvalue() == "Some \x1b[1mbold\x1b[22m text\n"

@@ -60,7 +60,7 @@ def _status(context: CommandContext, args: str) -> None:
         ("model", config.resolved_model),
         ("provider", config.provider),
         ("server", config.resolved_base_url),
-        ("context", f"{config.num_ctx or '?'} tokens ({settings.window or 'unknown'})"),
+        ("context", f"{config.num_ctx or '?'} tokens ({settings.window_note or 'unknown'})"),
         ("last request", _last_request(context.loop.usage.last)),
     ]
     if instructions.files:
