@@ -303,6 +303,8 @@ tool_lists = st.sampled_from([None, tools_for(_SAMPLE)])
        st.sampled_from([None, False]))
 @example("<|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{}",
          [30, 60], None, None)
+@example("<|start|>assistant<|channel|>commentary to=functions.read_file <|c```json\n<|channel|>analysis<|message|>",
+         [], None, False)  # a harmony header is one line (streamed, it ended at the newline; parsed, it did not)
 def test_any_mix_of_dialect_markup_never_raises_and_streams_as_parsed(text, points, tools, think_open):
     reply = parse(text, tools, think_open=think_open)
     assert isinstance(reply.display, str)

@@ -30,9 +30,10 @@ class Harmony(Block):
 
     def read(self, buf: str, final: bool) -> Verdict:
         if self.body_start is None:
-            message = buf.find(MESSAGE, 0, MAX_TAG)
+            newline = buf.find("\n", 0, MAX_TAG)  # a header is one line: <|message|> after it is not its own
+            message = buf.find(MESSAGE, 0, MAX_TAG if newline < 0 else newline)
             if message < 0:
-                if not final and len(buf) < MAX_TAG and "\n" not in buf:
+                if not final and len(buf) < MAX_TAG and newline < 0:
                     return NEED_MORE
                 return NOT_MINE
             header = buf[:message].replace("<|constrain|>", " ").replace("<|channel|>", " ")
