@@ -1,4 +1,4 @@
-"""Types shared by both clients: the request, the streamed deltas, the finished turn."""
+"""Types shared by both clients: the request, the streamed deltas, the finished reply."""
 
 from __future__ import annotations
 

@@ -156,3 +156,38 @@ def test_only_storage_builds_a_path_under_dot_ayder():
                    and part.value.startswith(".ayder") for part in parts):
                 builders.append(f"{name}:{node.lineno}")
     assert builders == []
+
+
+# Words the README's glossary retired, each for the name that says what it holds.
+RETIRED = {
+    "AssistantTurn": "Reply",
+    "IterationController": "MessageBudget",
+    "TurnBudget": "MessageBudget",
+    "MemoryManager": "CheckpointStore",
+    "cut_off": "stream_cut (the stream broke) or hit_max_tokens (the reply reached max_tokens)",
+    "Window": "ScanBuffer",
+    "Outcome": "Verdict or EntryOutcome",
+    "Invocation": "Environment",
+}
+
+
+def names_in(tree: ast.AST) -> set[str]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        elif isinstance(node, ast.arg):
+            found.add(node.arg)
+        elif isinstance(node, ast.keyword) and node.arg:
+            found.add(node.arg)
+    return found
+
+
+def test_retired_words_are_not_back_in_the_code():
+    back = sorted(f"{name}: {word} (now {RETIRED[word]})" for name, path in modules().items()
+                  for word in names_in(ast.parse(path.read_text(encoding="utf-8"))) & RETIRED.keys())
+    assert back == []
