@@ -43,7 +43,7 @@ from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, sh
 @click.option("--root", metavar="DIR", help="Project root: tools stay inside it (default: the current directory).")
 @click.option("--continue", "continue_session", is_flag=True, help="Resume this project's latest session.")
 @click.option("--resume", "resume_id", metavar="ID", help="Resume a session by id or by its /save name.")
-@click.option("--restore", is_flag=True, help="Start from the checkpoint in .ayder/memory/ (see /memory).")
+@click.option("--restore", is_flag=True, help="Start from the checkpoint in .ayder/memory/ (see /checkpoint).")
 @click.option("--tasks", "list_tasks", is_flag=True, help="List the tasks in .ayder/tasks/ and exit.")
 @click.option("--implement", "implement_id", metavar="TASK", help="Run the agent on one task (id, number or title).")
 @click.option("--implement-all", is_flag=True, help="Run the agent on every pending task, in order.")
