@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import IO, Any, Callable, Iterable
 
+from ayder_cli.partial import partial_at_end
+
 MASK = "***"
 MIN_SECRET_CHARS = 6  # shorter values would mask ordinary words
 
@@ -43,18 +45,8 @@ class Secrets:
 
     def split_unfinished(self, text: str) -> tuple[str, str]:
         """(what can be shown now, masked; the end that could still become a secret, held back)."""
-        held = self.unfinished_tail(text)
+        held = partial_at_end(text, self.values)
         return self.mask(text[: len(text) - held]), text[len(text) - held:]
-
-    def unfinished_tail(self, text: str) -> int:
-        """How many characters at the end of `text` could be the start of a secret."""
-        longest = 0
-        for value in self.values:
-            for size in range(min(len(value) - 1, len(text)), longest, -1):
-                if value.startswith(text[-size:]):
-                    longest = size
-                    break
-        return longest
 
 
 class MaskedStream:

@@ -61,15 +61,15 @@ def isolated_env(home: Path) -> dict[str, str]:
 
 def first_request(root: Path, env: dict[str, str], flags: dict, native: bool):
     """(services, the ChatRequest ayder sends first for PROMPT) in one mode."""
-    from ayder_cli.setup.config import load_config
-    from ayder_cli.terminal.console import Console, Terminal
+    from ayder_cli.setup.config_layers import load_config
+    from ayder_cli.terminal.console import Console
+    from ayder_cli.terminal.environment import Environment
     from ayder_cli.setup.services import build_services
 
     config = load_config(env=env, root=root, flags=flags)
-    config = config.with_values(native_tools="on" if native else "off")
-    quiet = Terminal(stdin=None, stdout=io.StringIO(), stderr=io.StringIO(), stdin_is_tty=False,
-                     stdout_is_tty=False, stderr_is_tty=False, no_color=True)
-    services = build_services(config, env=env, root=root, console=Console(quiet), cwd=root)
+    config = replace(config, native_tools="on" if native else "off")
+    quiet = Environment(stdout=io.StringIO(), stderr=io.StringIO(), env=env, cwd=root, no_color=True)
+    services = build_services(config, quiet, root=root, console=Console(quiet))
     services.conversation.add_user(PROMPT)
     return services, services.loop.request()
 
@@ -81,7 +81,7 @@ def server_tokens(services, request) -> int | None:
     accumulator = Accumulator()
     for delta in services.loop.client.stream(replace(request, max_tokens=1, stream=False)):
         accumulator.add(delta)
-    usage = accumulator.turn().usage
+    usage = accumulator.reply().usage
     return usage.prompt_tokens if usage else None
 
 

@@ -233,7 +233,8 @@ def floor_run(endpoint: str, protocol: str) -> int:
 
 
 def ayder_client(base_url: str, protocol: str):
-    from ayder_cli.setup.config import Config, endpoint_of
+    from ayder_cli.setup.config import Config
+    from ayder_cli.setup.keys import endpoint_of
     from ayder_cli.llm import make_client
 
     provider = "openai" if protocol == "sse" else "ollama"
@@ -251,10 +252,10 @@ def ayder_run(client, expected_text: int) -> int:
     for delta in client.stream(ChatRequest(model="bench", messages=MESSAGES)):
         add(delta)
         count += 1
-    turn = accumulator.turn()
-    if len(turn.text) != expected_text or turn.finish_reason != "stop":
-        raise SystemExit(f"ayder's client lost data: {len(turn.text)} characters, "
-                         f"finish {turn.finish_reason!r}")
+    reply = accumulator.reply()
+    if len(reply.text) != expected_text or reply.finish_reason != "stop":
+        raise SystemExit(f"ayder's client lost data: {len(reply.text)} characters, "
+                         f"finish {reply.finish_reason!r}")
     return count
 
 

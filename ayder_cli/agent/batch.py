@@ -1,4 +1,4 @@
-"""Batch: the tool calls of one reply, found in it together and answered together.
+"""Batch: the tool calls of one reply, found in it together, run in order and answered together.
 
 A reply's calls are its native tool_calls if it has any, else the calls written
 in its text. Every call gets exactly one result (or all of them one refusal),
@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ayder_cli.calls import ToolCall, ToolResult, describe
+from ayder_cli.agent.callbacks import Callbacks
 from ayder_cli.agent.conversation import Conversation
+from ayder_cli.agent.repeats import RepeatGuard
+from ayder_cli.calls import ToolCall, ToolResult, describe
 from ayder_cli.intents import parse
-from ayder_cli.llm.base import AssistantTurn
+from ayder_cli.llm.base import Reply
+from ayder_cli.tools.executor import ToolExecutor
 
 
 @dataclass
@@ -22,15 +25,24 @@ class Batch:
     native: bool  # native tool_calls (answered as role=tool messages) or written in the text
 
     @classmethod
-    def native_calls(cls, turn: AssistantTurn) -> Batch:
-        # Every native call needs a result: a broken one is not run and gets its error as the result.
-        errors = [f"{call.name}: {call.error}" for call in turn.tool_calls if call.error is not None]
-        return cls(turn.tool_calls, errors, True)
+    def of(cls, reply: Reply, executor: ToolExecutor | None) -> Batch:
+        """Native calls if the reply has any, else the calls written in its text (none without tools)."""
+        if reply.tool_calls:
+            return cls.native_calls(reply)
+        if executor is None:
+            return cls.none()
+        return cls.written_in(reply, executor.schemas())
 
     @classmethod
-    def written_in(cls, turn: AssistantTurn, schemas: list[dict] | None) -> Batch:
+    def native_calls(cls, reply: Reply) -> Batch:
+        # Every native call needs a result: a broken one is not run and gets its error as the result.
+        errors = [f"{call.name}: {call.error}" for call in reply.tool_calls if call.error is not None]
+        return cls(reply.tool_calls, errors, True)
+
+    @classmethod
+    def written_in(cls, reply: Reply, schemas: list[dict] | None) -> Batch:
         # Nothing before a lone </think> is run, nor a call that a max_tokens cut left without its end.
-        parsed = parse(turn.text, schemas, cut_off=turn.finish_reason == "length")
+        parsed = parse(reply.text, schemas, hit_max_tokens=reply.finish_reason == "length")
         return cls(parsed.calls, parsed.errors, False)
 
     @classmethod
@@ -55,6 +67,16 @@ class Batch:
         """read_file(file_path="a.py"), list_files() -- as the activity lines show them."""
         return ", ".join(describe(call.name, call.arguments) for call in self.calls)
 
+    def run(self, executor: ToolExecutor, callbacks: Callbacks, repeats: RepeatGuard) -> tuple[list[ToolResult], bool]:
+        """Run the calls, or answer a repeat with the earlier results -> (results, interrupted)."""
+        if repeats.repeating:  # the previous reply made these calls already: not run again
+            callbacks.on_notice(f"the model repeated {self.described()}; not run again, it gets the earlier result")
+            results, interrupted = repeats.replay(self.calls), False
+        else:
+            results, interrupted = _execute(self.calls, executor, callbacks)
+        repeats.remember(self.calls, results)
+        return results, interrupted
+
     def refuse(self, conversation: Conversation, error: str) -> None:
         """Answer every call with the same failure: none of them ran."""
         conversation.add_results(self.calls, [ToolResult.failure(error)] * len(self.calls), self.native)
@@ -63,6 +85,26 @@ class Batch:
         """Send the results back, and with them what was wrong with the malformed calls."""
         notes = [correction(self.errors)] if self.errors else []
         conversation.add_results(self.calls, results, self.native, notes)
+
+
+def _execute(calls: list[ToolCall], executor: ToolExecutor, callbacks: Callbacks) -> tuple[list[ToolResult], bool]:
+    """Run the calls in order; Ctrl-C stops the rest (they get no result here) -> (results, interrupted)."""
+    results: list[ToolResult] = []
+    for call in calls:
+        if call.error is not None:
+            results.append(ToolResult.failure(f"not run: {call.error}"))
+            continue
+        callbacks.on_tool_start(call)
+        try:
+            result = executor.run(call)
+        except KeyboardInterrupt:
+            result = ToolResult.failure("interrupted by the user")
+            callbacks.on_tool_done(call, result)
+            results.append(result)
+            return results, True
+        callbacks.on_tool_done(call, result)
+        results.append(result)
+    return results, False
 
 
 def correction(errors: list[str]) -> str:

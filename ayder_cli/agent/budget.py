@@ -1,4 +1,4 @@
-"""The tool round trips one user message may take (-I), and the checkpoints that start them again.
+"""MessageBudget: the tool round trips one user message may take (-I), and the checkpoints that start them again.
 
 When the round trips are spent, a checkpoint (the model's summary of the work,
 saved in the project) lets the work go on in a fresh context, at most
@@ -10,20 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ayder_cli.wording import counted
-
-
-class IterationController:
-    """Counts tool round trips for one user message against the budget (-I)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.used = 0
-
-    def next_turn(self) -> bool:
-        if self.used >= self.limit:
-            return False
-        self.used += 1
-        return True
 
 
 @dataclass(frozen=True)
@@ -40,25 +26,28 @@ class Stop:
     reason: str
 
 
-class TurnBudget:
+class MessageBudget:
     """One user message's budget: -I tool round trips, renewed by up to `max_checkpoints` checkpoints."""
 
     def __init__(self, limit: int, max_checkpoints: int, summary_path: str = "") -> None:
         self.limit = limit
         self.max_checkpoints = max_checkpoints  # 0 where there is nowhere to write a checkpoint
         self.summary_path = summary_path  # where checkpoints are written, as the stop reason names it
-        self.iterations = IterationController(limit)
+        self.used = 0  # round trips taken since the message began or the last checkpoint
         self.checkpoints = 0  # written for this message so far
 
     def spend(self) -> bool:
         """Take one tool round trip; False when none is left."""
-        return self.iterations.next_turn()
+        if self.used >= self.limit:
+            return False
+        self.used += 1
+        return True
 
     def when_spent(self) -> Checkpoint | Stop:
         """What to do once no round trip is left: one more checkpoint while one may be written, else stop."""
         if self.checkpoints < self.max_checkpoints:
             self.checkpoints += 1
-            self.iterations = IterationController(self.limit)
+            self.used = 0
             return Checkpoint(self.checkpoints)
         if self.checkpoints:
             return Stop(f"stopped after {counted(self.checkpoints, 'checkpoint')} "

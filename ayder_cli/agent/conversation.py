@@ -9,20 +9,14 @@ names each call and its result.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
-from ayder_cli.calls import ToolCall
-from ayder_cli.llm.base import AssistantTurn
+from ayder_cli.calls import ToolCall, ToolResult
+from ayder_cli.llm.base import Reply
 
 INTERRUPTED_NOTE = "[reply interrupted by the user]"
-CUT_OFF_NOTE = "[reply cut off: the connection to the server broke]"
+STREAM_CUT_NOTE = "[reply cut off: the connection to the server broke]"
 NO_RESULT = "no result: the call was interrupted before it ran"
-
-
-class ResultLike(Protocol):
-    ok: bool
-    output: str
-    error: str | None
 
 
 class Conversation:
@@ -43,23 +37,24 @@ class Conversation:
     def add_user(self, text: str) -> None:
         self._add({"role": "user", "content": text})
 
-    def add_assistant(self, turn: AssistantTurn) -> None:
+    def add_assistant(self, reply: Reply) -> None:
         """The reply as it came; one that did not finish says so, for the model's sake."""
-        text = turn.text
-        if turn.interrupted:
+        text = reply.text
+        if reply.interrupted:
             text = f"{text}\n\n{INTERRUPTED_NOTE}" if text else INTERRUPTED_NOTE
-        elif turn.cut_off:
-            text = f"{text}\n\n{CUT_OFF_NOTE}" if text else CUT_OFF_NOTE
+        elif reply.stream_cut:
+            text = f"{text}\n\n{STREAM_CUT_NOTE}" if text else STREAM_CUT_NOTE
         message: dict[str, Any] = {"role": "assistant", "content": text}
-        if turn.tool_calls and not turn.interrupted and not turn.cut_off:
+        if reply.tool_calls and not reply.interrupted and not reply.stream_cut:
             message["tool_calls"] = [
                 {"id": call.id, "type": "function",
                  "function": {"name": call.name, "arguments": json.dumps(call.arguments, ensure_ascii=False)}}
-                for call in turn.tool_calls
+                for call in reply.tool_calls
             ]
         self._add(message)
 
-    def add_results(self, calls: list[ToolCall], results: list[ResultLike], native: bool, notes: list[str] = ()) -> None:
+    def add_results(self, calls: list[ToolCall], results: list[ToolResult], native: bool,
+                    notes: list[str] = ()) -> None:
         """Every call gets exactly one result; `notes` (what was wrong with other calls) go along."""
         if native:
             for call, result in zip(calls, results):
@@ -121,7 +116,7 @@ def _answer(pending: dict[str, str]) -> list[dict[str, Any]]:
     return answers
 
 
-def render_result(result: ResultLike) -> str:
+def render_result(result: ToolResult) -> str:
     if result.ok:
         return f"ok:\n{result.output}" if result.output else "ok"
     return f"error: {result.error}"

@@ -1,10 +1,11 @@
 """The intent parser: tool calls written as text, in every dialect open models use, and think blocks.
 
 `parse(text, tools)` reads a whole reply; `StreamFilter` reads it delta by
-delta and shows exactly what `parse` would. The scanner (`scanner.py`) knows
-text, think blocks and fences; each dialect (`dialects/`) knows its own
-markup; `coerce.py` types values by the tool's schema; `display.py` keeps
-markup and leaked tokens out of what the user sees.
+delta and shows exactly what `parse` would. The scanner (`scanner.py`, its
+text in a `ScanBuffer`) knows text, think blocks and fences; each dialect
+(`dialects/`, what they share in `dialects/common/`) knows its own markup, and
+`families.py` says which model family each one reads; `coerce.py` types
+values by the tool's schema; `display.py` closes the gaps removed markup leaves.
 """
 
 from __future__ import annotations
@@ -16,15 +17,15 @@ __all__ = ["ParsedReply", "StreamFilter", "call_format_instructions", "parse"]
 
 
 def parse(text: str, tools: list[dict] | None = None, *, think_open: bool | None = None,
-          cut_off: bool = False) -> ParsedReply:
+          hit_max_tokens: bool = False) -> ParsedReply:
     """Every tool call, malformed call, think block and the display text of one reply.
 
     think_open: None (default) treats a lone </think> as closing a block that
     started with the reply; True/False say whether the reply starts thinking.
-    cut_off: the reply was cut short (max_tokens); a call that its own closing
-    markup did not end is reported, not run. The display is the same either way.
+    hit_max_tokens: the server ended the reply at max_tokens; a call that its own
+    closing markup did not end is reported, not run. The display is the same either way.
     """
-    scanner = StreamFilter(tools, think_open=think_open, cut_off=cut_off)
+    scanner = StreamFilter(tools, think_open=think_open, hit_max_tokens=hit_max_tokens)
     scanner.feed(text)
     scanner.finish()
     return scanner.result()

@@ -1,9 +1,10 @@
 """What the user sees of a reply: no markup, no leaked special tokens, no blank lines left where they were.
 
-The scanner removes calls, think blocks and stray tokens; `View` closes the
-gap they leave. Whitespace around removed markup collapses to at most one
-empty line, and to nothing at the start or the end of the reply. Everything
-else is shown exactly as the model wrote it.
+The scanner removes calls, think blocks and stray tokens (the `markers`
+dialect lists those); `View` closes the gap they leave. Whitespace around
+removed markup collapses to at most one empty line, and to nothing at the
+start or the end of the reply. Everything else is shown exactly as the model
+wrote it.
 
 Whitespace at the end of what has arrived is held until the next visible
 character (or the end) says whether markup was removed inside its run.
@@ -13,24 +14,6 @@ Nothing else is held, so plain text still shows as it streams.
 from __future__ import annotations
 
 _SPACE = " \t\r\n"
-
-# Special tokens a server sometimes leaves in the text: end-of-turn markers, role headers.
-LEAKED_TOKENS = (
-    "<|im_end|>", "<|im_start|>assistant", "<|im_start|>", "<|endoftext|>", "<|end_of_text|>",
-    "<|eot_id|>", "<|eom_id|>", "<|start_header_id|>assistant<|end_header_id|>",
-    "<|end|>", "<|return|>", "<|call|>", "<|start|>assistant", "<|start|>",
-    "<|python_end|>", "<|tool_calls_section_end|>",
-    "<｜end▁of▁sentence｜>", "<｜Assistant｜>", "<｜tool▁calls▁end｜>",
-    "]~b]ai", "]~b]tool", "]~!b[", "[e~[", "<end_of_turn>",
-)
-
-# Closing tags of call markup whose opening went missing; hidden when nothing else is on the line after them.
-ORPHAN_CLOSERS = (
-    "</tool_call>", "</tool_calls>", "</function_calls>", "</function>", "</invoke>", "</parameter>",
-    "</｜DSML｜function_calls>", "</｜DSML｜tool_calls>", "</｜DSML｜invoke>",
-    "</|DSML|function_calls>", "</|DSML|tool_calls>", "</|DSML|invoke>",
-    "</arg_value>", "</minimax:tool_call>",
-)
 
 
 class View:

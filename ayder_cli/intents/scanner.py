@@ -15,11 +15,12 @@ import re
 from enum import Enum
 
 from ayder_cli.intents.dialects import FENCES, OpenerIndex
-from ayder_cli.intents.dialects.base import Block, Context, Ends, NeedMore, NotMine, Where, held_suffix
+from ayder_cli.intents.dialects.common.base import Block, Context, Ends, NeedMore, NotMine, Where
 from ayder_cli.intents.display import Output
 from ayder_cli.intents import think
 from ayder_cli.intents.found import Found, ParsedReply
-from ayder_cli.intents.window import Window
+from ayder_cli.intents.scan_buffer import ScanBuffer
+from ayder_cli.partial import partial_at_end
 
 # The next character that may start something other than plain text ('{' only opens a reply).
 # Newlines are not among them: _text() keeps track of line starts in whatever text it is given.
@@ -48,14 +49,14 @@ class StreamFilter:
     """Feed a reply delta by delta; get back (kind, text) pieces: kind is "text" or "thinking"."""
 
     def __init__(self, tools: list[dict] | None = None, *, think_open: bool | None = None,
-                 cut_off: bool = False) -> None:
+                 hit_max_tokens: bool = False) -> None:
         self.found = Found(tools)
-        self.context = Context(self.found, cut_off)
+        self.context = Context(self.found, hit_max_tokens)
         self._out = Output()
-        self._window = Window()
+        self._buffer = ScanBuffer()
         self._mode = Mode.LEADING if think_open is None else (Mode.THINK if think_open else Mode.TEXT)
         self._closer = "</think>"  # what ends the think block we are in
-        self._hint = 0  # where the search for the current mode's marker resumes in the window
+        self._hint = 0  # where the search for the current mode's marker resumes in the buffer
         self._fence = ""  # the backticks that opened the ordinary code fence we are in
         self._readers: list[Block] = []  # who may read the held block, first to answer wins
         self._reply_start = True  # nothing but whitespace shown so far
@@ -66,15 +67,15 @@ class StreamFilter:
 
     def feed(self, text: str) -> list[tuple[str, str]]:
         if text:
-            self._window.add(text)
+            self._buffer.add(text)
             self._run()
         return self._out.take()
 
     def finish(self) -> list[tuple[str, str]]:
-        self._window.final = True
+        self._buffer.final = True
         self._run()
-        if self._window.text:  # only an unclosed think block can be left
-            self._out.think(self._window.take(len(self._window.text)))
+        if self._buffer.text:  # only an unclosed think block can be left
+            self._out.think(self._buffer.take(len(self._buffer.text)))
         self._out.finish()
         return self._out.take()
 
@@ -101,10 +102,10 @@ class StreamFilter:
     def _consume(self, size: int) -> str:
         self._hint = 0
         self.context.reset()
-        return self._window.take(size)
+        return self._buffer.take(size)
 
     def _replay(self) -> None:
-        self._window.replay()
+        self._buffer.replay()
         self.context.reset()
         self._hint = 0
 
@@ -115,22 +116,22 @@ class StreamFilter:
                 Mode.FENCE: self._in_fence, Mode.BLOCK: self._in_block}
         while True:
             try:
-                while self._window.text and step[self._mode]():
-                    if self._window.long:
+                while self._buffer.text and step[self._mode]():
+                    if self._buffer.long:
                         self._replay()
             except _Wait:
                 pass
-            if not self._window.pull():
+            if not self._buffer.pull():
                 return
 
     def _need(self, needed: bool) -> None:
         """Wait for more text, unless the reply is complete."""
-        if needed and not self._window.at_end:
+        if needed and not self._buffer.at_end:
             raise _Wait
 
     def _leading(self) -> bool:
         """At the start of a reply: a lone closing think tag means everything so far was thinking."""
-        buf = self._window.text
+        buf = self._buffer.text
         closing = think.LONE_CLOSER.search(buf, self._hint)
         opening = think.OPENER.search(buf, self._hint)
         if closing and (not opening or closing.start() < opening.start()):
@@ -140,7 +141,7 @@ class StreamFilter:
             self._out.end_think()
             self._mode = Mode.TEXT
             return True
-        if opening or self._window.at_end:
+        if opening or self._buffer.at_end:
             self._mode = Mode.TEXT
             self._replay()
             return True
@@ -148,7 +149,7 @@ class StreamFilter:
         raise _Wait
 
     def _in_think(self) -> bool:
-        buf = self._window.text
+        buf = self._buffer.text
         end = buf.find(self._closer, self._hint)
         if end >= 0:
             self._out.think(self._consume(end))
@@ -157,18 +158,18 @@ class StreamFilter:
             self._out.end_think()
             self._mode = Mode.TEXT
             return True
-        held = held_suffix(buf, (self._closer,))
+        held = partial_at_end(buf, (self._closer,))
         self._out.think(self._consume(len(buf) - held))
         raise _Wait
 
     def _in_fence(self) -> bool:
         """Inside an ordinary code fence: shown verbatim, nothing in it is a call."""
-        buf = self._window.text
+        buf = self._buffer.text
         indent = _INDENT.match(buf).end()
         if self._line_blank and buf[indent : indent + 1] in ("`", ""):  # this line may close the fence
             newline = self.context.skip_run(buf, 0, _NEWLINE)
             newline = newline if newline < len(buf) else -1
-            if newline < 0 and not self._window.at_end and self.context.skip_run(buf, 0, _NOT_FENCE_LINE) == len(buf):
+            if newline < 0 and not self._buffer.at_end and self.context.skip_run(buf, 0, _NOT_FENCE_LINE) == len(buf):
                 raise _Wait  # only spaces and backticks so far: this line may yet close the fence
             line = buf if newline < 0 else buf[:newline]
             stripped = line.lstrip(" \t")
@@ -182,7 +183,7 @@ class StreamFilter:
         return True
 
     def _in_text(self) -> bool:
-        buf = self._window.text
+        buf = self._buffer.text
         found, inline = self._plain_run(buf)
         if found is None or found.start():
             self._text(self._consume(found.start() if found else len(buf)))
@@ -221,7 +222,7 @@ class StreamFilter:
         return bool(buf[line + 1 : at].strip(" \t")) or (line < 0 and not self._line_blank)
 
     def _backticks(self) -> bool:
-        buf = self._window.text
+        buf = self._buffer.text
         run = self.context.skip_run(buf, 0, _NOT_BACKTICK)
         self._need(run == len(buf))
         if run >= 3 and self._line_blank:
@@ -246,8 +247,8 @@ class StreamFilter:
 
     def _opener(self) -> bool:
         """At a character that may open markup: a think tag, or whatever the dialect table says."""
-        buf = self._window.text
-        self._need(OPENERS.may_grow(buf))  # all of the window is the start of an opener: wait for the rest
+        buf = self._buffer.text
+        self._need(OPENERS.may_grow(buf))  # all of the buffer is the start of an opener: wait for the rest
         matches = [(opener, dialect) for opener, dialect in OPENERS.matches(buf)
                    if dialect is None or self._allowed(dialect.where)]
         if matches and matches[0][1] is None:
@@ -276,16 +277,16 @@ class StreamFilter:
 
     def _in_block(self) -> bool:
         while self._readers:
-            outcome = self._readers[0].read(self._window.text, self._window.at_end)
-            if isinstance(outcome, NeedMore):
+            verdict = self._readers[0].read(self._buffer.text, self._buffer.at_end)
+            if isinstance(verdict, NeedMore):
                 raise _Wait
-            if isinstance(outcome, NotMine):
+            if isinstance(verdict, NotMine):
                 self._readers.pop(0)
                 continue
-            assert isinstance(outcome, Ends) and outcome.end > 0
+            assert isinstance(verdict, Ends) and verdict.end > 0
             reader, self._readers = self._readers[0], []
             self._mode = Mode.TEXT
-            reader.finish(self._consume(outcome.end))
+            reader.finish(self._consume(verdict.end))
             self._out.view.removed()
             self._line_blank = True
             self._inline_code = False

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Callable
 
 from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.llm.base import ChatClient, LLMError
+from ayder_cli.llm.providers import provider_named
 
 
 def make_client(endpoint: Endpoint, log: Callable[[str], None] | None = None) -> ChatClient:
@@ -13,6 +15,7 @@ def make_client(endpoint: Endpoint, log: Callable[[str], None] | None = None) ->
     # The HTTP stack (requests) is loaded here, when a mode needs the network, not at import.
     from ayder_cli.llm.http import Transport
 
+    provider = provider_named(endpoint.provider)
     base_url, key = endpoint.base_url, endpoint.api_key
     headers = {"User-Agent": "ayder"}
     if key:
@@ -23,15 +26,7 @@ def make_client(endpoint: Endpoint, log: Callable[[str], None] | None = None) ->
 
     def unreachable(url: str, exc: Exception) -> LLMError:
         reason = redact(_reason(exc))
-        if endpoint.provider == "ollama":
-            return LLMError(
-                f"cannot reach Ollama at {base_url} ({reason})",
-                "start it with `ollama serve`, or point base_url / OLLAMA_HOST at it",
-            )
-        return LLMError(
-            f"cannot reach the server at {base_url} ({reason})",
-            "is it running? check base_url / OPENAI_BASE_URL",
-        )
+        return LLMError(f"cannot reach {provider.server_called} at {base_url} ({reason})", provider.unreachable_hint)
 
     transport = Transport(
         headers=headers,
@@ -43,13 +38,10 @@ def make_client(endpoint: Endpoint, log: Callable[[str], None] | None = None) ->
         request_timeout_s=endpoint.request_timeout_s,
         log=log,
     )
-    if endpoint.provider == "ollama":
-        from ayder_cli.llm.ollama import OllamaClient
-
-        return OllamaClient(base_url, transport, redact=redact)
-    from ayder_cli.llm.openai_compat import OpenAIClient
-
-    return OpenAIClient(base_url, transport, has_key=bool(key), api_key_env=endpoint.key_env, redact=redact)
+    # The client's module loads requests too: imported here for the same reason.
+    module, _, name = provider.client.partition(":")
+    client_class = getattr(importlib.import_module(module), name)
+    return client_class(endpoint, transport, redact=redact)
 
 
 def _reason(exc: Exception) -> str:

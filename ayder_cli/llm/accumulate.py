@@ -1,9 +1,9 @@
-"""Deltas -> one AssistantTurn: text, thinking, native tool calls, finish reason, usage."""
+"""Deltas -> one Reply: text, thinking, native tool calls, finish reason, usage."""
 
 from __future__ import annotations
 
 from ayder_cli.calls import ToolCall, decode_arguments
-from ayder_cli.llm.base import AssistantTurn, Delta, Usage
+from ayder_cli.llm.base import Reply, Delta, Usage
 
 
 class _PendingCall:
@@ -52,19 +52,19 @@ class Accumulator:
     def text(self) -> str:
         return "".join(self._text)
 
-    def turn(self, *, interrupted: bool = False, cut_off: bool = False) -> AssistantTurn:
+    def reply(self, *, interrupted: bool = False, stream_cut: bool = False) -> Reply:
         calls = [
             _finish_call(self._calls[index], position)
             for position, index in enumerate(sorted(self._calls))
         ]
-        return AssistantTurn(
+        return Reply(
             text=self.text,
             thinking="".join(self._thinking),
             tool_calls=calls,
             finish_reason=self.finish_reason,
             usage=self.usage,
             interrupted=interrupted,
-            cut_off=cut_off,
+            stream_cut=stream_cut,
         )
 
 

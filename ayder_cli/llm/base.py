@@ -1,4 +1,4 @@
-"""Types shared by both clients: the request, the streamed deltas, the finished turn."""
+"""Types shared by both clients: the request, the streamed deltas, the finished reply."""
 
 from __future__ import annotations
 
@@ -81,14 +81,14 @@ class Delta:
 
 
 @dataclass
-class AssistantTurn:
+class Reply:
     text: str = ""
     thinking: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
     finish_reason: str | None = None
     usage: Usage | None = None
     interrupted: bool = False  # stopped by Ctrl-C
-    cut_off: bool = False  # the stream ended before the server said it was done
+    stream_cut: bool = False  # the stream ended before the server said it was done
 
 
 class LLMError(AyderError):

@@ -16,6 +16,8 @@ from urllib.parse import urlsplit
 import requests
 
 from ayder_cli.llm.http import fetch_json
+from ayder_cli.llm.providers import OLLAMA, OPENAI
+from ayder_cli.wording import counted
 
 # On loopback a listener accepts at once and a closed port refuses at once,
 # so these only matter for a port that swallows connections or never answers.
@@ -26,7 +28,7 @@ DEADLINE_S = 1.5  # the whole search never takes longer
 
 @dataclass(frozen=True)
 class Candidate:
-    provider: str  # the client that speaks to it: "ollama" or "openai"
+    provider: str  # the provider whose client speaks to it (llm/providers.py)
     kind: str  # what usually listens there, for -v and errors
     base_url: str
     models_path: str  # GET base_url + this lists the models
@@ -39,10 +41,10 @@ class Candidate:
 # Priority order: Ollama first, so the README's default wins whenever it runs.
 # Ollama's URL is the default one, so what ayder remembers about it still applies.
 CANDIDATES: tuple[Candidate, ...] = (
-    Candidate("ollama", "Ollama", "http://localhost:11434", "/api/tags"),
-    Candidate("openai", "llama.cpp-style", "http://127.0.0.1:8080/v1", "/models"),
-    Candidate("openai", "LM Studio-style", "http://127.0.0.1:1234/v1", "/models"),
-    Candidate("openai", "vLLM-style", "http://127.0.0.1:8000/v1", "/models"),
+    Candidate(OLLAMA.name, "Ollama", OLLAMA.default_base_url, "/api/tags"),
+    Candidate(OPENAI.name, "llama.cpp-style", "http://127.0.0.1:8080/v1", "/models"),
+    Candidate(OPENAI.name, "LM Studio-style", "http://127.0.0.1:1234/v1", "/models"),
+    Candidate(OPENAI.name, "vLLM-style", "http://127.0.0.1:8000/v1", "/models"),
 )
 
 
@@ -63,7 +65,7 @@ class FoundServer:
         if not models:
             return "no models"
         more = f" and {len(models) - limit} more" if len(models) > limit else ""
-        return f"{len(models)} model{'s' if len(models) > 1 else ''}: {', '.join(models[:limit])}{more}"
+        return f"{counted(len(models), 'model')}: {', '.join(models[:limit])}{more}"
 
 
 def find_local_server(candidates: tuple[Candidate, ...] | None = None,

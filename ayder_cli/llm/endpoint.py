@@ -1,4 +1,4 @@
-"""Endpoint: where requests go and how, resolved once from the config (config.endpoint_of).
+"""Endpoint: where requests go and how, resolved once from the config (setup/keys.endpoint_of).
 
 It sits at the bottom of the package: `config` builds one and `llm.make_client`
 takes one, so the clients never read the config and the config never loads the
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True, kw_only=True)
 class Endpoint:
-    provider: str  # "ollama", or "openai" for any OpenAI-compatible server
+    provider: str  # a name in llm/providers.py: "ollama", or "openai" for any OpenAI-compatible server
     base_url: str  # without a trailing slash
     model: str
     api_key: str | None = field(default=None, repr=False)  # sent as a Bearer token; never printed

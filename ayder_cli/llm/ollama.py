@@ -9,16 +9,18 @@ import requests
 
 from ayder_cli.calls import decode_arguments
 from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
+from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.llm.http import Transport, empty_reply_error, iter_body, server_message, whole_json
+from ayder_cli.llm.providers import OLLAMA
 from ayder_cli.llm.served import ServedWindow, from_ollama_show
 from ayder_cli.llm.sse import Skipped, decode_ndjson_lines
 
 
 class OllamaClient:
-    provider = "ollama"
+    provider = OLLAMA.name
 
-    def __init__(self, base_url: str, transport: Transport, *, redact) -> None:
-        self.base_url = base_url
+    def __init__(self, endpoint: Endpoint, transport: Transport, *, redact) -> None:
+        self.base_url = endpoint.base_url
         self.transport = transport
         self.redact = redact
 
@@ -109,7 +111,7 @@ class OllamaClient:
         status = response.status_code
         message = self.redact(server_message(response))
         if status == 404 and "not found" in message.lower():
-            return LLMError(f"Ollama has no model {model!r}: {message}", f"run: ollama pull {model}", status)
+            return LLMError(f"Ollama has no model {model!r}: {message}", OLLAMA.missing_model_hint(model), status)
         if status in (401, 403):
             return LLMError(f"Ollama rejected the request (HTTP {status}): {message}", "check api_key_file / api_key in the config", status)
         if status in (400, 413, 422):

@@ -8,21 +8,23 @@ from typing import Any, Iterator
 import requests
 
 from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
+from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.llm.http import (ReplyWatch, Transport, empty_reply_error, error_text, iter_body, server_message,
                                whole_json)
+from ayder_cli.llm.providers import OPENAI
 from ayder_cli.llm.served import (ServedWindow, from_llama_cpp_props, from_lm_studio_models,
                                   from_openai_models)
 from ayder_cli.llm.sse import Skipped, decode_sse
 
 
 class OpenAIClient:
-    provider = "openai"
+    provider = OPENAI.name
 
-    def __init__(self, base_url: str, transport: Transport, *, has_key: bool, api_key_env: str, redact) -> None:
-        self.base_url = base_url
+    def __init__(self, endpoint: Endpoint, transport: Transport, *, redact) -> None:
+        self.base_url = endpoint.base_url
         self.transport = transport
-        self.has_key = has_key
-        self.api_key_env = api_key_env
+        self.has_key = bool(endpoint.api_key)
+        self.api_key_env = endpoint.key_env
         self.redact = redact
         # Ask for usage in the stream until a server refuses the option.
         self.include_usage = True

@@ -3,26 +3,29 @@
 The checks run in order, each a short method of Doctor that returns its mark and
 text; run_doctor() prints them on stderr as they finish and writes what they
 learned to the server profile (profiles.py), so the next session starts from it.
-Every request the doctor sends is built here or on a throwaway copy of the
-conversation: the session's conversation and transcript never see them.
+Every request the doctor sends is built by the session's own request building
+(agent/request.py) over a throwaway conversation: the session's conversation and
+transcript never see them.
 """
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ayder_cli.calls import ToolCall, ToolResult, describe
 from ayder_cli.agent.conversation import Conversation
-from ayder_cli.wording import counted, short
+from ayder_cli.agent.request import next_request, whole_reply, with_settings
+from ayder_cli.agent.tool_fallback import refuses_tools
+from ayder_cli.calls import ToolCall, ToolResult
 from ayder_cli.errors import ExitStatus
 from ayder_cli.intents import call_format_instructions, parse
-from ayder_cli.llm.accumulate import Accumulator
-from ayder_cli.llm.base import AssistantTurn, ChatRequest, LLMError
+from ayder_cli.llm.base import Reply, ChatRequest, LLMError
 from ayder_cli.llm.served import ServedWindow
 from ayder_cli.storage.profiles import ServerProfiles, profiles_path
+from ayder_cli.terminal.console import describe_call
+from ayder_cli.wording import counted, short
+from ayder_cli.llm.providers import provider_named
 
 OK, FAILED, UNKNOWN = "✓", "✗", "–"
 LABEL_WIDTH = 19
@@ -53,7 +56,7 @@ class ToolTry:
     """One forced call: how the tool was offered, what came back, and the answer to its result."""
 
     native: bool  # offered as a native tool (else taught as text in the system prompt)
-    turn: AssistantTurn
+    reply: Reply
     call: ToolCall | None = None
     from_text: bool = False  # the call was read from the reply's text, not a native call
     answer: str = ""  # what the model said after the result came back
@@ -74,7 +77,7 @@ class Findings:
     thinking: str | None = None
     first_request: ChatRequest | None = None
     first_request_tokens: int | None = None
-    turns: list[AssistantTurn] = field(default_factory=list)  # every reply, for the thinking check
+    replies: list[Reply] = field(default_factory=list)  # every reply, for the thinking check
 
 
 class Doctor:
@@ -118,7 +121,8 @@ class Doctor:
         listed = ", ".join(models[:LISTED_MODELS])
         if len(models) > LISTED_MODELS:
             listed += f", and {len(models) - LISTED_MODELS} more"
-        pull = f"run: ollama pull {wanted}, or " if self.client.provider == "ollama" else ""
+        hint = provider_named(self.client.provider).missing_model_hint(wanted)
+        pull = f"{hint}, or " if hint else ""
         return Result(FAILED, f"{wanted} is not among the server's models: {listed}", f"{pull}pick one with -m NAME")
 
     def window(self) -> Result:
@@ -142,7 +146,7 @@ class Doctor:
             return Result(FAILED, f"refused: {self.found.refusal}; ayder teaches tools as text")
         self.found.native_try = tried
         if tried.call is None:
-            return Result(FAILED, f"no tool call came back ({said(tried.turn)})")
+            return Result(FAILED, f"no tool call came back ({said(tried.reply)})")
         if tried.from_text:
             return Result(FAILED, "no native call came back; the call was written in the reply's text")
         self.found.native_tools = True
@@ -167,16 +171,16 @@ class Doctor:
         how = "read from the streamed text" if working.from_text else "assembled from the streamed fragments"
         if self.found.streaming_tools:
             return Result(OK, f"{describe_call(tried.call)} {how}: the same call")
-        got = describe_call(tried.call) if tried.call else f"no call ({said(tried.turn)})"
+        got = describe_call(tried.call) if tried.call else f"no call ({said(tried.reply)})"
         return Result(FAILED, f"the streamed reply gave {got}, not {describe_call(working.call)}")
 
     def thinking(self) -> Result:
-        turns = self.found.turns
-        if any(turn.thinking for turn in turns):
-            where = "reasoning_content" if self.client.provider == "openai" else "Ollama's thinking"
+        replies = self.found.replies
+        if any(reply.thinking for reply in replies):
+            where = provider_named(self.client.provider).thinking_field
             self.found.thinking = "separate field"
             return Result(OK, f"comes in a separate field ({where}); shown with --show-thinking")
-        if any(parse(turn.text).thinking for turn in turns):
+        if any(parse(reply.text).thinking for reply in replies):
             self.found.thinking = "think tags"
             return Result(OK, "comes as think tags in the text; ayder hides them (--show-thinking shows them)")
         self.found.thinking = "none seen"
@@ -185,16 +189,16 @@ class Doctor:
     def first_request(self) -> Result:
         request, note = self._first_request(), ""
         try:
-            turn = self._send(request)
+            reply = self._send(request)
         except LLMError as exc:  # a server that takes forced tools but not the session's own request
             if not (request.tools and refuses_tools(exc)):
                 raise
             self.found.native_tools, self.found.refusal = False, server_words(exc)
             request, note = self._first_request(), f"; native tools were refused: {self.found.refusal}"
-            turn = self._send(request)
+            reply = self._send(request)
         self.found.first_request = request
         tools = "native tools" if request.tools else "text tools" if self.loop.executor else "no tools"
-        tokens = turn.usage.prompt_tokens if turn.usage else None
+        tokens = reply.usage.prompt_tokens if reply.usage else None
         if tokens is None:
             return Result(UNKNOWN, f"the server reports no token counts ({tools}{note})")
         self.found.first_request_tokens = tokens
@@ -215,18 +219,18 @@ class Doctor:
         """Ask for add(a=2, b=3); when it comes back right (not streamed), send its result and read the answer."""
         conversation = Conversation("" if native else call_format_instructions([ADD_SIGNATURE]))
         conversation.add_user(ASK_FOR_CALL)
-        turn = self._ask_for_call(conversation, native, stream)
-        call, from_text = call_in(turn)
-        tried = ToolTry(native, turn, call, from_text)
+        reply = self._ask_for_call(conversation, native, stream)
+        call, from_text = call_in(reply)
+        tried = ToolTry(native, reply, call, from_text)
         if stream or call is None or not right_call(call):
             return tried
-        conversation.add_assistant(turn)
+        conversation.add_assistant(reply)
         conversation.add_results([call], [ToolResult(True, ADD_RESULT)], native=not from_text)
         answer = self._send(self._request(conversation, native, stream=False, forced=False))
         tried.answer = parse(answer.text, [ADD_TOOL]).display.strip()
         return tried
 
-    def _ask_for_call(self, conversation: Conversation, native: bool, stream: bool) -> AssistantTurn:
+    def _ask_for_call(self, conversation: Conversation, native: bool, stream: bool) -> Reply:
         request = self._request(conversation, native, stream, forced=True)
         try:
             return self._send(request)
@@ -237,38 +241,32 @@ class Doctor:
         return self._send(self._request(conversation, native, stream, forced=True))
 
     def _request(self, conversation: Conversation, native: bool, stream: bool, forced: bool) -> ChatRequest:
-        config = self.config  # the session's settings: Ollama reloads a model when num_ctx changes
-        return ChatRequest(model=config.resolved_model, messages=conversation.for_request(), stream=stream,
-                           tools=[ADD_TOOL] if native else None,
-                           tool_choice=self.tool_choice if native and forced else None,
-                           temperature=config.temperature, top_p=config.top_p, max_tokens=config.max_tokens,
-                           num_ctx=config.num_ctx, keep_alive=config.keep_alive)
+        # The session's settings: Ollama reloads a model when num_ctx changes.
+        return with_settings(self.config, conversation.for_request(), stream=stream,
+                             tools=[ADD_TOOL] if native else None,
+                             tool_choice=self.tool_choice if native and forced else None)
 
     def _first_request(self) -> ChatRequest:
-        """The first request of a new session, built by the loop itself over a throwaway conversation."""
+        """The first request of a new session, as the loop builds it, over a throwaway conversation."""
         real = self.loop.conversation
         scratch = Conversation(real.system_prompt)  # no on_message: nothing reaches the transcript
         scratch.preamble = real.preamble
         scratch.add_user(FIRST_PROMPT)
-        probe = copy.copy(self.loop)  # the session's loop keeps its own conversation and settings
-        probe.conversation = scratch
+        as_text = self.loop.tool_mode.as_text
         if self.config.native_tools == "auto" and self.found.native_tools is not None:
-            probe.native_tools = None if self.found.native_tools else False  # as the next session starts
-        request = probe.request()
+            as_text = self.found.native_tools is False  # as the next session starts
+        request = next_request(self.config, scratch, self.loop.executor, tools_as_text=as_text)
         request.max_tokens = FIRST_MAX_TOKENS
         return request
 
-    def _send(self, request: ChatRequest) -> AssistantTurn:
-        accumulator = Accumulator()
-        for delta in self.client.stream(request):
-            accumulator.add(delta)
-        turn = accumulator.turn()
-        self.found.turns.append(turn)
-        return turn
+    def _send(self, request: ChatRequest) -> Reply:
+        reply = whole_reply(self.client, request)
+        self.found.replies.append(reply)
+        return reply
 
     def _round_result(self, tried: ToolTry, how: str) -> Result:
         if tried.call is None:
-            return Result(FAILED, f"no tool call came back ({said(tried.turn)})")
+            return Result(FAILED, f"no tool call came back ({said(tried.reply)})")
         if not right_call(tried.call):
             return Result(FAILED, f"{describe_call(tried.call)} {how}, but add(a=2, b=3) was asked for")
         if not tried.answer:
@@ -291,7 +289,7 @@ class Doctor:
         }
         if found.native_tools is False:
             facts["reason"] = f"the server refused native tool calling ({found.refusal})"
-        profiles = self.loop.profiles or ServerProfiles(profiles_path(self.services.env))
+        profiles = self.loop.profiles or ServerProfiles(profiles_path(self.services.environment.env))
         profiles.remember(config.resolved_base_url, config.resolved_model,
                           **{key: value for key, value in facts.items() if value is not None})
         return profiles.path
@@ -338,22 +336,17 @@ def served_name(wanted: str, models: list[str]) -> str | None:
     return None
 
 
-def refuses_tools(exc: LLMError) -> bool:
-    """The server refuses the tools parameter: it says so in words (as ChatLoop._stream reads it)."""
-    return exc.status in (400, 422, 500) and "tool" in exc.message.lower()
-
-
 def server_words(exc: LLMError) -> str:
     """The server's own message, without ayder's "... rejected the request (HTTP 400): " before it."""
     _, colon, words = exc.message.partition("): ")
     return words if colon else exc.message
 
 
-def call_in(turn: AssistantTurn) -> tuple[ToolCall | None, bool]:
+def call_in(reply: Reply) -> tuple[ToolCall | None, bool]:
     """The reply's first tool call, native or written in its text; and whether it came from the text."""
-    if turn.tool_calls:
-        return turn.tool_calls[0], False
-    calls = parse(turn.text, [ADD_TOOL]).calls
+    if reply.tool_calls:
+        return reply.tool_calls[0], False
+    calls = parse(reply.text, [ADD_TOOL]).calls
     return (calls[0], True) if calls else (None, False)
 
 
@@ -371,10 +364,6 @@ def _number(value: Any) -> Any:
         return value
 
 
-def describe_call(call: ToolCall) -> str:
-    return describe(call.name, call.arguments if isinstance(call.arguments, dict) else {})
-
-
-def said(turn: AssistantTurn) -> str:
-    text = parse(turn.text, [ADD_TOOL]).display.strip()
+def said(reply: Reply) -> str:
+    text = parse(reply.text, [ADD_TOOL]).display.strip()
     return f"the model said {short(text, 60)!r}" if text else "the model said nothing"

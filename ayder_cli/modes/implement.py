@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ayder_cli.errors import AyderError, ExitStatus
 from ayder_cli.storage.tasks import Task, find_task, load_tasks, set_status
+
+if TYPE_CHECKING:
+    from ayder_cli.setup.services import Services
 
 
 def task_prompt(task: Task, shown_path: str) -> str:
@@ -13,11 +18,11 @@ def task_prompt(task: Task, shown_path: str) -> str:
     )
 
 
-def implement_task(services, identifier: str) -> tuple[int, str]:
+def implement_task(services: Services, identifier: str) -> tuple[int, str]:
     """Run the agent on one task in the current conversation -> (exit status, one-line outcome)."""
     task = find_task(services.root, identifier)
-    services.offer_tools("tasks")  # the model marks the task done with update_task_status
-    set_status(services.root, task.id, "in_progress", services.journal)
+    services.executor.offer("tasks")  # the model marks the task done with update_task_status
+    set_status(services.root, task.id, "in_progress", services.sessions.journal)
     shown = task.path.relative_to(services.root).as_posix()
     services.console.dim_line(f"implementing {task.id}: {task.title}")
     try:
@@ -35,7 +40,7 @@ def implement_task(services, identifier: str) -> tuple[int, str]:
     return ExitStatus.OK, f"{task.id} done"
 
 
-def implement_all(services) -> int:
+def implement_all(services: Services) -> int:
     """Every pending task in order, each in a fresh conversation; stop at the first that fails."""
     pending = [task for task in load_tasks(services.root) if task.status == "pending"]
     if not pending:
@@ -45,7 +50,7 @@ def implement_all(services) -> int:
     status = ExitStatus.OK
     for index, task in enumerate(pending):
         services.conversation.reset()
-        services.new_session()
+        services.sessions.new()
         status, outcome = implement_task(services, task.id)
         outcomes.append(outcome)
         if status != ExitStatus.OK:

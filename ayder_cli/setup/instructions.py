@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from ayder_cli.storage.xdg import xdg_config_path
+from ayder_cli.tools.process_groups import COMMAND_SHELL
 
 INSTRUCTIONS_FILE = "AGENTS.md"
 MAX_INSTRUCTIONS_BYTES = 32 * 1024  # all files together
 GIT_TIMEOUT_S = 2.0
-COMMAND_SHELL = "/bin/sh"  # what run_shell_command runs commands in (tools/processes.py)
 ENVIRONMENT_OPEN, ENVIRONMENT_CLOSE = "<environment>", "</environment>"
 
 

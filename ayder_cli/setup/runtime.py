@@ -3,7 +3,7 @@
 The settings (Config), where they point (Endpoint), the client talking there
 and what the server said of its context window travel together: the loop holds
 one Runtime, and switching model or server (/model, /provider) replaces it
-whole (services.runtime_for builds it); nothing patches a field of it.
+whole (setup.server.runtime_for builds it); nothing patches a field of it.
 """
 
 from __future__ import annotations
@@ -20,4 +20,4 @@ class Runtime:
     config: Config  # the settings every request uses; num_ctx is the window the server serves, once known
     endpoint: Endpoint  # config resolved: provider, URL, model, key
     client: ChatClient  # made from endpoint
-    window: str = ""  # what the server said of the context window it serves (/status)
+    window_note: str = ""  # what the server said of the context window it serves, in words (/status)

@@ -1,5 +1,6 @@
-"""Checkpoints: when a message's tool budget is spent, the work is summarized into
-.ayder/memory/current_memory.md and goes on in a fresh context from that summary.
+"""CheckpointStore: the current checkpoint summary, one file in the project (.ayder/memory/current_memory.md).
+
+What goes into it, and when, is the agent's side (agent/checkpoint.py); this is only the file.
 """
 
 from __future__ import annotations
@@ -7,44 +8,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from ayder_cli.storage.layout import Layout
 from ayder_cli.storage.atomic import atomic_write
-
-SUMMARY_REQUEST = (
-    "Stop working for a moment and write a checkpoint summary of this task, so that it can be "
-    "continued in a fresh conversation that sees only your summary. Use these headings: Goal; "
-    "Done so far; Files touched; Left to do; Next step. Be specific (paths, names, commands) "
-    "and brief. Do not call any tool."
-)
+from ayder_cli.storage.layout import Layout
 
 
-COMPACT_REQUEST = (
-    "The conversation is getting too long for the context window. Summarize everything above "
-    "so the work can go on from your summary alone: the user's requests, decisions made, files "
-    "read or changed (with the facts that matter), commands run and their outcome, and what is "
-    "still open. Be specific and brief. Do not call any tool."
-)
-
-
-def compacted_message(summary: str) -> str:
-    return f"[Summary of the earlier part of this conversation, made to save context]\n\n{summary.strip()}"
-
-
-def restore_message(summary: str, cycle: int) -> str:
-    """The first user message of the fresh context after checkpoint `cycle`."""
-    return (
-        f"We are continuing a task from checkpoint {cycle}; the earlier conversation was replaced "
-        f"by this summary:\n\n{summary.strip()}\n\nContinue with the next step."
-    )
-
-
-class MemoryManager:
+class CheckpointStore:
     """The current checkpoint summary, one file in the project."""
 
     def __init__(self, root: Path, mask: Callable[[str], str] = lambda text: text) -> None:
         self.root = root
         self.path = Layout(root).checkpoint
         self.mask = mask  # no API key is saved, whatever the model put in the summary
+
+    @property
+    def relative_path(self) -> str:
+        """The file as the user is told of it: relative to the project root."""
+        return self.path.relative_to(self.root).as_posix()
 
     def exists(self) -> bool:
         return self.path.is_file()

@@ -1,18 +1,13 @@
-"""Transcripts of conversations under `<root>/.ayder/sessions/`, one JSON line per message.
+"""The transcripts of a project (`SessionStore`: list, find, prune, names) and the one being written
+(`Session`: append, lock, name). The file format and reading it back: transcript.py.
 
-A session file is `<UTC timestamp>-<6 hex id>.jsonl`, e.g.
-`20261122T015500Z-3fa9c1.jsonl`. Its first line is a header
-(`{"type": "session", ...}`); every later line is one message in the OpenAI
-shape of `conversation.py`. Each message is written, flushed and fsynced the
-moment it is appended, so a crash loses at most the message being written.
-`load()` skips a torn or broken line with a warning and keeps the rest.
-
-The file is created on the first append (and the session locked then); a new
-session that never got a reply (no server, a bad key) is removed when the run
-ends (`close(keep_unanswered=False)`), so it leaves nothing behind. A new session's first reply prunes the project's
-sessions to the newest `max_sessions` (those another ayder is writing are kept). A line
-`{"type": "usage", ...}` after a reply holds the session's token totals so far,
-so `/usage` goes on after `--continue`. Names given with `/save NAME` live in
+Each message is written, flushed and fsynced the moment it is appended, so a
+crash loses at most the message being written. The file is created on the
+first append (and the session locked then); a new session that never got a
+reply (no server, a bad key) is removed when the run ends
+(`close(keep_unanswered=False)`), so it leaves nothing behind. A new session's
+first reply prunes the project's sessions to the newest `max_sessions` (those
+another ayder is writing are kept). Names given with `/save NAME` live in
 `names.json` beside the transcripts.
 
 Beside each transcript: `<file stem>.lock` while a run writes to it (one
@@ -29,38 +24,22 @@ import secrets
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ayder_cli.masking import masked_within
 from ayder_cli.storage.atomic import append_record, replace_with
 from ayder_cli.storage.layout import Layout, make_directory
-from ayder_cli.errors import AyderError, ExitStatus
 from ayder_cli.storage.session_lock import LockHolder, SessionLock, pid_alive, read_holder
+from ayder_cli.storage.transcript import (FILE_NAME, SessionError, SessionNotFound, ends_torn, first_prompt, header,
+                                          load, new_file_name, session_id_of, started_at, usage_record)
 
 NAMES_FILE = "names.json"
-HEADER_TYPE = "session"
-USAGE_TYPE = "usage"
-USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "cached_tokens", "requests")
 DEFAULT_KEEP = 100
-FORMAT_VERSION = 1
-PROMPT_WIDTH = 60
 
-_TIMESTAMP_FORMAT = "%Y%m%dT%H%M%SZ"
-_FILE_RE = re.compile(r"^(?P<stamp>\d{8}T\d{6}Z)-(?P<id>[0-9a-f]{6})\.jsonl$")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _LISTED_IN_ERRORS = 10
-
-
-class SessionError(AyderError):
-    """A transcript could not be written or read."""
-
-
-class SessionNotFound(SessionError):
-    """No session, or more than one, matches what the user typed."""
-
-    exit_status = ExitStatus.USAGE
 
 
 class SessionInUse(SessionError):
@@ -72,7 +51,7 @@ class SessionInfo:
     path: Path
     id: str
     started: datetime  # UTC
-    first_prompt: str  # the first user message, on one line, at most PROMPT_WIDTH characters
+    first_prompt: str  # the first user message, on one line, at most transcript.PROMPT_WIDTH characters
     messages: int
     size: int  # bytes
     names: tuple[str, ...] = field(default=())  # names given with /save
@@ -103,16 +82,11 @@ class SessionStore:
 
     def start(self) -> Session:
         """A new session; its file appears with the first append."""
-        stamp = datetime.now(timezone.utc).strftime(_TIMESTAMP_FORMAT)
         taken = {info_id for _, info_id in self._files()}
         session_id = secrets.token_hex(3)
         while session_id in taken:
             session_id = secrets.token_hex(3)
-        return Session(self.directory / f"{stamp}-{session_id}.jsonl", self, new=True)
-
-    def resume(self, identifier: str | os.PathLike[str]) -> Session:
-        """Go on appending to an existing session, found as find() finds it."""
-        return Session(self.find(identifier), self, new=False)
+        return Session(self.directory / new_file_name(session_id), self, new=True)
 
     def prune(self, spare: Path | None = None) -> list[Path]:
         """Delete all but the newest `keep` sessions (with their lock and undo journal); a session
@@ -138,11 +112,6 @@ class SessionStore:
         return deleted
 
     # ---- reading
-
-    @staticmethod
-    def load(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list[str]]:
-        """The same as the module's load()."""
-        return load(path)
 
     def latest(self) -> Path | None:
         """The session written to most recently (ties: the one started later)."""
@@ -197,8 +166,8 @@ class SessionStore:
             infos.append(SessionInfo(
                 path=path,
                 id=session_id,
-                started=_started(path),
-                first_prompt=_first_prompt(messages),
+                started=started_at(path),
+                first_prompt=first_prompt(messages),
                 messages=len(messages),
                 size=size,
                 names=tuple(names_by_file.get(path.name, ())),
@@ -240,7 +209,7 @@ class SessionStore:
             raise SessionError(f"cannot list {self.directory}: {error}") from error
         found = []
         for path in entries:
-            match = _FILE_RE.match(path.name)
+            match = FILE_NAME.match(path.name)
             if match and path.is_file():
                 found.append((path, match["id"]))
         return found
@@ -260,8 +229,7 @@ class Session:
     def __init__(self, path: Path, store: SessionStore, *, new: bool) -> None:
         self.path = Path(path)
         self.store = store
-        match = _FILE_RE.match(self.path.name)
-        self.id = match["id"] if match else self.path.stem
+        self.id = session_id_of(self.path)
         self._new = new  # the header is still to be written
         self._created = False  # this run made the file
         self._answered = not new  # a reply (or a /save name) is in it: it is worth keeping
@@ -321,18 +289,16 @@ class Session:
                 except (OSError, SessionError):
                     pass  # housekeeping: the transcript itself is written
 
-
     def append_usage(self, totals: dict[str, int]) -> None:
         """Record the session's token totals so far (read back by usage_of)."""
-        record = {"type": USAGE_TYPE, **{key: int(totals.get(key) or 0) for key in USAGE_FIELDS}}
-        self._write(json.dumps(record) + "\n")
+        self._write(json.dumps(usage_record(totals)) + "\n")
 
     def name(self, name: str) -> None:
         """Give this session a name find() knows (/save NAME); saving the same name again is fine."""
         if not _NAME_RE.match(name):
             raise SessionError(f"not a usable session name: {name!r}",
                                hint="use letters, digits, '.', '_' or '-' (up to 64, starting with a letter or digit)")
-        if _FILE_RE.match(name + ".jsonl") or re.fullmatch(r"[0-9a-f]{6}", name):
+        if FILE_NAME.match(name + ".jsonl") or re.fullmatch(r"[0-9a-f]{6}", name):
             raise SessionError(f"{name!r} looks like a session id", hint="pick a name that is not a file name or id")
         names = self.store._read_names()
         taken_by = names.get(name)
@@ -354,10 +320,9 @@ class Session:
                                hint="the conversation goes on; nothing more is written to that session")
         prefix = ""
         if self._new:
-            header = {"type": HEADER_TYPE, "version": FORMAT_VERSION,
-                      "started": _started_from_name(self.path).isoformat(), "root": str(self.store.root)}
-            prefix = json.dumps(masked_within(header, self.store.redact), ensure_ascii=False) + "\n"
-        elif not self._checked_end and _ends_torn(self.path):
+            first = header(self.path, self.store.root)
+            prefix = json.dumps(masked_within(first, self.store.redact), ensure_ascii=False) + "\n"
+        elif not self._checked_end and ends_torn(self.path):
             prefix = "\n"  # end the torn line, so the new message gets a line of its own
         created = self._new
         data = (prefix + text).encode("utf-8")
@@ -372,69 +337,6 @@ class Session:
             self._created = True
 
 
-def load(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list[str]]:
-    """The messages of a transcript, and a warning for each line that had to be skipped."""
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError as error:
-        raise SessionNotFound(f"no session file {path}", hint="/sessions lists the sessions there are") from error
-    except OSError as error:
-        raise SessionError(f"cannot read {path}: {error}") from error
-    lines = data.split(b"\n")
-    ends_with_newline = lines[-1] == b""
-    if ends_with_newline:
-        lines.pop()
-    messages: list[dict[str, Any]] = []
-    warnings: list[str] = []
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        is_last = number == len(lines)
-        try:
-            value = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            if is_last and not ends_with_newline:
-                warnings.append(f"{path}: line {number}: skipped an incomplete last line "
-                                f"(the write was cut off, probably by a crash)")
-            else:
-                warnings.append(f"{path}: line {number}: skipped a line that is not valid JSON")
-            continue
-        if isinstance(value, dict) and value.get("type") in (HEADER_TYPE, USAGE_TYPE) and "role" not in value:
-            continue
-        if not isinstance(value, dict) or not isinstance(value.get("role"), str):
-            warnings.append(f"{path}: line {number}: skipped a line that is not a message")
-            continue
-        messages.append(value)
-    return messages, warnings
-
-
-def usage_of(path: str | os.PathLike[str]) -> dict[str, int] | None:
-    """The token totals last recorded in a transcript (None: none recorded)."""
-    found = None
-    try:
-        with Path(path).open("rb") as file:
-            for raw in file:
-                if b'"type"' not in raw or USAGE_TYPE.encode() not in raw:
-                    continue
-                try:
-                    value = json.loads(raw.decode("utf-8"))
-                except (UnicodeDecodeError, ValueError):
-                    continue
-                if isinstance(value, dict) and value.get("type") == USAGE_TYPE and "role" not in value:
-                    found = {key: value[key] for key in USAGE_FIELDS
-                             if isinstance(value.get(key), int) and not isinstance(value.get(key), bool)}
-    except OSError:
-        return None
-    return found
-
-
-def session_id_of(path: Path) -> str:
-    """The short id of a session file (its stem when the name is not ayder's)."""
-    match = _FILE_RE.match(path.name)
-    return match["id"] if match else path.stem
-
-
 def _in_use(path: Path) -> bool:
     """Another ayder may hold the session's lock: its lock file is there and names a live process."""
     lock_path = path.with_suffix(".lock")
@@ -442,49 +344,6 @@ def _in_use(path: Path) -> bool:
         return False
     holder = read_holder(lock_path)
     return holder.pid is None or pid_alive(holder.pid)
-
-
-def _ends_torn(path: Path) -> bool:
-    """True when the file's last byte is not a newline (a write was cut off)."""
-    try:
-        with path.open("rb") as file:
-            file.seek(0, os.SEEK_END)
-            if file.tell() == 0:
-                return False
-            file.seek(-1, os.SEEK_END)
-            return file.read(1) != b"\n"
-    except FileNotFoundError:
-        return False
-
-
-def _started_from_name(path: Path) -> datetime:
-    match = _FILE_RE.match(path.name)
-    if match:
-        return datetime.strptime(match["stamp"], _TIMESTAMP_FORMAT).replace(tzinfo=timezone.utc)
-    return datetime.now(timezone.utc)
-
-
-def _started(path: Path) -> datetime:
-    """When the session began: the header says so; the file name is the fallback."""
-    try:
-        with path.open("rb") as file:
-            first = json.loads(file.readline().decode("utf-8"))
-        if isinstance(first, dict) and first.get("type") == HEADER_TYPE:
-            started = datetime.fromisoformat(first["started"])
-            return started if started.tzinfo else started.replace(tzinfo=timezone.utc)
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    return _started_from_name(path)
-
-
-def _first_prompt(messages: list[dict[str, Any]]) -> str:
-    for message in messages:
-        if message.get("role") == "user" and isinstance(message.get("content"), str):
-            text = " ".join(message["content"].split())
-            if len(text) > PROMPT_WIDTH:
-                text = text[:PROMPT_WIDTH - 1].rstrip() + "…"
-            return text
-    return ""
 
 
 def _mtime_ns(path: Path) -> int:

@@ -1,4 +1,5 @@
-"""The user-wide places ayder keeps things, by the XDG base directory rules (this run's environment, not the process's)."""
+"""The user-wide places ayder keeps things, by the XDG base directory rules (read from this run's
+environment, not the process's)."""
 
 from __future__ import annotations
 
@@ -15,3 +16,8 @@ def xdg_state_dir(env: Mapping[str, str]) -> Path:
 def xdg_config_path(env: Mapping[str, str]) -> Path:
     base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".config")
     return Path(base) / "ayder" / "config.json"
+
+
+def history_path(env: Mapping[str, str]) -> Path:
+    """The REPL's prompt history: the lines typed at it, across runs and projects."""
+    return xdg_state_dir(env) / "history"

@@ -16,12 +16,10 @@ import unicodedata
 from contextlib import contextmanager
 from typing import IO, Callable, ContextManager, Iterator, Mapping
 
-from ayder_cli.terminal.console import is_tty
+from ayder_cli.terminal.environment import Environment, is_tty
 from ayder_cli.tools.base import Preview
 from ayder_cli.tools.executor import PERMISSION_NAMES, Answer, ConfirmRequest, Decision
-
-BOLD, DIM, RED, GREEN, YELLOW, CYAN, RESET = (
-    "\033[1m", "\033[2m", "\033[31m", "\033[32m", "\033[33m", "\033[36m", "\033[0m")
+from ayder_cli.terminal.style import BOLD, CYAN, DIM, GREEN, RED, RESET, YELLOW
 
 QUESTION = "Allow? y yes, n no, a always for this tool, d deny with a reason [y/N/a/d] "
 REASON_QUESTION = "Reason for the model: "
@@ -144,11 +142,12 @@ class TerminalConfirmer:
         self.mask = mask  # the API key never shows in a question or its diff
 
     @classmethod
-    def for_terminal(cls, terminal, mask: Callable[[str], str] = lambda text: text) -> "TerminalConfirmer":
-        """For a console.Terminal: its stdin and stderr when they are the terminal, else /dev/tty."""
-        stdin = terminal.stdin if terminal.stdin_is_tty else None  # a piped stdin is never read here
-        return cls(open_tty=tty_opener(stdin, terminal.stderr), env={"NO_COLOR": "1"} if terminal.no_color else {},
-                   mask=mask)
+    def for_environment(cls, environment: Environment,
+                        mask: Callable[[str], str] = lambda text: text) -> "TerminalConfirmer":
+        """For a run's Environment: its stdin and stderr when they are the terminal, else /dev/tty."""
+        stdin = environment.stdin if environment.stdin_is_tty else None  # a piped stdin is never read here
+        return cls(open_tty=tty_opener(stdin, environment.stderr),
+                   env={"NO_COLOR": "1"} if environment.no_color else {}, mask=mask)
 
     def confirm(self, request: ConfirmRequest) -> Answer | None:
         with self.open_tty() as streams:

@@ -2,61 +2,18 @@
 
 from __future__ import annotations
 
-import io
 import threading
-from dataclasses import dataclass
-from typing import IO, Mapping
+from typing import IO
 
 from ayder_cli.calls import describe
 from ayder_cli.wording import counted
-from ayder_cli.llm.base import AssistantTurn, Usage
+from ayder_cli.llm.base import Reply, Usage
 from ayder_cli.masking import MaskedStream, Secrets
-from ayder_cli.terminal.piped_stdin import LenientStdin
+from ayder_cli.terminal.environment import Environment
+from ayder_cli.terminal.style import DIM, GREEN, RED, RESET, YELLOW
+from ayder_cli.terminal.usage_line import describe_message_usage
 
-DIM, RED, GREEN, YELLOW, RESET = "\033[2m", "\033[31m", "\033[32m", "\033[33m", "\033[0m"
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
-
-
-@dataclass
-class Terminal:
-    """The process's streams and what they are connected to; tests pass their own."""
-
-    stdin: IO[str] | None
-    stdout: IO[str]
-    stderr: IO[str]
-    stdin_is_tty: bool
-    stdout_is_tty: bool
-    stderr_is_tty: bool
-    no_color: bool
-    lenient_stdin: LenientStdin | None = None  # piped stdin, read so that no byte can fail it
-
-    @classmethod
-    def for_streams(cls, stdin: IO | None, stdout: IO[str], stderr: IO[str], env: Mapping[str, str],
-                    no_color: bool = False) -> "Terminal":
-        """A run's streams; stdin that is not a terminal is read so that no byte can fail it.
-        No colour with no_color (--no-color) or NO_COLOR set to anything but empty."""
-        stdin_is_tty = is_tty(stdin)
-        raw = None
-        if stdin is not None and not stdin_is_tty:
-            raw = stdin if isinstance(stdin, (io.RawIOBase, io.BufferedIOBase)) else getattr(stdin, "buffer", None)
-        lenient = LenientStdin(raw) if raw is not None else None
-        return cls(
-            stdin=lenient.text if lenient else stdin,
-            stdout=stdout,
-            stderr=stderr,
-            stdin_is_tty=stdin_is_tty,
-            stdout_is_tty=is_tty(stdout),
-            stderr_is_tty=is_tty(stderr),
-            no_color=no_color or bool(env.get("NO_COLOR")),
-            lenient_stdin=lenient,
-        )
-
-
-def is_tty(stream: IO | None) -> bool:
-    try:
-        return bool(stream) and stream.isatty()
-    except (AttributeError, ValueError, OSError):  # no isatty, or a closed stream
-        return False
 
 
 class Spinner:
@@ -95,11 +52,11 @@ class Spinner:
 class Console:
     """The terminal side of the loop's callbacks, plus notices and errors."""
 
-    def __init__(self, terminal: Terminal, *, show_thinking: bool = False, verbose: bool = False) -> None:
-        self.terminal = terminal
-        self.out = terminal.stdout
-        self.err = terminal.stderr
-        self.color = terminal.stderr_is_tty and not terminal.no_color
+    def __init__(self, environment: Environment, *, show_thinking: bool = False, verbose: bool = False) -> None:
+        self.environment = environment
+        self.out = environment.stdout
+        self.err = environment.stderr
+        self.color = environment.stderr_is_tty and not environment.no_color
         self.show_thinking = show_thinking
         self.verbose = verbose
         self._spinner = Spinner(self.err) if self.color else None
@@ -107,22 +64,22 @@ class Console:
         self._err_line_open = False  # stderr has thinking not yet ended by a newline
         self._message_usage: list[Usage] = []  # the counts of each request of the current user message
         # Markdown rendered only on a terminal with colour; anything else gets the model's text unchanged.
-        self.markdown = terminal.stdout_is_tty and not terminal.no_color
+        self.markdown = environment.stdout_is_tty and not environment.no_color
         self._markdown = None  # the MarkdownView, made at the first text (its import waits until then)
         self._secrets: Secrets | None = None
 
     def mask_with(self, secrets: Secrets) -> None:
         """From now on every write to stdout and stderr has the secrets masked."""
         if secrets:
-            self.out = MaskedStream(self.terminal.stdout, secrets)
-            self.err = MaskedStream(self.terminal.stderr, secrets)
+            self.out = MaskedStream(self.environment.stdout, secrets)
+            self.err = MaskedStream(self.environment.stderr, secrets)
             self._secrets = secrets  # Markdown masks them before rendering, as the stream does after
             if self._markdown:
                 self._markdown.secrets = secrets
 
     def say_replaced_stdin(self) -> None:
         """Once per read: stdin held bytes that are not UTF-8, and what became of them."""
-        lenient = self.terminal.lenient_stdin
+        lenient = self.environment.lenient_stdin
         count = lenient.take_replaced() if lenient else 0
         if count:
             self.notice(f"stdin held {counted(count, 'byte')} that are not UTF-8; "
@@ -135,6 +92,9 @@ class Console:
                 stream.settle()
 
     # --- the loop's callbacks
+
+    def on_message_start(self, text: str) -> None:
+        pass  # the terminal shows the replies, not the message asked
 
     def on_waiting(self) -> None:
         if self._spinner:
@@ -165,7 +125,7 @@ class Console:
         self._flush_markdown()
         # Start thinking on its own line only where both streams share a screen;
         # a redirected stdout keeps exactly the answer's text.
-        if self._out_line_open and self.terminal.stdout_is_tty and self.terminal.stderr_is_tty:
+        if self._out_line_open and self.environment.stdout_is_tty and self.environment.stderr_is_tty:
             self.out.write("\n")
             self.out.flush()
             self._out_line_open = False
@@ -173,26 +133,26 @@ class Console:
         self.err.flush()
         self._err_line_open = not text.endswith("\n")
 
-    def on_reply_end(self, turn: AssistantTurn) -> None:
+    def on_reply_end(self, reply: Reply) -> None:
         self._stop_spinner()
-        if turn.finish_reason != "length" or turn.interrupted:  # else the rest goes on from this line
+        if reply.finish_reason != "length" or reply.interrupted:  # else the rest goes on from this line
             self._flush_markdown()
         self.settle()
         self._end_err_line()
-        if turn.finish_reason == "length" and not turn.interrupted:
+        if reply.finish_reason == "length" and not reply.interrupted:
             return  # the loop asks for the rest, which goes on from here
         if self._out_line_open:
             self.out.write("\n")
             self.out.flush()
             self._out_line_open = False
-        if turn.interrupted:
+        if reply.interrupted:
             self.notice("interrupted; the partial reply is kept")
 
     def on_tool_start(self, call) -> None:
         self._stop_spinner()
         self._end_err_line()
         self._flush_markdown()
-        if self._out_line_open and self.terminal.stdout_is_tty and self.terminal.stderr_is_tty:
+        if self._out_line_open and self.environment.stdout_is_tty and self.environment.stderr_is_tty:
             self.out.write("\n")  # the activity line starts on a line of its own on a shared screen
             self.out.flush()
             self._out_line_open = False
@@ -218,7 +178,8 @@ class Console:
     def on_usage(self, usage: Usage) -> None:
         self._message_usage.append(usage)  # shown once, when the message is handled
 
-    def on_message_end(self, window: int | None) -> None:
+    def on_message_end(self, result, window: int | None) -> None:
+        """The usage line of the message's requests, however it ended (`result` is for --json's answer event)."""
         self._flush_markdown()  # a reply cut short by an error shows its last line too
         usages, self._message_usage = self._message_usage, []
         line = describe_message_usage(usages, window)
@@ -250,7 +211,7 @@ class Console:
         self._stop_spinner()
         self._end_err_line()
         self._flush_markdown()
-        if self._out_line_open and self.terminal.stdout_is_tty and self.terminal.stderr_is_tty:
+        if self._out_line_open and self.environment.stdout_is_tty and self.environment.stderr_is_tty:
             self.out.write("\n")  # a notice does not start mid-answer on a shared screen
             self.out.flush()
             self._out_line_open = False
@@ -276,29 +237,6 @@ class Console:
         if self._err_line_open:
             self.err.write("\n")
             self._err_line_open = False
-
-
-
-def describe_message_usage(usages: list[Usage], window: int | None = None) -> str | None:
-    """One line for the requests of one user message: tokens in/out, the context the last request
-    used of the served window, and tokens/s where the server reported its timings."""
-    reported = [u for u in usages if u.prompt_tokens is not None or u.completion_tokens is not None]
-    if not reported:
-        return None
-    cached = [u.cached_tokens for u in reported if u.cached_tokens is not None]
-    total = Usage(sum(u.prompt_tokens or 0 for u in reported), sum(u.completion_tokens or 0 for u in reported),
-                  sum(cached) if cached else None)
-    parts = [f"tokens: in {total.describe_prompt()}", f"out {total.completion_tokens}"]
-    if len(reported) > 1:
-        parts.append(f"{len(reported)} requests")
-    used = reported[-1].total_tokens
-    if window:
-        parts.append(f"context {used} of {window} ({round(100 * used / window)}%)")
-    timed = [u for u in reported if u.tokens_per_second and u.completion_tokens]
-    if timed:  # the speed over all timed requests: their tokens over their generation time
-        seconds = sum(u.completion_tokens / u.tokens_per_second for u in timed)
-        parts.append(f"{sum(u.completion_tokens for u in timed) / seconds:.1f} tokens/s")
-    return " · ".join(parts)
 
 
 def describe_call(call) -> str:

@@ -27,19 +27,20 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ayder_cli.terminal.console import Console, Terminal
-from ayder_cli.llm.base import AssistantTurn, Usage
+from ayder_cli.terminal.console import Console
+from ayder_cli.terminal.environment import Environment
+from ayder_cli.llm.base import Reply, Usage
 from ayder_cli.masking import MaskedStream, Secrets, masked_within
 
 
 class JsonEvents(Console):
     """The loop's callbacks as JSON Lines on stdout; the console's stderr lines unchanged."""
 
-    def __init__(self, terminal: Terminal, *, show_thinking: bool = False, verbose: bool = False) -> None:
-        super().__init__(terminal, show_thinking=show_thinking, verbose=verbose)
+    def __init__(self, environment: Environment, *, show_thinking: bool = False, verbose: bool = False) -> None:
+        super().__init__(environment, show_thinking=show_thinking, verbose=verbose)
         self._spinner = None  # stderr may be a terminal, but a script reads this run
         self.out = self.err  # stray writes to the console's stdout go to stderr: stdout is JSON only
-        self.events = terminal.stdout
+        self.events = environment.stdout
         self.secrets = Secrets()
         self._held = {"text": "", "thinking": ""}  # a delta's end that could start a secret
         self._reply = ""  # the text of the reply streaming now (and of the ones cut at max_tokens before it)
@@ -52,30 +53,30 @@ class JsonEvents(Console):
     def mask_with(self, secrets: Secrets) -> None:
         self.secrets = secrets  # the same object: keys added later are masked too
         if secrets:
-            self.err = MaskedStream(self.terminal.stderr, secrets)
+            self.err = MaskedStream(self.environment.stderr, secrets)
             self.out = self.err
 
     def watch(self, services) -> None:
-        """Each user message the loop runs gets a "user" event before and an "answer" event after;
-        the final event counts the executor's denials."""
-        run = services.loop.run
+        """The final event counts the executor's denials."""
         executor = services.executor
-
-        def run_reporting(user_text: str):
-            self.emit("user", text=user_text)
-            self._reply = self._last_reply = self.answer = ""  # a message that fails has no answer
-            result = run(user_text)
-            status = "interrupted" if result.interrupted else "stopped" if result.stopped else "ok"
-            if result.stopped:
-                self.last_error = result.stopped  # the run exits 1: the final event says why
-            self.answer = (self._last_reply or self._reply).strip("\n")
-            self.emit("answer", text=self.answer, status=status, reason=result.stopped)
-            return result
-
-        services.loop.run = run_reporting  # the loop stays the same whoever watches it
         self.denials = lambda: executor.denials
 
     # --- the loop's callbacks
+
+    def on_message_start(self, text: str) -> None:
+        self.emit("user", text=text)
+        self._reply = self._last_reply = self.answer = ""  # a message that fails has no answer
+
+    def on_message_end(self, result, window: int | None) -> None:
+        """The "answer" event of a message the loop handled (None: it failed; the final event says why)."""
+        super().on_message_end(result, window)
+        if result is None:
+            return
+        status = "interrupted" if result.interrupted else "stopped" if result.stopped else "ok"
+        if result.stopped:
+            self.last_error = result.stopped  # the run exits 1: the final event says why
+        self.answer = (self._last_reply or self._reply).strip("\n")
+        self.emit("answer", text=self.answer, status=status, reason=result.stopped)
 
     def on_waiting(self) -> None:
         pass
@@ -88,14 +89,14 @@ class JsonEvents(Console):
         if self.show_thinking:
             self._delta("thinking", text)
 
-    def on_reply_end(self, turn: AssistantTurn) -> None:
+    def on_reply_end(self, reply: Reply) -> None:
         for kind in self._held:
             self._delta(kind, "", final=True)
         self.settle()  # stderr's masked stream
         self.requests += 1
-        if turn.interrupted:
+        if reply.interrupted:
             self.notice("interrupted; the partial reply is kept")
-        if turn.finish_reason != "length" or turn.interrupted:  # else the loop asks for the rest, which goes on
+        if reply.finish_reason != "length" or reply.interrupted:  # else the loop asks for the rest, which goes on
             self._last_reply, self._reply = self._reply, ""
 
     def on_tool_start(self, call) -> None:

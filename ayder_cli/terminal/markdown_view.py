@@ -13,13 +13,8 @@ from __future__ import annotations
 import re
 
 from ayder_cli.masking import MASK, Secrets
-
-BOLD, NO_BOLD = "\033[1m", "\033[22m"  # 22 ends bold and dim alike
-DIM = "\033[2m"
-ITALIC, NO_ITALIC = "\033[3m", "\033[23m"
-UNDERLINE, NO_UNDERLINE = "\033[4m", "\033[24m"
-CYAN, NO_COLOUR = "\033[36m", "\033[39m"
-RESET = "\033[0m"
+from ayder_cli.terminal.style import (BOLD, CYAN, DIM, ITALIC, NO_BOLD, NO_COLOUR, NO_ITALIC, NO_UNDERLINE, RESET,
+                                      UNDERLINE)
 
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)")
 HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)(?:\s+#+)?\s*$")

@@ -1,13 +1,14 @@
-"""What a tool is (ToolSpec), what it returns (ToolResult), and the registry that runs one."""
+"""What a tool is (ToolSpec), what it runs with (ToolContext), and the registry that holds the tools."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Literal, Mapping
 
-from ayder_cli.calls import ToolResult, first_line  # noqa: F401 (tools import them from here)
-from ayder_cli.errors import ToolError  # noqa: F401 (tools import it from here)
+from ayder_cli.calls import ToolResult
+from ayder_cli.tool_groups import CORE
 
 Permission = Literal["r", "w", "x"]
 
@@ -17,13 +18,15 @@ class ToolContext:
     root: Path  # the project root; tools touch nothing outside it
     max_output_chars: int = 20_000
     journal: Any = None  # ayder_cli.storage.undo.UndoJournal: every write records what it replaced
-    processes: Any = None  # ayder_cli.tools.processes.ProcessManager for background commands
+    processes: Any = None  # ayder_cli.tools.background.ProcessManager for background commands
     shell_deny: tuple[str, ...] = ()  # regular expressions of commands that are always refused
     shell_timeout_s: float = 120.0  # default timeout of run_shell_command
     tool_timeout_s: float = 30.0  # the other tools' time limit: a search or tree walk stops there, keeping what it found
     mask: Callable[[str], str] = lambda text: text  # hides API keys in what tools save in .ayder/
     # The environment commands start with (None: ayder's own); the API key is left out of it.
     env: Mapping[str, str] | None = None
+    clock: Callable[[], float] = time.monotonic  # what tool_timeout_s is measured by (tests pass one that jumps)
+    search_backend: str = "auto"  # search_codebase's: ripgrep when on PATH, else Python; "python" or "rg" force one
 
     def __post_init__(self) -> None:
         # Resolved once here, so every containment check compares real paths.
@@ -51,7 +54,7 @@ class ToolSpec:
     # For a write: what it would change, computed without writing (for the confirmation diff).
     # It may return None (nothing to show, e.g. a command) or raise ToolError (refused before asking).
     preview: Callable[[ToolContext, dict[str, Any]], Preview | None] | None = None
-    group: str = "core"  # offered by default, or only when its group is asked for (see GROUPS)
+    group: str = CORE  # offered by default, or only when its group is asked for (tool_groups.py)
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI `tools` entry for this tool."""
@@ -88,9 +91,6 @@ class ToolRegistry:
 
     def get(self, name: str) -> ToolSpec | None:
         return self._specs.get(name)
-
-    def schemas(self) -> list[dict[str, Any]]:
-        return [spec.schema() for spec in self._specs.values()]
 
 
 def cap_output(text: str, limit: int) -> str:

@@ -6,16 +6,13 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-# The clock of deadlines made without one: in-process end-to-end tests swap it for one that jumps.
-CLOCK: Callable[[], float] = time.monotonic
-
 
 class Deadline:
     """`seconds` from now by `clock`; None: never. Once passed, it stays passed (`hit`)."""
 
-    def __init__(self, seconds: float | None, clock: Callable[[], float] | None = None) -> None:
+    def __init__(self, seconds: float | None, clock: Callable[[], float] = time.monotonic) -> None:
         self.seconds = seconds
-        self.clock = clock or CLOCK
+        self.clock = clock
         self.end = None if seconds is None else self.clock() + seconds
         self.hit = False
 

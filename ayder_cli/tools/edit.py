@@ -12,11 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from ayder_cli.calls import ToolResult
+from ayder_cli.errors import ToolError
 from ayder_cli.storage.atomic import atomic_write, check_writable_path
-from ayder_cli.tools.base import Preview, ToolContext, ToolError, ToolResult, ToolSpec
+from ayder_cli.storage.binary import looks_binary
 from ayder_cli.storage.paths import display_path, resolve_in_root
+from ayder_cli.tools.base import Preview, ToolContext, ToolSpec
+from ayder_cli.wording import counted
 
-BINARY_SNIFF_BYTES = 8192
 HINT_MAX_LINES = 20_000  # beyond this a missing old_string gets no nearest-line hint (it costs time)
 
 
@@ -60,7 +63,7 @@ def _read_text(path: Path, shown: str, missing_ok: bool = False, lenient: bool =
         raise ToolError(f"no such file: {shown}") from None
     except OSError as exc:
         raise ToolError(f"cannot read {shown}: {exc.strerror or exc}") from None
-    if b"\0" in data[:BINARY_SNIFF_BYTES]:
+    if looks_binary(data):
         raise ToolError(f"{shown} is a binary file ({len(data):,} bytes); the write tools change text files only")
     try:
         return data.decode("utf-8")
@@ -89,10 +92,6 @@ def _count_lines(text: str) -> int:
     return len(_split_lines(text))
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 # --- the four changes
 
 
@@ -102,12 +101,12 @@ def plan_write_file(context: ToolContext, args: dict[str, Any]) -> Change:
     old = _read_text(path, shown, missing_ok=True, lenient=True)
     lines = _count_lines(content)
     if old is None:
-        output = f"created {shown} ({_plural(lines, 'line')})"
+        output = f"created {shown} ({counted(lines, 'line')})"
     elif old == content:
         output = f"{shown} already holds this content; nothing changed"
     else:
-        output = f"wrote {shown} ({_plural(lines, 'line')}, was {_count_lines(old)})"
-    return Change(path, shown, old, content, f"wrote {_plural(lines, 'line')}", output)
+        output = f"wrote {shown} ({counted(lines, 'line')}, was {_count_lines(old)})"
+    return Change(path, shown, old, content, f"wrote {counted(lines, 'line')}", output)
 
 
 def plan_replace_string(context: ToolContext, args: dict[str, Any]) -> Change:
@@ -138,9 +137,9 @@ def plan_replace_string(context: ToolContext, args: dict[str, Any]) -> Change:
     new = text.replace(old_string, new_string) if replace_all else text.replace(old_string, new_string, 1)
     replaced = count if replace_all else 1
     at = f"at line {first_line}" if replaced == 1 else f"from line {first_line}"
-    now = _plural(_count_lines(new), "line")
-    output = f"replaced {_plural(replaced, 'occurrence')} in {shown} {at}; it now has {now}"
-    return Change(path, shown, text, new, f"replaced {_plural(replaced, 'occurrence')}", output)
+    now = counted(_count_lines(new), "line")
+    output = f"replaced {counted(replaced, 'occurrence')} in {shown} {at}; it now has {now}"
+    return Change(path, shown, text, new, f"replaced {counted(replaced, 'occurrence')}", output)
 
 
 def _nearest_hint(text: str, old_string: str) -> str:
@@ -177,7 +176,7 @@ def plan_insert_line(context: ToolContext, args: dict[str, Any]) -> Change:
     total = len(lines)
     if not 1 <= number <= total + 1:
         raise ToolError(
-            f"line_number {number} is out of range: {shown} has {_plural(total, 'line')}; "
+            f"line_number {number} is out of range: {shown} has {counted(total, 'line')}; "
             f"give 1 to {total + 1} ({total + 1} appends)"
         )
     newline = _newline_of(text)
@@ -189,8 +188,8 @@ def plan_insert_line(context: ToolContext, args: dict[str, Any]) -> Change:
     added = _count_lines(block)
     new = "".join(lines[: number - 1]) + block + "".join(lines[number - 1 :])
     where = "at the end" if number == total + 1 else f"before line {number}"
-    output = f"inserted {_plural(added, 'line')} into {shown} {where}; it now has {_plural(total + added, 'line')}"
-    return Change(path, shown, text, new, f"inserted {_plural(added, 'line')}", output)
+    output = f"inserted {counted(added, 'line')} into {shown} {where}; it now has {counted(total + added, 'line')}"
+    return Change(path, shown, text, new, f"inserted {counted(added, 'line')}", output)
 
 
 def plan_delete_line(context: ToolContext, args: dict[str, Any]) -> Change:
@@ -201,12 +200,12 @@ def plan_delete_line(context: ToolContext, args: dict[str, Any]) -> Change:
     total = len(lines)
     if not 1 <= number <= total:
         span = f"give 1 to {total}" if total else "it is empty"
-        raise ToolError(f"line_number {number} is out of range: {shown} has {_plural(total, 'line')}; {span}")
+        raise ToolError(f"line_number {number} is out of range: {shown} has {counted(total, 'line')}; {span}")
     removed = lines.pop(number - 1).rstrip("\r\n")
     if len(removed) > 80:
         removed = removed[:79] + "…"
     new = "".join(lines)
-    output = f"deleted line {number} of {shown} ({removed!r}); it now has {_plural(total - 1, 'line')}"
+    output = f"deleted line {number} of {shown} ({removed!r}); it now has {counted(total - 1, 'line')}"
     return Change(path, shown, text, new, f"deleted line {number}", output)
 
 
@@ -237,8 +236,6 @@ def _runner(plan: Plan, name: str) -> Callable[[ToolContext, dict[str, Any]], To
 
 
 FILE_PATH = {"type": "string"}
-FILE_PATH_ALIASES = {alias: "file_path" for alias in
-                     ("path", "filepath", "file", "filename", "file_name", "absolute_path", "target_file")}
 LINE_ALIASES = {"line": "line_number", "line_no": "line_number", "lineno": "line_number", "line_num": "line_number"}
 
 
@@ -255,7 +252,7 @@ def _spec(name: str, description: str, properties: dict[str, Any], required: lis
         },
         permission="w",
         run=_runner(plan, name),
-        aliases={**FILE_PATH_ALIASES, **aliases},
+        aliases=aliases,  # file_path's other names are the common ones (validate.COMMON_ALIASES)
         path_args=("file_path",),
         preview=_previewer(plan),
         group=group,

@@ -14,8 +14,10 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Protocol
 
-from ayder_cli.calls import ToolCall, describe
-from ayder_cli.tools.base import Preview, ToolContext, ToolError, ToolRegistry, ToolResult, ToolSpec, cap_output, first_line
+from ayder_cli.calls import ToolCall, ToolResult, describe, first_line
+from ayder_cli.errors import ToolError
+from ayder_cli.tool_groups import CORE
+from ayder_cli.tools.base import Preview, ToolContext, ToolRegistry, ToolSpec, cap_output
 from ayder_cli.tools.validate import aliases_of, check_arguments
 
 PERMISSION_NAMES = {"r": "read", "w": "write", "x": "execute"}
@@ -54,7 +56,7 @@ class ToolPolicy:
     def offers(self, spec: ToolSpec) -> bool:
         if spec.name in self.disabled:
             return False
-        return self.groups is None or spec.group == "core" or spec.group in self.groups
+        return self.groups is None or spec.group == CORE or spec.group in self.groups
 
 
 class Decision(Enum):

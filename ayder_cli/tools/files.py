@@ -8,15 +8,19 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ayder_cli.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
-from ayder_cli.tools.deadline import Deadline
-from ayder_cli.tools.gitignore import IgnoreRules, InvalidPattern, compile_glob, scan, walk_entries
+from ayder_cli.calls import ToolResult
+from ayder_cli.errors import ToolError
+from ayder_cli.storage.binary import SNIFF_BYTES, looks_binary
 from ayder_cli.storage.paths import display_path, resolve_in_root
+from ayder_cli.tools.base import ToolContext, ToolSpec
+from ayder_cli.tools.deadline import Deadline
+from ayder_cli.tools.gitignore import IgnoreRules, InvalidPattern, compile_glob
+from ayder_cli.tools.walk import scan, walk_entries
+from ayder_cli.wording import counted
 
 MAX_LINES = 2000  # per read_file call
 MAX_LINE_CHARS = 2000  # a minified file's one long line should not fill the whole reply
 MAX_ENTRIES = 1000  # per list_files call
-BINARY_SNIFF_BYTES = 8192
 COUNT_TOTAL_UP_TO_BYTES = 4 * 1024 * 1024  # beyond this, a range read does not scan on for the total
 NOTE_ROOM = 200  # characters kept free for the closing note
 
@@ -39,7 +43,7 @@ def read_file(context: ToolContext, args: dict[str, Any]) -> ToolResult:
     ranged = "start_line" in args or "end_line" in args
     try:
         with path.open("rb") as stream:
-            if b"\0" in stream.read(BINARY_SNIFF_BYTES):
+            if looks_binary(stream.read(SNIFF_BYTES)):
                 size = os.fstat(stream.fileno()).st_size
                 raise ToolError(f"{given} is a binary file ({size:,} bytes); read_file reads text files only")
             stream.seek(0)
@@ -86,7 +90,7 @@ def _read_lines(
         note = f"\n[lines {start}-{last_shown} {of_total}; {why}; ask for start_line={last_shown + 1} to read more]"
     elif ranged:
         note = f"\n[lines {start}-{last_shown} {of_total}]"
-    return ToolResult(ok=True, output="\n".join(shown) + note, summary=_count(len(shown), "line"))
+    return ToolResult(ok=True, output="\n".join(shown) + note, summary=counted(len(shown), "line"))
 
 
 def _decode(raw: bytes) -> str:
@@ -114,7 +118,7 @@ def _size_text(stream: io.BufferedReader) -> str:
 
 def list_files(context: ToolContext, args: dict[str, Any], deadline: Deadline | None = None) -> ToolResult:
     """One level, or every level below for a path glob (stopped at tool_timeout_s, keeping what it found)."""
-    deadline = deadline or Deadline(context.tool_timeout_s)
+    deadline = deadline or Deadline(context.tool_timeout_s, context.clock)
     given = args.get("directory") or "."
     path = resolve_in_root(context.root, given)
     if not path.exists():
@@ -143,14 +147,14 @@ def list_files(context: ToolContext, args: dict[str, Any], deadline: Deadline | 
     lines = [f"{rel}/" if is_dir else rel for rel, is_dir in entries[:MAX_ENTRIES]]
     if not entries and not deadline.hit:
         lines.append(f"[no entries match {pattern}]" if glob else "[empty directory]")
-    summary = _count(len(entries), "entry", "entries")
+    summary = counted(len(entries), "entry", "entries")
     if len(entries) > MAX_ENTRIES:
         lines.append(f"[{MAX_ENTRIES} of {len(entries)} entries shown]")
         summary = f"{MAX_ENTRIES} of {summary}"
     if ignored and glob is None:
         lines.append(f"[{ignored} more ignored by .gitignore]")
     if deadline.hit:
-        lines.append(deadline.note(_count(len(entries), "entry", "entries")))
+        lines.append(deadline.note(counted(len(entries), "entry", "entries")))
         summary = f"stopped after {deadline.seconds:g} s: {summary}"
     return ToolResult(ok=True, output="\n".join(lines), summary=summary)
 
@@ -165,10 +169,6 @@ def _suggestion(root: Path, missing: Path) -> str:
     if not close:
         return ""
     return f"; did you mean {' or '.join(display_path(root, missing.parent / name) for name in close)}?"
-
-
-def _count(n: int, singular: str, plural: str | None = None) -> str:
-    return f"{n} {singular if n == 1 else plural or singular + 's'}"
 
 
 READ_FILE = ToolSpec(

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from ayder_cli.storage.atomic import TEMP_PREFIX
-from ayder_cli.tools.gitignore import walk
+from ayder_cli.tools.walk import walk
 
 STALE_AFTER_S = 300.0
 

@@ -2,49 +2,28 @@
 
 from __future__ import annotations
 
-import json
-from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
+from ayder_cli.calls import ToolResult
+from ayder_cli.errors import ToolError
+from ayder_cli.storage.notes import append_note, read_notes
+from ayder_cli.tools.base import ToolContext, ToolSpec
 from ayder_cli.wording import counted
-from ayder_cli.storage.atomic import append_record
-from ayder_cli.storage.layout import Layout
-from ayder_cli.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
 
 DEFAULT_LIMIT = 10
-
-
-def memories_path(root: Path) -> Path:
-    return Layout(root).memories
 
 
 def save_memory(context: ToolContext, args: dict[str, Any]) -> ToolResult:
     content = args["content"].strip()
     if not content:
         raise ToolError("save_memory needs some content")
-    record = {
-        "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "category": args.get("category") or "general",
-        "tags": [str(tag) for tag in args.get("tags") or []],
-        "content": content,
-    }
-    line = (context.mask(json.dumps(record, ensure_ascii=False)) + "\n").encode("utf-8")
-    append_record(memories_path(context.root), line)  # a crash loses at most this note
-    return ToolResult(True, f"saved a {record['category']} note", summary="saved")
+    note = append_note(context.root, content, args.get("category") or "general",
+                       [str(tag) for tag in args.get("tags") or []], context.mask)
+    return ToolResult(True, f"saved a {note['category']} note", summary="saved")
 
 
 def load_memory(context: ToolContext, args: dict[str, Any]) -> ToolResult:
-    path = memories_path(context.root)
-    notes = []
-    if path.is_file():
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            try:
-                note = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a torn last line after a crash
-            if isinstance(note, dict) and isinstance(note.get("content"), str):
-                notes.append(note)
+    notes = read_notes(context.root)
     category, query = args.get("category"), (args.get("query") or "").lower()
     if category:
         notes = [note for note in notes if note.get("category") == category]

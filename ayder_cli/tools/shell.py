@@ -16,9 +16,12 @@ import subprocess
 import time
 from typing import Any
 
-from ayder_cli.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
-from ayder_cli.tools.processes import PROCESS_TOOLS, Capture, group_alive, kill_group, spawn
-from ayder_cli.tools.shell_policy import check_command
+from ayder_cli.calls import ToolResult
+from ayder_cli.errors import ToolError
+from ayder_cli.tools.base import ToolContext, ToolSpec
+from ayder_cli.tools.capture import Capture
+from ayder_cli.tools.deny import check_command, refuse_before_asking
+from ayder_cli.tools.process_groups import group_alive, kill_group, spawn
 
 PIPE_GRACE_S = 0.3  # after the shell exits, how long output from what it left behind is still awaited
 POLL_S = 0.05  # how often the shell is checked on while its pipes are quiet
@@ -135,12 +138,6 @@ def _result(code: int | None, out: Capture, err: Capture, keep: int, timed_out_a
     return ToolResult(ok=False, output=text, error=text, summary=summary)
 
 
-def _check(context: ToolContext, args: dict[str, Any]) -> None:
-    """No diff to show; a denied command is refused here, before the user is asked to confirm it."""
-    check_command(str(args.get("command", "")), context.shell_deny)
-    return None
-
-
 RUN_SHELL_COMMAND = ToolSpec(
     name="run_shell_command",
     description="Run a /bin/sh command in the project root, stdin empty; returns exit code, stdout, stderr.",
@@ -156,7 +153,5 @@ RUN_SHELL_COMMAND = ToolSpec(
     permission="x",
     run=run_shell_command,
     aliases={"cmd": "command", "timeout": "timeout_s"},
-    preview=_check,
+    preview=refuse_before_asking,
 )
-
-SHELL_TOOLS: list[ToolSpec] = [RUN_SHELL_COMMAND, *PROCESS_TOOLS]

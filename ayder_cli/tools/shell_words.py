@@ -41,7 +41,7 @@ class TooDeep(ValueError):
 class Word:
     text: str  # quotes and backslashes removed; $NAME, ${...}, $(...), ~ and globs kept as written
     plain: bool = True  # nothing in it was quoted or escaped: only a plain word can be a reserved word
-    scripts: list[list[Command]] = field(default_factory=list)  # the commands of its $(...), `...`, <(...)
+    scripts: list[list[SimpleCommand]] = field(default_factory=list)  # the commands of its $(...), `...`, <(...)
     heredoc: str | None = None  # the body of the here-document this word (after <<) delimits
 
 
@@ -52,7 +52,7 @@ class Redirect:
 
 
 @dataclass
-class Command:
+class SimpleCommand:
     """A simple command: its words and redirections, and the operator that came before it."""
 
     words: list[Word] = field(default_factory=list)
@@ -63,7 +63,7 @@ class Command:
     def argv(self) -> list[str]:
         return [word.text for word in self.words]
 
-    def inner_scripts(self) -> Iterator[list[Command]]:
+    def inner_scripts(self) -> Iterator[list[SimpleCommand]]:
         """The commands its substitutions and unquoted here-documents run, before it runs."""
         for word in [*self.words, *(redirect.target for redirect in self.redirects)]:
             yield from word.scripts
@@ -72,7 +72,7 @@ class Command:
 Token = Union[Word, str]  # a word, or an operator
 
 
-def parse(text: str, depth: int = 0) -> list[Command]:
+def parse(text: str, depth: int = 0) -> list[SimpleCommand]:
     """The simple commands of a command line, in the order they appear."""
     return _Lexer(text, depth).commands()
 
@@ -86,7 +86,7 @@ class _Lexer:
         self.text, self.pos, self.depth = text, 0, depth
         self.heredocs: list[tuple[Word, bool]] = []  # delimiters whose bodies start after the next newline
 
-    def commands(self, closing: str | None = None) -> list[Command]:
+    def commands(self, closing: str | None = None) -> list[SimpleCommand]:
         return _commands(self._tokens(closing))
 
     def _next(self, offset: int = 1) -> str:
@@ -311,9 +311,9 @@ def _c_escape(match: re.Match[str]) -> str:
     return chr(ord(code[1]) & 0x1F)  # \cX: a control character
 
 
-def _commands(tokens: list[Token]) -> list[Command]:
-    commands: list[Command] = []
-    current = Command()
+def _commands(tokens: list[Token]) -> list[SimpleCommand]:
+    commands: list[SimpleCommand] = []
+    current = SimpleCommand()
     at = 0
     while at < len(tokens):
         token = tokens[at]
@@ -326,13 +326,13 @@ def _commands(tokens: list[Token]) -> list[Command]:
             current.redirects.append(Redirect(token, target if isinstance(target, Word) else Word("")))
         else:
             _finish(current, commands)
-            current = Command(after=token)
+            current = SimpleCommand(after=token)
         at += 1
     _finish(current, commands)
     return commands
 
 
-def _finish(command: Command, commands: list[Command]) -> None:
+def _finish(command: SimpleCommand, commands: list[SimpleCommand]) -> None:
     _drop_leading_reserved_words(command.words)
     if command.words or command.redirects:
         commands.append(command)

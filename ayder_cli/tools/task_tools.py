@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ayder_cli.wording import counted
+from ayder_cli.calls import ToolResult
+from ayder_cli.errors import AyderError, ToolError
 from ayder_cli.storage import tasks
-from ayder_cli.errors import AyderError
-from ayder_cli.tools.base import Preview, ToolContext, ToolError, ToolResult, ToolSpec
 from ayder_cli.storage.paths import display_path
+from ayder_cli.tools.base import Preview, ToolContext, ToolSpec
+from ayder_cli.wording import counted
 
 STATUS = {"type": "string", "enum": list(tasks.STATUSES)}
 IDENTIFIER = {"type": "string", "description": "TASK-001, 1, or part of the title"}

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from ayder_cli.agent.conversation import NO_RESULT, Conversation, render_result
 from ayder_cli.calls import ToolCall
-from ayder_cli.llm.base import AssistantTurn
+from ayder_cli.llm.base import Reply
 from ayder_cli.tools.base import ToolResult
 
 
@@ -17,8 +17,8 @@ def call(call_id: str = "call_0", name: str = "read_file", **arguments) -> ToolC
     return ToolCall(call_id, name, arguments or {"file_path": "a.py"})
 
 
-def with_calls(*calls: ToolCall, text: str = "") -> AssistantTurn:
-    return AssistantTurn(text=text, tool_calls=list(calls), finish_reason="tool_calls")
+def with_calls(*calls: ToolCall, text: str = "") -> Reply:
+    return Reply(text=text, tool_calls=list(calls), finish_reason="tool_calls")
 
 
 def check_valid(messages: list[dict]) -> None:
@@ -52,7 +52,7 @@ def test_an_orphan_tool_message_is_never_sent():
     conversation = Conversation("s")
     conversation.add_user("q")
     conversation.messages.append({"role": "tool", "tool_call_id": "call_gone", "content": "stale"})
-    conversation.add_assistant(AssistantTurn(text="answer"))
+    conversation.add_assistant(Reply(text="answer"))
     sent = conversation.for_request()
     assert [m["role"] for m in sent] == ["system", "user", "assistant"]
     assert "stale" not in json.dumps(sent)
@@ -132,9 +132,9 @@ def test_native_calls_are_kept_with_their_arguments_as_a_json_string():
 
 def test_an_interrupted_reply_keeps_its_text_but_not_its_calls():
     conversation = Conversation("s")
-    turn = with_calls(call("call_a"), text="partial")
-    turn.interrupted = True
-    conversation.add_assistant(turn)
+    reply = with_calls(call("call_a"), text="partial")
+    reply.interrupted = True
+    conversation.add_assistant(reply)
     [message] = conversation.messages
     assert "tool_calls" not in message
     assert message["content"].startswith("partial") and "interrupted" in message["content"]
@@ -160,7 +160,7 @@ def test_native_results_one_tool_message_per_call_in_order_then_notes():
 
 def test_text_results_are_one_user_message_naming_each_call():
     conversation = Conversation("s")
-    conversation.add_assistant(AssistantTurn(text="[CALL] list_files {}\n[CALL] read_file {...}"))
+    conversation.add_assistant(Reply(text="[CALL] list_files {}\n[CALL] read_file {...}"))
     calls = [ToolCall("call_0", "list_files", {}), ToolCall("call_1", "read_file", {"file_path": "a.py"})]
     conversation.add_results(calls, [ToolResult(ok=True, output="a.py"), ToolResult.failure("boom")],
                              native=False, notes=["a note"])
@@ -209,7 +209,7 @@ def test_estimated_tokens_grow_with_content_and_calls():
 def test_drop_last_user_removes_only_a_user_message():
     conversation = Conversation("s")
     conversation.add_user("q")
-    conversation.add_assistant(AssistantTurn(text="a"))
+    conversation.add_assistant(Reply(text="a"))
     conversation.drop_last_user()
     assert len(conversation.messages) == 2
     conversation.add_user("again")

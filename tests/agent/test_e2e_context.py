@@ -121,13 +121,13 @@ def test_a_server_that_does_not_report_its_cache_says_so_in_status(fake, run_ayd
     assert "901 prompt tokens (the server does not report its prompt cache)" in result.stderr
 
 
-def _overflowing_session(fake, run_ayder, protocol, turns=12):
+def _overflowing_session(fake, run_ayder, protocol, replies=12):
     """Many turns of long answers in a 2,048-token window: the session goes on, compacting."""
     fake.window = 2048
     fake.props = {"default_generation_settings": {"n_ctx": 2048}}
     fake.show = {**OLLAMA_SHOW, "parameters": "", "model_info": {"qwen2.context_length": 2048}}
     fake.default = Reply(text="Here is a long answer about the code. " * 25)
-    questions = "".join(f"question {n}: tell me more about part {n}\n" for n in range(turns))
+    questions = "".join(f"question {n}: tell me more about part {n}\n" for n in range(replies))
     return run_ayder(*server_args(fake, protocol), input=questions)
 
 

@@ -15,7 +15,7 @@ from support.harness import server_args
 from support.fakellm import Reply
 from support.requests_seen import activity_lines, messages, numbered, of_role
 
-from ayder_cli.agent.loop import REPEAT_NOTE
+from ayder_cli.agent.repeats import REPEAT_NOTE
 
 READ_NOTES = {"name": "read_file", "arguments": {"file_path": "notes.txt"}}
 STOP_NOTICE = 'the model repeated read_file(file_path="notes.txt") 3 times; stopped'

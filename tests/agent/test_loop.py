@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ayder_cli.setup.config import Config, endpoint_of
+from ayder_cli.setup.config import Config
+from ayder_cli.setup.keys import endpoint_of
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.llm.base import Delta, ToolCallFragment, Usage
 from ayder_cli.agent.loop import ChatLoop
@@ -82,6 +83,6 @@ def test_the_loop_reports_through_callbacks_in_order(tmp_path):
                                tmp_path)
     loop.run("ping please")
     names = [event[0] for event in recorder.events]
-    assert names == ["on_waiting", "on_reply_end", "on_usage", "on_tool_start", "on_tool_done",
+    assert names == ["on_message_start", "on_waiting", "on_reply_end", "on_usage", "on_tool_start", "on_tool_done",
                      "on_waiting", "on_text", "on_reply_end", "on_message_end"]
     assert loop.usage.requests == 2 and loop.usage.prompt_tokens == 5

@@ -265,8 +265,8 @@ def test_prose_around_calls_streams_exactly_as_parsed(dialect, data):
 @pytest.mark.parametrize("dialect", DIALECTS)
 @SHORT
 @given(data=st.data())
-def test_a_cut_off_reply_never_runs_a_different_call(dialect, data):
-    """A reply cut at max_tokens (parsed with cut_off=True, as the chat loop does when the server says
+def test_a_reply_that_hit_max_tokens_never_runs_a_different_call(dialect, data):
+    """A reply cut at max_tokens (parsed with hit_max_tokens=True, as the chat loop does when the server says
     finish_reason "length"): a call cut short is reported or absent; a call found is exactly one intended."""
     render, kind = RENDERERS[dialect]
     calls = data.draw(call_lists(kind, typed=True, max_size=2).filter(prefix_free), label="calls")
@@ -279,7 +279,7 @@ def test_a_cut_off_reply_never_runs_a_different_call(dialect, data):
     cuts |= set(bounds[:: max(1, len(bounds) // 16)])
     cuts = sorted(cuts)
     for cut in cuts:
-        found = calls_of(parse(text[:cut], tools, cut_off=True))
+        found = calls_of(parse(text[:cut], tools, hit_max_tokens=True))
         assert found == calls[: len(found)], f"cut at {cut}: {text[:cut]!r} gave {found}"
 
 
@@ -303,6 +303,8 @@ tool_lists = st.sampled_from([None, tools_for(_SAMPLE)])
        st.sampled_from([None, False]))
 @example("<|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{}",
          [30, 60], None, None)
+@example("<|start|>assistant<|channel|>commentary to=functions.read_file <|c```json\n<|channel|>analysis<|message|>",
+         [], None, False)  # a harmony header is one line (streamed, it ended at the newline; parsed, it did not)
 def test_any_mix_of_dialect_markup_never_raises_and_streams_as_parsed(text, points, tools, think_open):
     reply = parse(text, tools, think_open=think_open)
     assert isinstance(reply.display, str)

@@ -290,6 +290,20 @@ def test_harmony_final_channel_is_the_whole_view():
     same_when_streamed(text, TOOLS)
 
 
+def test_harmony_header_ends_with_its_line_whole_or_streamed():
+    # A header is one line: <|message|> on the next one does not make it a call, however the reply arrives
+    # (streamed, the header used to be given up at the newline while parse() read on to <|message|>).
+    text = '<|channel|>commentary to=functions.read_file \n<|message|>{"file_path": "a.py"}<|call|>'
+    reply = parse(text, TOOLS)
+    assert reply.calls == [] and reply.errors == []
+    assert reply.display.startswith("<|channel|>commentary to=functions.read_file \n")
+    for pieces in ([text], list(text)):
+        flt = StreamFilter(TOOLS)
+        shown = "".join(t for piece in pieces for k, t in flt.feed(piece) if k == "text")
+        shown += "".join(t for k, t in flt.finish() if k == "text")
+        assert (shown, flt.result().calls, flt.result().errors) == (reply.display, [], [])
+
+
 def test_reasoning_tags_in_order_and_removed_from_view():
     reply = parse("<thinking>one</thinking>a<reasoning>two</reasoning>b")
     assert reply.thinking == ["one", "two"]

@@ -1,4 +1,4 @@
-"""Streamed deltas -> one AssistantTurn."""
+"""Streamed deltas -> one Reply."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def accumulate(*deltas: Delta, **turn_flags):
     acc = Accumulator()
     for delta in deltas:
         acc.add(delta)
-    return acc.turn(**turn_flags)
+    return acc.reply(**turn_flags)
 
 
 def fragment(index, id=None, name=None, arguments=None) -> Delta:
@@ -23,7 +23,7 @@ def fragment(index, id=None, name=None, arguments=None) -> Delta:
 
 
 def test_text_and_thinking_are_joined_in_order():
-    turn = accumulate(
+    reply = accumulate(
         Delta(thinking="Let me "),
         Delta(thinking="think."),
         Delta(content="Hel"),
@@ -31,34 +31,34 @@ def test_text_and_thinking_are_joined_in_order():
         Delta(content="lo"),
         Delta(content=" world", finish_reason="stop"),
     )
-    assert turn.text == "Hello world"
-    assert turn.thinking == "Let me think."
-    assert turn.tool_calls == []
-    assert turn.finish_reason == "stop"
+    assert reply.text == "Hello world"
+    assert reply.thinking == "Let me think."
+    assert reply.tool_calls == []
+    assert reply.finish_reason == "stop"
 
 
 def test_finish_reason_and_usage_survive_later_empty_deltas():
-    turn = accumulate(
+    reply = accumulate(
         Delta(content="x", finish_reason="length"),
         Delta(usage=Usage(120, 30)),
         Delta(),
     )
-    assert turn.finish_reason == "length"
-    assert turn.usage == Usage(120, 30)
-    assert turn.usage.total_tokens == 150
+    assert reply.finish_reason == "length"
+    assert reply.usage == Usage(120, 30)
+    assert reply.usage.total_tokens == 150
 
 
-def test_interrupted_and_cut_off_flags_keep_what_arrived():
+def test_interrupted_and_stream_cut_flags_keep_what_arrived():
     acc = Accumulator()
     acc.add(Delta(content="partial"))
     assert acc.text == "partial"
-    turn = acc.turn(interrupted=True)
-    assert turn.interrupted and turn.text == "partial" and not turn.cut_off
-    assert acc.turn(cut_off=True).cut_off
+    reply = acc.reply(interrupted=True)
+    assert reply.interrupted and reply.text == "partial" and not reply.stream_cut
+    assert acc.reply(stream_cut=True).stream_cut
 
 
 def test_native_tool_calls_accumulate_by_index_across_fragments():
-    turn = accumulate(
+    reply = accumulate(
         fragment(0, id="call_a", name="read_file", arguments=""),
         fragment(1, id="call_b", name="list_files", arguments='{"pa'),
         fragment(0, arguments='{"path": '),
@@ -66,37 +66,37 @@ def test_native_tool_calls_accumulate_by_index_across_fragments():
         fragment(0, arguments='"README.md"}'),
         Delta(finish_reason="tool_calls"),
     )
-    assert [(c.id, c.name, c.arguments, c.error) for c in turn.tool_calls] == [
+    assert [(c.id, c.name, c.arguments, c.error) for c in reply.tool_calls] == [
         ("call_a", "read_file", {"path": "README.md"}, None),
         ("call_b", "list_files", {"path": "src"}, None),
     ]
-    assert turn.finish_reason == "tool_calls"
+    assert reply.finish_reason == "tool_calls"
 
 
 def test_calls_come_out_in_index_order_with_ids_filled_in():
-    turn = accumulate(
+    reply = accumulate(
         fragment(2, name="third", arguments="{}"),
         fragment(0, name="first"),
     )
-    assert [c.name for c in turn.tool_calls] == ["first", "third"]
-    assert [c.id for c in turn.tool_calls] == ["call_0", "call_1"]
-    assert turn.tool_calls[0].arguments == {}
-    assert turn.tool_calls[0].error is None
+    assert [c.name for c in reply.tool_calls] == ["first", "third"]
+    assert [c.id for c in reply.tool_calls] == ["call_0", "call_1"]
+    assert reply.tool_calls[0].arguments == {}
+    assert reply.tool_calls[0].error is None
 
 
 def test_name_repeated_in_every_fragment_is_not_doubled():
-    turn = accumulate(
+    reply = accumulate(
         fragment(0, id="c1", name="write_file", arguments='{"path": "a.txt", '),
         fragment(0, id="c1", name="write_file", arguments='"content": "hi"}'),
     )
-    call = turn.tool_calls[0]
+    call = reply.tool_calls[0]
     assert call.name == "write_file"
     assert call.arguments == {"path": "a.txt", "content": "hi"}
 
 
 def test_name_streamed_in_pieces_is_joined():
-    turn = accumulate(fragment(0, name="read_"), fragment(0, name="file"), fragment(0, arguments="{}"))
-    assert turn.tool_calls[0].name == "read_file"
+    reply = accumulate(fragment(0, name="read_"), fragment(0, name="file"), fragment(0, arguments="{}"))
+    assert reply.tool_calls[0].name == "read_file"
 
 
 def test_legacy_function_call_becomes_a_tool_call():
@@ -106,12 +106,12 @@ def test_legacy_function_call_becomes_a_tool_call():
         {"choices": [{"delta": {"function_call": {"arguments": '"ls"}'}}}]},
         {"choices": [{"delta": {}, "finish_reason": "function_call"}]},
     ]
-    turn = accumulate(*(chunk_delta(c) for c in chunks))
-    assert len(turn.tool_calls) == 1
-    call = turn.tool_calls[0]
+    reply = accumulate(*(chunk_delta(c) for c in chunks))
+    assert len(reply.tool_calls) == 1
+    call = reply.tool_calls[0]
     assert (call.name, call.arguments, call.error) == ("run_shell", {"command": "ls"}, None)
     assert call.id  # a tool result needs an id to refer to
-    assert turn.finish_reason == "function_call"
+    assert reply.finish_reason == "function_call"
 
 
 def test_openai_chunks_with_tool_calls_and_usage():
@@ -124,31 +124,31 @@ def test_openai_chunks_with_tool_calls_and_usage():
         {"choices": [{"delta": {}, "finish_reason": "tool_calls"}]},
         {"choices": [], "usage": {"prompt_tokens": 50, "completion_tokens": 9, "total_tokens": 59}},
     ]
-    turn = accumulate(*(chunk_delta(c) for c in chunks))
-    assert turn.text == "Let me look."
-    assert [(c.id, c.name, c.arguments) for c in turn.tool_calls] == [("call_9", "read_file", {"path": "x"})]
-    assert turn.finish_reason == "tool_calls"
-    assert turn.usage == Usage(50, 9)
+    reply = accumulate(*(chunk_delta(c) for c in chunks))
+    assert reply.text == "Let me look."
+    assert [(c.id, c.name, c.arguments) for c in reply.tool_calls] == [("call_9", "read_file", {"path": "x"})]
+    assert reply.finish_reason == "tool_calls"
+    assert reply.usage == Usage(50, 9)
 
 
 def test_reasoning_content_is_thinking():
-    turn = accumulate(chunk_delta({"choices": [{"delta": {"reasoning_content": "hmm"}}]}),
+    reply = accumulate(chunk_delta({"choices": [{"delta": {"reasoning_content": "hmm"}}]}),
                       chunk_delta({"choices": [{"delta": {"reasoning": " ok"}}]}))
-    assert turn.thinking == "hmm ok"
-    assert turn.text == ""
+    assert reply.thinking == "hmm ok"
+    assert reply.text == ""
 
 
 def test_double_encoded_arguments_are_repaired():
     inner = json.dumps({"path": "a.py", "line": 3})
-    turn = accumulate(fragment(0, id="c", name="read_file", arguments=json.dumps(inner)))
-    call = turn.tool_calls[0]
+    reply = accumulate(fragment(0, id="c", name="read_file", arguments=json.dumps(inner)))
+    call = reply.tool_calls[0]
     assert call.arguments == {"path": "a.py", "line": 3}
     assert call.error is None
 
 
 def test_invalid_json_arguments_give_a_call_with_an_error():
-    turn = accumulate(fragment(0, id="c", name="write_file", arguments='{"path": "a.txt", "content": '))
-    call = turn.tool_calls[0]
+    reply = accumulate(fragment(0, id="c", name="write_file", arguments='{"path": "a.txt", "content": '))
+    call = reply.tool_calls[0]
     assert call.name == "write_file"
     assert call.arguments == {}
     assert "not valid JSON" in call.error
@@ -185,15 +185,15 @@ def test_ollama_dict_arguments_are_used_as_they_are():
         delta = line_delta(line, seen)
         seen += len(delta.tool_calls or [])
         deltas.append(delta)
-    turn = accumulate(*deltas)
-    assert [(c.name, c.arguments, c.error) for c in turn.tool_calls] == [
+    reply = accumulate(*deltas)
+    assert [(c.name, c.arguments, c.error) for c in reply.tool_calls] == [
         ("read_file", {"path": "a"}, None),
         ("list_files", {}, None),
         ("read_file", {"path": "b"}, None),
     ]
-    assert len({c.id for c in turn.tool_calls}) == 3
-    assert turn.finish_reason == "stop"
-    assert turn.usage == Usage(40, 12)
+    assert len({c.id for c in reply.tool_calls}) == 3
+    assert reply.finish_reason == "stop"
+    assert reply.usage == Usage(40, 12)
 
 
 # --- tool-call ids: joined when streamed in pieces, never doubled

@@ -8,7 +8,8 @@ import pytest
 import requests
 import responses
 
-from ayder_cli.setup.config import Config, endpoint_of
+from ayder_cli.setup.config import Config
+from ayder_cli.setup.keys import endpoint_of
 from ayder_cli.llm import make_client
 from ayder_cli.llm.accumulate import Accumulator
 from ayder_cli.llm.base import ChatRequest, LLMError, StreamCutError, Usage
@@ -76,7 +77,7 @@ def collect(client, req: ChatRequest):
     acc = Accumulator()
     for delta in client.stream(req):
         acc.add(delta)
-    return acc.turn()
+    return acc.reply()
 
 
 def body_of(call) -> dict:
@@ -106,11 +107,11 @@ def test_openai_stream_sends_the_expected_body_and_key(server):
         {"choices": [], "usage": {"prompt_tokens": 11, "completion_tokens": 2}},
     ))
     client = openai(env={"OPENAI_API_KEY": SECRET})
-    turn = collect(client, request(temperature=0.2, top_p=0.9, max_tokens=256, num_ctx=4096,
+    reply = collect(client, request(temperature=0.2, top_p=0.9, max_tokens=256, num_ctx=4096,
                                    tools=[{"type": "function", "function": {"name": "t"}}]))
-    assert turn.text == "Hello"
-    assert turn.finish_reason == "stop"
-    assert turn.usage == Usage(11, 2)
+    assert reply.text == "Hello"
+    assert reply.finish_reason == "stop"
+    assert reply.usage == Usage(11, 2)
 
     sent = server.calls[0].request
     assert sent.headers["Authorization"] == f"Bearer {SECRET}"
@@ -146,10 +147,10 @@ def test_openai_non_streaming(server):
                             "function": {"name": "read_file", "arguments": '{"path": "a"}'}}]}}],
         "usage": {"prompt_tokens": 5, "completion_tokens": 3},
     })
-    turn = collect(openai(), request(stream=False, max_tokens=100))
-    assert turn.text == "Reading."
-    assert [(c.id, c.name, c.arguments) for c in turn.tool_calls] == [("c1", "read_file", {"path": "a"})]
-    assert turn.usage == Usage(5, 3)
+    reply = collect(openai(), request(stream=False, max_tokens=100))
+    assert reply.text == "Reading."
+    assert [(c.id, c.name, c.arguments) for c in reply.tool_calls] == [("c1", "read_file", {"path": "a"})]
+    assert reply.usage == Usage(5, 3)
     body = body_of(server.calls[0])
     assert body["stream"] is False
     assert "stream_options" not in body
@@ -434,11 +435,11 @@ def test_ollama_stream_sends_options_and_joins_the_reply(server):
         ollama_line("", done=True, done_reason="stop", prompt_eval_count=30, eval_count=4),
     ))
     client = ollama(env={"OPENAI_API_KEY": SECRET})
-    turn = collect(client, request(temperature=0.3, top_p=0.8, max_tokens=512, num_ctx=16384,
+    reply = collect(client, request(temperature=0.3, top_p=0.8, max_tokens=512, num_ctx=16384,
                                    tools=[{"type": "function", "function": {"name": "t"}}]))
-    assert turn.text == "Hello"
-    assert turn.finish_reason == "stop"
-    assert turn.usage == Usage(30, 4)
+    assert reply.text == "Hello"
+    assert reply.finish_reason == "stop"
+    assert reply.usage == Usage(30, 4)
 
     sent = server.calls[0].request
     assert "Authorization" not in sent.headers  # an OpenAI key is never sent to Ollama
@@ -482,10 +483,10 @@ def test_ollama_non_streaming(server):
         "message": {"role": "assistant", "content": "whole", "thinking": "mm",
                     "tool_calls": [{"function": {"name": "list_files", "arguments": {"path": "."}}}]},
     })
-    turn = collect(ollama(), request(stream=False))
-    assert (turn.text, turn.thinking) == ("whole", "mm")
-    assert [(c.name, c.arguments) for c in turn.tool_calls] == [("list_files", {"path": "."})]
-    assert turn.usage == Usage(9, 2)
+    reply = collect(ollama(), request(stream=False))
+    assert (reply.text, reply.thinking) == ("whole", "mm")
+    assert [(c.name, c.arguments) for c in reply.tool_calls] == [("list_files", {"path": "."})]
+    assert reply.usage == Usage(9, 2)
     assert body_of(server.calls[0])["stream"] is False
 
 

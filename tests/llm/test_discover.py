@@ -9,19 +9,20 @@ import io
 import os
 import socket
 import time
+from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
 from support.files import write_json
 from support.fakellm import FakeLLM, Reply
 
-from ayder_cli.setup import config as config_module
 from ayder_cli.cli import cli
-from ayder_cli.setup.config import load_config
-from ayder_cli.terminal.console import Console, Terminal
-from ayder_cli.llm import discover
+from ayder_cli.setup.config_layers import load_config
+from ayder_cli.terminal.console import Console
+from ayder_cli.terminal.environment import Environment
+from ayder_cli.llm import discover, providers
 from ayder_cli.llm.discover import Candidate, find_local_server
-from ayder_cli.setup.services import with_discovered_server
+from ayder_cli.setup.server import with_discovered_server
 
 
 def ollama_at(url: str) -> Candidate:
@@ -61,7 +62,7 @@ def default_ollama_at(monkeypatch):
     """Where the default Ollama URL points, so a test never reaches a real Ollama on 11434."""
 
     def point_at(url: str) -> None:
-        monkeypatch.setitem(config_module.DEFAULT_BASE_URLS, "ollama", url)
+        monkeypatch.setitem(providers.PROVIDERS, "ollama", replace(providers.OLLAMA, default_base_url=url))
 
     return point_at
 
@@ -123,13 +124,13 @@ def test_a_model_named_on_the_command_line_is_used_on_a_found_server(fake, candi
 
 
 def test_ollama_serving_the_default_model_among_others_keeps_the_default(fake, candidates, ayder):
-    fake.models = (config_module.DEFAULT_MODELS["ollama"], "llama3.2:3b")
+    fake.models = (providers.OLLAMA.default_model, "llama3.2:3b")
     candidates(ollama_at(fake.url))
     status, _, err = ayder("q")
     assert status == 0, err
     [chat] = fake.chat_requests()
     assert chat["path"] == "/api/chat"
-    assert chat["body"]["model"] == config_module.DEFAULT_MODELS["ollama"]
+    assert chat["body"]["model"] == providers.OLLAMA.default_model
 
 
 def test_ollama_is_preferred_when_two_servers_answer(candidates, ayder):
@@ -168,7 +169,7 @@ def test_a_server_given_on_the_command_line_is_used_without_probing(fake, candid
         assert candidate.requests == []
         # The "only served model" rule is for found servers: a configured one gets the default, as before.
         provider = "openai" if "openai" in how else "ollama"
-        assert fake.chat_requests()[0]["body"]["model"] == config_module.DEFAULT_MODELS[provider]
+        assert fake.chat_requests()[0]["body"]["model"] == providers.PROVIDERS[provider].default_model
 
 
 @pytest.mark.parametrize("variable", ["OPENAI_BASE_URL", "OLLAMA_HOST", "AYDER_BASE_URL", "AYDER_PROVIDER"])
@@ -258,5 +259,4 @@ def configured(project):
 
 
 def console() -> Console:
-    return Console(Terminal(stdin=None, stdout=io.StringIO(), stderr=io.StringIO(), stdin_is_tty=False,
-                            stdout_is_tty=False, stderr_is_tty=False, no_color=True), verbose=True)
+    return Console(Environment(stdout=io.StringIO(), stderr=io.StringIO(), no_color=True), verbose=True)

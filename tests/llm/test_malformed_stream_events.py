@@ -10,7 +10,8 @@ import responses
 from support.harness import server_args
 from support.fakellm import Reply
 
-from ayder_cli.setup.config import Config, endpoint_of
+from ayder_cli.setup.config import Config
+from ayder_cli.setup.keys import endpoint_of
 from ayder_cli.llm import make_client
 from ayder_cli.llm.base import ChatRequest, StreamCutError
 

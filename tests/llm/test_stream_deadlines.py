@@ -12,7 +12,9 @@ from support.files import write_json
 from support.harness import server_args
 from support.fakellm import Reply
 
-from ayder_cli.setup.config import Config, check_value, endpoint_of
+from ayder_cli.setup.config import Config
+from ayder_cli.setup.config_checks import check_value
+from ayder_cli.setup.keys import endpoint_of
 from ayder_cli.errors import ConfigError
 from ayder_cli.llm import make_client
 from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, Usage

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import threading
+from dataclasses import replace
 
 import pytest
 from support.files import write_json
@@ -17,7 +18,8 @@ from support.requests_seen import sent_messages
 from support.fakellm import Reply
 
 from ayder_cli import __version__
-from ayder_cli.cli import main
+from ayder_cli.cli import main, run_in
+from ayder_cli.terminal.environment import Environment
 from ayder_cli.setup.prompts import bundled_prompts_dir
 
 USAGE_LINE = "tokens: in 12 · out 7"
@@ -160,17 +162,19 @@ def test_piped_stdin_holding_a_fence_gets_a_longer_fence(fake, run_ayder):
     assert user_message(fake.chat_requests()[0]) == f"summarize\n\n````\n{readme.rstrip()}\n````"
 
 
-def test_open_pipe_that_nobody_writes_to_does_not_hang(fake, start_ayder, protocol, monkeypatch):
-    monkeypatch.setattr("ayder_cli.cli.PIPED_STDIN_WAIT_S", 0.2)  # the wait for a first byte, shortened
-    process = start_ayder(*server_args(fake, protocol), "q", stdin=subprocess.PIPE)
-    try:
-        process.wait(timeout=30)  # stdin stays open and empty all along
-        out, err = process.stdout.read(), process.stderr.read()
-    finally:
-        process.stdin.close()
-    assert process.returncode == 0, err
-    assert out == b"ok\n"
-    assert "stdin sent nothing" in err.decode()
+def test_open_pipe_that_nobody_writes_to_does_not_hang(fake, project, protocol):
+    read_fd, write_fd = os.pipe()
+    stdout, stderr, ended = io.StringIO(), io.StringIO(), {}
+    with open(read_fd, "rb") as stdin, open(write_fd, "wb"):  # stdin stays open and empty all along
+        environment = replace(Environment.of(stdin, stdout, stderr, os.environ, project),
+                              piped_stdin_wait_s=0.2)  # the wait for a first byte, shortened
+        run = threading.Thread(target=lambda: ended.update(code=run_in(environment, [*server_args(fake, protocol), "q"])),
+                               daemon=True)
+        run.start()
+        run.join(timeout=30)
+    assert ended.get("code") == 0, stderr.getvalue()
+    assert stdout.getvalue() == "ok\n"
+    assert "stdin sent nothing" in stderr.getvalue()
     assert user_message(fake.chat_requests()[0]) == "q"
 
 

@@ -76,6 +76,18 @@ def test_memory_commands_show_write_and_clear(fake, run_ayder, project):
     assert not (project / ".ayder" / "memory" / "current_memory.md").exists()
 
 
+def test_checkpoint_commands_write_show_and_clear(fake, run_ayder, project):
+    """/checkpoint writes one now, /checkpoint show shows it, /checkpoint clear removes it (/memory: the old name)."""
+    fake.queue(Reply(text="A1"), Reply(text="Goal: greet. Next step: none."))
+    result = run_ayder(*server_args(fake, "ollama"),
+                       input="hi\n/checkpoint\n/checkpoint show\n/checkpoint clear\n/checkpoint show\n")
+    assert result.returncode == 0, result.stderr
+    assert "checkpoint written to .ayder/memory/current_memory.md" in result.stderr
+    assert "# Checkpoint 1" in result.stderr
+    assert "checkpoint removed" in result.stderr and result.stderr.rstrip().endswith("there is no checkpoint")
+    assert not (project / ".ayder" / "memory" / "current_memory.md").exists()
+
+
 def test_auto_compaction_fires_at_the_threshold_and_the_next_request_is_smaller(fake, run_ayder, project):
     import json
 

@@ -6,8 +6,11 @@ import json
 import re
 from pathlib import Path
 
+from support.models_table import example_reply, models_table_rows
+
 from ayder_cli.terminal.commands import COMMANDS
-from ayder_cli.setup.config import KEYS, Config, read_config_file
+from ayder_cli.setup.config import KEYS, Config
+from ayder_cli.setup.config_layers import read_config_file
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")
@@ -42,17 +45,6 @@ def test_ci_runs_the_readme_install_and_test_command():
     assert commands[1] in ci_script.splitlines()
 
 
-def models_table_rows() -> list[list[str]]:
-    section = README.split("### Which models ayder understands\n", 1)[1]
-    lines = [line for line in section.split("\n\n", 2)[1].splitlines() if line.startswith("| ")]
-    return [re.split(r"(?<!\\) \| ", line.strip("| ")) for line in lines[2:]]  # past the header and the rule
-
-
-def first_code_span(cell: str) -> str:
-    match = re.search(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", cell)  # a run of backticks closes only its twin
-    return match.group(2).strip().replace("\\|", "|")
-
-
 def test_every_example_in_the_models_table_is_read_as_the_call_it_shows():
     from support.intents_corpus import TOOLS
 
@@ -63,10 +55,7 @@ def test_every_example_in_the_models_table_is_read_as_the_call_it_shows():
     for family, writes, example, how in rows:
         if how == "native":
             continue
-        text = first_code_span(example)
-        if "tool_code" in writes:
-            text = f"```tool_code\n{text}\n```"
-        reply = parse(text, TOOLS)
+        reply = parse(example_reply(writes, example), TOOLS)
         assert reply.errors == [], (family, reply.errors)
         assert [(c.name, c.arguments) for c in reply.calls][:1] == [("read_file", {"file_path": "a.py"})], family
         assert reply.display.strip() == "", (family, reply.display)

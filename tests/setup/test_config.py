@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ayder_cli.setup.config import load_config, normalize_ollama_host, resolve_api_key
 from ayder_cli.errors import ConfigError, ExitStatus
+from ayder_cli.llm.providers import normalize_ollama_host
+from ayder_cli.setup.config_layers import load_config
+from ayder_cli.setup.keys import endpoint_of
 
 SECRET = "sk-test-0123456789abcdef"
 
@@ -306,27 +308,27 @@ def test_api_key_env_var_wins_over_file_and_config(layers, tmp_path):
     layers.user({"provider": "openai", "api_key_env": "MY_KEY", "api_key_file": str(key_file),
                  "api_key": "from-config"})
     config = layers.load()
-    assert resolve_api_key(config, {"MY_KEY": " from-env\n", "OPENAI_API_KEY": "other"}) == "from-env"
-    assert resolve_api_key(config, {"MY_KEY": "", "OPENAI_API_KEY": "other"}) == "from-file"
+    assert endpoint_of(config, {"MY_KEY": " from-env\n", "OPENAI_API_KEY": "other"}).api_key == "from-env"
+    assert endpoint_of(config, {"MY_KEY": "", "OPENAI_API_KEY": "other"}).api_key == "from-file"
 
 
 def test_api_key_file_wins_over_config_key(layers, tmp_path):
     key_file = write(tmp_path / "key.txt", "from-file\n")
-    layers.user({"api_key_file": str(key_file), "api_key": "from-config"})
-    assert resolve_api_key(layers.load(), {}) == "from-file"
+    layers.user({"provider": "openai", "api_key_file": str(key_file), "api_key": "from-config"})
+    assert endpoint_of(layers.load(), {}).api_key == "from-file"
 
 
 def test_config_key_is_the_last_resort(layers):
-    layers.user({"api_key": "from-config"})
+    layers.user({"provider": "openai", "api_key": "from-config"})
     config = layers.load()
-    assert resolve_api_key(config, {}) == "from-config"
-    assert resolve_api_key(config, {"OPENAI_API_KEY": "from-env"}) == "from-env"
+    assert endpoint_of(config, {}).api_key == "from-config"
+    assert endpoint_of(config, {"OPENAI_API_KEY": "from-env"}).api_key == "from-env"
 
 
 def test_unreadable_api_key_file_is_a_config_error(layers, tmp_path):
-    layers.user({"api_key_file": str(tmp_path / "missing-key")})
+    layers.user({"provider": "openai", "api_key_file": str(tmp_path / "missing-key")})
     with pytest.raises(ConfigError) as caught:
-        resolve_api_key(layers.load(), {})
+        endpoint_of(layers.load(), {})
     assert "missing-key" in caught.value.message
     assert caught.value.exit_status == 2
 
@@ -335,9 +337,9 @@ def test_binary_api_key_file_is_a_config_error(layers, tmp_path):
     key_file = tmp_path / "key.bin"
     key_file.write_bytes(b"\xff\xfe\x00binary")
     key_file.chmod(0o600)
-    layers.user({"api_key_file": str(key_file)})
+    layers.user({"provider": "openai", "api_key_file": str(key_file)})
     with pytest.raises(ConfigError) as caught:
-        resolve_api_key(layers.load(), {})
+        endpoint_of(layers.load(), {})
     assert "not a text file" in caught.value.message
 
 

@@ -17,7 +17,7 @@ from support.harness import server_args
 from support.requests_seen import without_environment
 from support.fakellm import Reply
 
-from ayder_cli.terminal.commands import INIT_REQUEST
+from ayder_cli.terminal.commands.info import INIT_REQUEST
 from ayder_cli.setup.instructions import git_state, load_instructions
 from ayder_cli.setup.prompts import bundled_prompts_dir
 

@@ -13,8 +13,12 @@ import pytest
 from support.fakellm import Reply
 
 from ayder_cli.terminal.commands import CommandResult, run_command
-from ayder_cli.setup.config import Config, endpoint_of, load_config
-from ayder_cli.terminal.console import Console, Terminal
+from ayder_cli.setup.config import Config
+from ayder_cli.setup.config_layers import load_config
+from ayder_cli.setup.keys import endpoint_of
+from ayder_cli.terminal.console import Console
+from ayder_cli.terminal.environment import Environment
+from ayder_cli.modes.entries import command_context
 from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.errors import ConfigError
 from ayder_cli.setup.services import build_services
@@ -30,15 +34,13 @@ class Session:
 
     def __init__(self, project, env: dict[str, str], **flags) -> None:
         self.out, self.err = io.StringIO(), io.StringIO()
-        terminal = Terminal(stdin=None, stdout=self.out, stderr=self.err, stdin_is_tty=False,
-                            stdout_is_tty=False, stderr_is_tty=False, no_color=True)
-        env = {**os.environ, **env}
-        config = load_config(env=env, root=project, flags=flags)
-        self.services = build_services(config, env=env, root=project, console=Console(terminal, verbose=True),
-                                       flags=flags)
+        environment = Environment(stdout=self.out, stderr=self.err, env={**os.environ, **env}, no_color=True)
+        config = load_config(env=environment.env, root=project, flags=flags)
+        self.services = build_services(config, environment, root=project,
+                                       console=Console(environment, verbose=True), flags=flags)
 
     def command(self, line: str) -> None:
-        assert run_command(line, self.services) is CommandResult.OK, self.err.getvalue()
+        assert run_command(line, command_context(self.services)) is CommandResult.OK, self.err.getvalue()
 
     def say(self, text: str) -> None:
         self.services.loop.run(text)
@@ -138,10 +140,10 @@ def test_model_switch_sends_the_next_message_to_the_other_model_and_asks_its_win
 def test_model_switch_on_an_openai_compatible_server_learns_the_new_window(fake, start):
     fake.model_meta = {"max_model_len": 16384}
     session = start(provider="openai", base_url=fake.openai_url, model="qwen2.5-coder:7b")
-    assert session.services.config.num_ctx == 16384
+    assert session.services.settings.config.num_ctx == 16384
     fake.model_meta = {"max_model_len": 2048}
     session.command("/model llama3.2:3b")
-    assert session.services.config.num_ctx == 2048
+    assert session.services.settings.config.num_ctx == 2048
     assert "context window: 2048 tokens (vLLM max_model_len)" in session.err.getvalue()
 
 
@@ -156,9 +158,9 @@ def test_a_num_ctx_the_user_set_stays_when_the_model_changes(fake, start):
 def test_a_setting_that_is_not_the_server_or_model_keeps_the_client_and_the_window(fake, start):
     fake.show = SHOW_4K
     session = start(base_url=fake.url)
-    before = session.services.runtime
+    before = session.services.settings.runtime
     session.command("/prompts plain")
-    after = session.services.runtime
+    after = session.services.settings.runtime
     assert after is not before and after.config.prompts == ("plain",)
     assert after.client is before.client and after.config.num_ctx == 4096
     assert shows(fake) == ["qwen2.5-coder:7b"]  # not asked again
@@ -168,9 +170,10 @@ def test_services_and_the_loop_read_one_runtime(fake, start):
     session = start(base_url=fake.url)
     services = session.services
     session.command("/model llama3.2:3b")
-    assert services.config is services.loop.config is services.runtime.config
-    assert services.runtime.endpoint.model == services.config.resolved_model == "llama3.2:3b"
-    assert services.loop.client is services.runtime.client
+    settings = services.settings
+    assert settings.config is services.loop.config is settings.runtime.config
+    assert settings.runtime.endpoint.model == settings.config.resolved_model == "llama3.2:3b"
+    assert services.loop.client is settings.runtime.client
 
 
 # --- switching server
@@ -197,7 +200,7 @@ def test_a_key_first_set_after_the_start_is_masked_from_then_on(fake, start):
     fake.queue(Reply(text=f"the key is {KEY}"))
     session = start(base_url=fake.url)
     assert not session.services.secrets  # nothing to mask yet
-    session.services.set_values(api_key=KEY)
+    session.services.settings.set_values(api_key=KEY)
     session.say("q")
     assert fake.chat_requests()[0]["headers"]["Authorization"] == f"Bearer {KEY}"
     assert session.out.getvalue() == "the key is ***\n"
@@ -207,7 +210,7 @@ def test_a_server_that_refused_native_tools_does_not_decide_for_the_next_one(fak
     fake.queue(Reply(reject_tools=True), Reply(text="as text"), Reply(text="native"))
     session = start(env={"OPENAI_BASE_URL": fake.openai_url}, base_url=fake.url)
     session.say("first")
-    assert session.services.loop.native_tools is False
+    assert session.services.loop.tool_mode.native is False
     session.command("/provider openai")
     session.say("second")
     assert fake.chat_requests()[-1]["body"].get("tools")  # the new server is offered native tools again
@@ -215,10 +218,10 @@ def test_a_server_that_refused_native_tools_does_not_decide_for_the_next_one(fak
 
 def test_a_failed_switch_leaves_the_runtime_as_it_was(fake, start, tmp_path):
     session = start(base_url=fake.url)
-    before = session.services.runtime
+    before = session.services.settings.runtime
     with pytest.raises(ConfigError, match="api_key_file: cannot read"):
-        session.services.set_values(api_key_file=str(tmp_path / "missing"))
-    assert session.services.runtime is before
+        session.services.settings.set_values(api_key_file=str(tmp_path / "missing"))
+    assert session.services.settings.runtime is before
 
 
 def test_an_endpoint_is_a_value():

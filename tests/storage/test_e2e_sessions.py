@@ -18,7 +18,7 @@ from support.files import write_json
 from support.harness import read_until, server_args
 from support.requests_seen import sent_messages
 
-from ayder_cli.storage.sessions import load
+from ayder_cli.storage.transcript import load
 
 
 def conversation_of(request: dict) -> list[tuple[str, str]]:

@@ -19,7 +19,8 @@ from support.fakellm import Reply
 
 from ayder_cli.setup.config import KEYS, Config
 from ayder_cli.storage.session_lock import EMPTY_PID_FILE_STALE_S, SessionLock, read_holder
-from ayder_cli.storage.sessions import SessionInUse, SessionStore, load
+from ayder_cli.storage.sessions import Session, SessionInUse, SessionStore
+from ayder_cli.storage.transcript import load
 
 
 def sessions_of(project: Path) -> list[Path]:
@@ -108,7 +109,7 @@ def test_a_second_writer_of_a_session_is_refused(tmp_path):
     store = SessionStore(tmp_path)
     session = store.start()
     session.append({"role": "user", "content": "first"})
-    other = store.resume(session.id)
+    other = Session.resume(store.find(session.id))
     with pytest.raises(SessionInUse, match=f"in use by another ayder \\(pid {os.getpid()}"):
         other.append({"role": "user", "content": "interleaved"})
     session.close()

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from ayder_cli.errors import AyderError
-from ayder_cli.storage.sessions import Session, SessionError, SessionNotFound, SessionStore, load, usage_of
+from ayder_cli.storage.sessions import Session, SessionStore
+from ayder_cli.storage.transcript import SessionError, SessionNotFound, load, usage_of
 
 CONVERSATION = [
     {"role": "user", "content": "Lies bitte die Datei grüße.txt — 日本語 too 🙂"},
@@ -124,7 +125,7 @@ def test_resuming_after_a_torn_line_keeps_the_new_messages_whole(tmp_path):
         file.write(b'{"role": "assistant", "content": "cut')
     session.close()  # that run ends: the next one may write
 
-    resumed = store.resume(session.id)
+    resumed = Session.resume(store.find(session.id))
     assert resumed.path == session.path
     resumed.append(CONVERSATION[3])
     resumed.close()
@@ -227,7 +228,7 @@ def test_find_by_name_given_with_save(tmp_path):
     first.name("refactor-parser")  # saving again under the same name is fine
     assert store.find("refactor-parser") == first.path
     assert SessionStore(tmp_path).find("refactor-parser") == first.path  # survives a restart
-    assert store.resume("refactor-parser").path == first.path
+    assert Session.resume(store.find("refactor-parser")).path == first.path
     assert [info.names for info in store.list_sessions() if info.path == first.path] == [("refactor-parser",)]
 
     with pytest.raises(SessionError) as taken:
@@ -336,7 +337,7 @@ def test_an_unanswered_new_session_is_removed_at_close_and_an_answered_one_kept(
     answered.close(keep_unanswered=False)
     assert [m["role"] for m in load(answered.path)[0]] == ["user", "assistant"]
     assert usage_of(answered.path) == {"prompt_tokens": 5, "completion_tokens": 2, "cached_tokens": 0, "requests": 1}
-    resumed = store.resume(answered.id)  # an earlier run's session is never removed
+    resumed = Session.resume(store.find(answered.id))  # an earlier run's session is never removed
     resumed.append({"role": "user", "content": "again"})
     resumed.close(keep_unanswered=False)
     assert answered.path.exists()

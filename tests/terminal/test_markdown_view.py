@@ -9,8 +9,9 @@ import sys
 from support.harness import server_args
 from support.fakellm import Reply
 
-from ayder_cli.terminal.console import Console, Terminal
-from ayder_cli.llm.base import AssistantTurn
+from ayder_cli.terminal.console import Console
+from ayder_cli.terminal.environment import Environment
+from ayder_cli.llm.base import Reply as ModelReply  # fakellm.Reply is the scripted server reply
 from ayder_cli.terminal.markdown_view import MarkdownView
 from ayder_cli.masking import Secrets
 
@@ -28,15 +29,16 @@ done"""
 
 def console_on(stdout_is_tty: bool = True, no_color: bool = False) -> tuple[Console, io.StringIO]:
     out = io.StringIO()
-    terminal = Terminal(None, out, io.StringIO(), False, stdout_is_tty, stdout_is_tty, no_color)
-    return Console(terminal), out
+    environment = Environment(stdout=out, stderr=io.StringIO(), stdout_is_tty=stdout_is_tty,
+                              stderr_is_tty=stdout_is_tty, no_color=no_color)
+    return Console(environment), out
 
 
 def stream(console: Console, text: str, size: int = 3, end: bool = True) -> None:
     for start in range(0, len(text), size):
         console.on_text(text[start : start + size])
     if end:
-        console.on_reply_end(AssistantTurn(text=text, finish_reason="stop"))
+        console.on_reply_end(ModelReply(text=text, finish_reason="stop"))
 
 
 def test_a_terminal_shows_headings_emphasis_lists_quotes_and_highlighted_code():
@@ -62,7 +64,7 @@ def test_piped_output_and_no_color_keep_the_models_text_byte_for_byte():
 
 
 def test_no_color_in_the_environment_turns_markdown_off():
-    assert Terminal.for_streams(None, io.StringIO(), io.StringIO(), {"NO_COLOR": "1"}).no_color
+    assert Environment.of(None, io.StringIO(), io.StringIO(), {"NO_COLOR": "1"}).no_color
 
 
 def test_table_rows_keep_their_layout_with_dim_pipes_and_inline_markup_in_cells():
@@ -95,7 +97,7 @@ def test_secrets_are_masked_in_rendered_markdown():
     console.mask_with(Secrets(["sk-secret-key-123"]))
     stream(console, "Key **sk-secret-key-123** here\nsk-secret-key-123\nsplit sk-sec", size=4, end=False)
     console.on_text("ret-key-123 done")
-    console.on_reply_end(AssistantTurn(text="", finish_reason="stop"))
+    console.on_reply_end(ModelReply(text="", finish_reason="stop"))
     shown = out.getvalue()
     assert "secret" not in shown
     assert "\x1b[1m***\x1b[22m" in shown  # inside the emphasis
@@ -106,15 +108,16 @@ def test_secrets_are_masked_in_rendered_markdown():
 def test_pygments_is_not_imported_when_stdout_is_not_a_terminal():
     script = f"""
 import io, sys
-from ayder_cli.terminal.console import Console, Terminal
-from ayder_cli.llm.base import AssistantTurn
+from ayder_cli.terminal.console import Console
+from ayder_cli.terminal.environment import Environment
+from ayder_cli.llm.base import Reply
 out = io.StringIO()
-console = Console(Terminal(None, out, io.StringIO(), False, False, False, False))
+console = Console(Environment(stdout=out, stderr=io.StringIO()))
 console.on_text({REPLY!r})
-console.on_reply_end(AssistantTurn(text="", finish_reason="stop"))
+console.on_reply_end(Reply(text="", finish_reason="stop"))
 assert out.getvalue() == {REPLY + chr(10)!r}
 print("pygments" in sys.modules, "ayder_cli.terminal.markdown_view" in sys.modules)
-console = Console(Terminal(None, out, io.StringIO(), False, True, True, False))
+console = Console(Environment(stdout=out, stderr=io.StringIO(), stdout_is_tty=True, stderr_is_tty=True))
 console.on_text({REPLY!r})
 print("pygments" in sys.modules)
 """
@@ -150,13 +153,13 @@ def test_ctrl_c_mid_line_shows_what_arrived_and_ends_the_line():
     console, out = console_on()
     console.on_text("# Hea")
     assert out.getvalue() == ""
-    console.on_reply_end(AssistantTurn(text="# Hea", interrupted=True))
+    console.on_reply_end(ModelReply(text="# Hea", interrupted=True))
     assert out.getvalue() == "\x1b[1m\x1b[4mHea\x1b[0m\n"
 
 
 def test_a_reply_cut_at_max_tokens_goes_on_in_the_same_line():
     console, out = console_on()
     console.on_text("Some **bo")
-    console.on_reply_end(AssistantTurn(text="Some **bo", finish_reason="length"))
+    console.on_reply_end(ModelReply(text="Some **bo", finish_reason="length"))
     console.on_text("ld** text\n")
     assert out.getvalue() == "Some \x1b[1mbold\x1b[22m text\n"

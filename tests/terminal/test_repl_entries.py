@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from ayder_cli.cli import attach_context
+from ayder_cli.modes.entries import read_entries
 from ayder_cli.terminal.commands import CommandResult, run_command
-from ayder_cli.modes.repl import read_entries, read_piped_stdin
+from ayder_cli.terminal.piped_stdin import attach_context, read_piped_stdin
 
 
 class Lines:
@@ -166,20 +166,22 @@ class RecordingConsole:
         self.errors.append(message)
 
 
-class FakeServices:
+class UnknownCommandContext:
+    """All an unknown command uses of its context: the console it says so on."""
+
     def __init__(self):
         self.console = RecordingConsole()
 
 
 @pytest.mark.parametrize("typed, meant", [("/exti", "/exit"), ("/modle gpt", "/model"), ("/hlep", "/help")])
 def test_unknown_command_suggests_the_nearest(typed, meant):
-    services = FakeServices()
-    assert run_command(typed, services) is CommandResult.FAILED
-    assert services.console.errors == [f"unknown command /{typed[1:].split()[0]}; did you mean {meant}?"]
+    context = UnknownCommandContext()
+    assert run_command(typed, context) is CommandResult.FAILED
+    assert context.console.errors == [f"unknown command /{typed[1:].split()[0]}; did you mean {meant}?"]
 
 
 def test_unknown_command_with_nothing_near_points_at_help():
-    services = FakeServices()
-    assert run_command("/zzqxv", services) is CommandResult.FAILED
-    assert "/help" in services.console.errors[0]
-    assert "did you mean" not in services.console.errors[0]
+    context = UnknownCommandContext()
+    assert run_command("/zzqxv", context) is CommandResult.FAILED
+    assert "/help" in context.console.errors[0]
+    assert "did you mean" not in context.console.errors[0]

@@ -7,16 +7,20 @@ ayder runs in-process on the terminal (support/pty_harness.py); the tests of Ctr
 from __future__ import annotations
 
 import io
+import os
 import signal
 import threading
+from dataclasses import replace
 
 import pytest
 from support.harness import server_args, sigint_mid_reply
-from support.pty_harness import expect_prompt, finish, wait_for_raw_mode
+from support.pty_harness import (PTY_COLUMNS, PTY_ROWS, TerminalRun, expect_prompt, finish, terminal_env,
+                                 wait_for_raw_mode)
 from support.requests_seen import sent_messages
 from support.fakellm import Reply
 
 pexpect = pytest.importorskip("pexpect")
+from pexpect.fdpexpect import fdspawn  # noqa: E402 -- only where pexpect is there
 
 DEFAULT_REPLY = "Default fake reply."
 INTERRUPTED_NOTE = "[reply interrupted by the user]"
@@ -325,23 +329,61 @@ def test_ctrl_c_twice_at_an_empty_prompt_leaves_after_one_hint(fake, repl):
     assert fake.chat_requests() == []
 
 
-def test_ctrl_c_twice_far_apart_stays_and_hints_once(fake, repl):
-    import time
+class ReplOnAClock(TerminalRun):
+    """TerminalRun's in-process run, in an Environment whose clock the test moves instead of waiting."""
 
-    child = repl("--base-url", fake.url)
-    expect_prompt(child)
-    child.sendcontrol("c")
-    child.expect_exact(LEAVE_HINT)
-    expect_prompt(child)
-    time.sleep(1.3)
-    child.sendcontrol("c")
-    expect_prompt(child)
-    child.sendline("still here?")
-    child.expect_exact(DEFAULT_REPLY)
-    expect_prompt(child)
-    assert LEAVE_HINT not in child.before
-    child.sendcontrol("d")
-    assert finish(child) == 0
+    def __init__(self, args, *, env: dict, cwd, clock) -> None:
+        import fcntl
+        import struct
+        import termios
+
+        from ayder_cli.cli import run_in
+        from ayder_cli.terminal.environment import Environment
+
+        master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", PTY_ROWS, PTY_COLUMNS, 0, 0))
+        stdin = open(slave, encoding="utf-8")  # noqa: SIM115 - closed when the run ends
+        stdout, stderr = (open(os.dup(slave), "w", encoding="utf-8", buffering=1) for _ in range(2))  # noqa: SIM115
+        environment = replace(Environment.of(stdin, stdout, stderr, env, cwd), clock=clock)
+        self.exitstatus = None
+
+        def run() -> None:
+            try:
+                self.exitstatus = run_in(environment, list(args))
+            finally:
+                for stream in (stdin, stdout, stderr):  # the last hold on the terminal: the test reads EOF
+                    try:
+                        stream.close()
+                    except OSError:
+                        pass
+
+        fdspawn.__init__(self, master, encoding="utf-8", timeout=20)
+        self.thread = threading.Thread(target=run, name="ayder-on-a-clock", daemon=True)
+        self.thread.start()
+
+
+def test_ctrl_c_twice_far_apart_stays_and_hints_once(fake, project, isolated_env, monkeypatch):
+    fake.default = Reply(text=DEFAULT_REPLY)
+    for name, value in terminal_env().items():
+        monkeypatch.setenv(name, value)  # prompt_toolkit reads TERM and the rest from os.environ
+    now = [100.0]
+    child = ReplOnAClock(["--base-url", fake.url], env=dict(os.environ), cwd=project, clock=lambda: now[0])
+    try:
+        expect_prompt(child)
+        child.sendcontrol("c")
+        child.expect_exact(LEAVE_HINT)
+        expect_prompt(child)
+        now[0] += 1.3  # past the second in which a second Ctrl-C leaves
+        child.sendcontrol("c")
+        expect_prompt(child)
+        child.sendline("still here?")
+        child.expect_exact(DEFAULT_REPLY)
+        expect_prompt(child)
+        assert LEAVE_HINT not in child.before
+        child.sendcontrol("d")
+        assert finish(child) == 0
+    finally:
+        child.close()
 
 
 def test_ctrl_c_that_clears_a_line_does_not_count_towards_leaving(fake, repl):

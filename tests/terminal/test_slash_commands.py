@@ -8,8 +8,10 @@ from support.fakellm import Reply
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from ayder_cli.terminal.commands import COMMANDS, counted, wrap_row
-from ayder_cli.modes.repl import command_completer
+from ayder_cli.terminal.commands import COMMANDS
+from ayder_cli.terminal.commands.tools import wrap_row
+from ayder_cli.terminal.repl_input import command_completer
+from ayder_cli.wording import counted
 
 
 def test_model_list_warns_when_the_configured_model_is_not_served(fake, run_ayder, protocol):
@@ -34,6 +36,12 @@ def test_completion_menu_shows_each_commands_short_help():
     assert completions[0].display_meta_text == COMMANDS["model"].help
     names = {c.text: c.display_meta_text for c in command_completer().get_completions(Document("/"), CompleteEvent())}
     assert names["/exit"] == "leave ayder (Ctrl-D too)" and names["/quit"] == names["/exit"]
+
+
+def test_the_completer_offers_checkpoint_and_not_its_old_name():
+    offered = [c.text for c in command_completer().get_completions(Document("/"), CompleteEvent())]
+    assert "/checkpoint" in offered and "/memory" not in offered
+    assert COMMANDS["memory"] is COMMANDS["checkpoint"]  # still typed, and /help names it
 
 
 def test_tools_wraps_at_word_boundaries_to_the_terminal_width(fake, run_ayder):

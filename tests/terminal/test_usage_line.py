@@ -7,7 +7,9 @@ import io
 from support.harness import server_args
 from support.fakellm import Reply
 
-from ayder_cli.terminal.console import Console, Terminal, describe_message_usage
+from ayder_cli.terminal.console import Console
+from ayder_cli.terminal.environment import Environment
+from ayder_cli.terminal.usage_line import describe_message_usage
 from ayder_cli.llm.base import Usage
 from ayder_cli.llm.ollama import _speed
 from ayder_cli.llm.openai_compat import _usage as openai_usage
@@ -79,11 +81,11 @@ def test_llama_cpp_timings_and_ollama_durations_give_the_speed():
 
 def test_the_console_prints_the_line_once_when_the_message_ends():
     err = io.StringIO()
-    console = Console(Terminal(None, io.StringIO(), err, False, False, False, True))
+    console = Console(Environment(stdout=io.StringIO(), stderr=err, no_color=True))
     console.on_usage(Usage(10, 2))
     console.on_usage(Usage(20, 3))
     assert err.getvalue() == ""
-    console.on_message_end(100)
+    console.on_message_end(None, 100)
     assert err.getvalue() == "tokens: in 30 · out 5 · 2 requests · context 23 of 100 (23%)\n"
-    console.on_message_end(100)  # nothing more was counted: no second line
+    console.on_message_end(None, 100)  # nothing more was counted: no second line
     assert err.getvalue().count("tokens:") == 1

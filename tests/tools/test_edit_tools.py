@@ -16,7 +16,11 @@ from support.tool_calls import call_tool
 from support.fakellm import Reply
 
 from ayder_cli.terminal.commands import CommandResult, run_command
-from ayder_cli.terminal.console import Console, Terminal
+from ayder_cli.terminal.console import Console
+from ayder_cli.terminal.environment import Environment
+from ayder_cli.modes.entries import command_context
+from ayder_cli.setup.config import Config
+from ayder_cli.setup.services import build_services
 from ayder_cli.calls import ToolCall
 from ayder_cli.tools import ToolContext, ToolError, ToolRegistry
 from ayder_cli.storage.atomic import TEMP_PREFIX, atomic_write
@@ -578,33 +582,45 @@ def test_the_journal_forgets_the_oldest_contents_beyond_its_limit(root):
 # --- /undo
 
 
-def command_services(journal) -> tuple[SimpleNamespace, io.StringIO]:
-    err = io.StringIO()
-    terminal = Terminal(stdin=None, stdout=io.StringIO(), stderr=err, stdin_is_tty=False, stdout_is_tty=False,
-                        stderr_is_tty=False, no_color=True)
-    return SimpleNamespace(console=Console(terminal), journal=journal), err
+@pytest.fixture
+def commands_for(root):
+    """-> make(journal): the slash commands' context of a run in root whose tools write to journal, and its stderr."""
+    built = []
+
+    def make(journal):
+        err = io.StringIO()
+        environment = Environment(stdout=io.StringIO(), stderr=err, no_color=True)
+        services = build_services(Config(), environment, root=root, console=Console(environment))
+        built.append(services)
+        services.executor.context.journal = journal  # the journal the test's own tool calls wrote to
+        err.seek(0), err.truncate()  # what building said (no server configured) is not /undo's output
+        return command_context(services), err
+
+    yield make
+    for services in built:
+        services.close()
 
 
-def test_undo_command_restores_and_repeats(context, root, lines_file):
+def test_undo_command_restores_and_repeats(context, root, lines_file, commands_for):
     assert call_tool(context, "write_file", file_path="new.txt", content="n\n").ok
     assert call_tool(context, "delete_line", file_path="lines.txt", line_number=1).ok
-    services, err = command_services(context.journal)
+    commands, err = commands_for(context.journal)
 
-    assert run_command("/undo list", services) is CommandResult.OK
+    assert run_command("/undo list", commands) is CommandResult.OK
     assert "1. lines.txt (delete_line)" in err.getvalue() and "2. new.txt (created by write_file)" in err.getvalue()
-    assert run_command("/undo", services) is CommandResult.OK
-    assert run_command("/undo", services) is CommandResult.OK
-    assert run_command("/undo", services) is CommandResult.FAILED
+    assert run_command("/undo", commands) is CommandResult.OK
+    assert run_command("/undo", commands) is CommandResult.OK
+    assert run_command("/undo", commands) is CommandResult.FAILED
     lines = err.getvalue().splitlines()
     assert lines[-4:] == ["restored lines.txt (delete_line)", "removed new.txt (created by write_file)",
                           "error: nothing to undo", "  no file has been changed by a tool in this session"]
     assert lines_file.read_text() == LINES and not (root / "new.txt").exists()
-    assert services.console.terminal.stdout.getvalue() == ""
+    assert commands.console.environment.stdout.getvalue() == ""
 
 
-def test_undo_command_without_a_journal(context):
-    services, err = command_services(None)
-    assert run_command("/undo", services) is CommandResult.FAILED
+def test_undo_command_without_a_journal(context, commands_for):
+    commands, err = commands_for(None)
+    assert run_command("/undo", commands) is CommandResult.FAILED
     assert "undo is unavailable" in err.getvalue()
 
 

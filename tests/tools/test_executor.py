@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ayder_cli.calls import ToolCall
-from ayder_cli.tools.base import Preview, ToolContext, ToolError, ToolRegistry, ToolResult, ToolSpec
+from ayder_cli.calls import ToolCall, ToolResult
+from ayder_cli.errors import ToolError
+from ayder_cli.tools.base import Preview, ToolContext, ToolRegistry, ToolSpec
 from ayder_cli.tools.executor import (
     Answer,
     Decision,

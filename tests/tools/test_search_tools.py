@@ -14,20 +14,28 @@ from pathlib import Path
 
 import pytest
 
-from ayder_cli.tools import gitignore, search
+from ayder_cli.errors import ToolError
+from ayder_cli.tools import gitignore, ripgrep, search
+from ayder_cli.tools import tree as tree_module
+from ayder_cli.tools import walk as walk_module
+from ayder_cli.tools.base import ToolContext
+from ayder_cli.tools.file_info import GET_FILE_INFO
 from ayder_cli.tools.files import LIST_FILES
-from ayder_cli.tools.gitignore import IgnoreRules, glob_to_regex, parse, walk
-from ayder_cli.tools.search import SEARCH_TOOLS
+from ayder_cli.tools.gitignore import IgnoreRules, glob_to_regex, parse
+from ayder_cli.tools.line_matches import file_records, required_literal
+from ayder_cli.tools.search import SEARCH_CODEBASE
+from ayder_cli.tools.search_query import Query
+from ayder_cli.tools.tree import GET_PROJECT_STRUCTURE
+from ayder_cli.tools.walk import walk
 
 from support.files import OUTSIDE_SECRET as SECRET  # noqa: E402
 from support.tool_calls import call_tool  # noqa: E402
 HAS_RG = shutil.which("rg") is not None
 
 
-@pytest.fixture(autouse=True)
-def python_search(monkeypatch):
-    """Every test here runs the Python search unless it asks for ripgrep."""
-    monkeypatch.setattr(search, "BACKEND", "python")
+def python(root: Path) -> ToolContext:
+    """The tools' context for a project; the search in it is the Python one (tests here ask for ripgrep by name)."""
+    return ToolContext(root, search_backend="python")
 
 
 def write(root: Path, files: dict[str, str | bytes]) -> Path:
@@ -171,10 +179,10 @@ def test_an_ignored_directory_is_never_entered(root, monkeypatch):
         opened.append(Path(path).resolve().relative_to(root.resolve()).as_posix())
         return real_scandir(path)
 
-    monkeypatch.setattr(gitignore.os, "scandir", spy)
+    monkeypatch.setattr(walk_module.os, "scandir", spy)
     assert walked(root) == [".gitignore", "src/", "src/app.js"]
     assert sorted(opened) == [".", "src"]
-    assert search.search(root, "x").output == "src/app.js:1: x"
+    assert search.search(root, "x", backend="python").output == "src/app.js:1: x"
     assert not any(name.startswith("node_modules") for name in opened)
 
 
@@ -260,19 +268,19 @@ def code(root) -> Path:
 
 
 def test_search_results_are_path_line_text(code):
-    result = call_tool(code, "search_codebase", pattern=r"def \w+\(")
+    result = call_tool(python(code), "search_codebase", pattern=r"def \w+\(")
     assert result.ok
     assert result.output == "src/app.py:3: def main():\nsrc/app.py:8: def helper():\nsrc/util.py:1: def helper_two():"
     assert result.summary == "3 matching lines in 2 files"
 
 
 def test_search_skips_binary_and_ignored_files(code):
-    output = call_tool(code, "search_codebase", pattern="main").output
+    output = call_tool(python(code), "search_codebase", pattern="main").output
     assert output == "docs/guide.md:1: Call main() to start.\nsrc/app.py:3: def main():"
 
 
 def test_search_context_lines_like_grep(code):
-    result = call_tool(code, "search_codebase", pattern="return", context_lines=1, directory="src")
+    result = call_tool(python(code), "search_codebase", pattern="return", context_lines=1, directory="src")
     assert result.output == "\n".join([
         "src/app.py-4-     print('Hello')",
         "src/app.py:5:     return helper()",
@@ -288,78 +296,78 @@ def test_search_context_lines_like_grep(code):
 
 def test_search_context_runs_merge_and_stop_at_the_file_edges(root):
     write(root, {"a.txt": "x1\nhit\nx3\nhit\nx5\n"})
-    assert call_tool(root, "search_codebase", pattern="hit", context_lines=5).output == (
+    assert call_tool(python(root), "search_codebase", pattern="hit", context_lines=5).output == (
         "a.txt-1- x1\na.txt:2: hit\na.txt-3- x3\na.txt:4: hit\na.txt-5- x5")
 
 
 def test_search_case_sensitivity(code):
-    assert call_tool(code, "search_codebase", pattern="hello", directory="src").output == (
+    assert call_tool(python(code), "search_codebase", pattern="hello", directory="src").output == (
         "src/util.py:2:     return 'hello world'")
-    assert call_tool(code, "search_codebase", pattern="hello", directory="src", case_sensitive=False).output == (
+    assert call_tool(python(code), "search_codebase", pattern="hello", directory="src", case_sensitive=False).output == (
         "src/app.py:4:     print('Hello')\nsrc/util.py:2:     return 'hello world'")
 
 
 def test_search_file_pattern_by_name_and_by_path(code):
-    assert call_tool(code, "search_codebase", pattern="helper", file_pattern="*.md").output == (
+    assert call_tool(python(code), "search_codebase", pattern="helper", file_pattern="*.md").output == (
         "docs/guide.md:2: The helper returns 42.")
-    assert call_tool(code, "search_codebase", pattern="main", file_pattern="src/*.py").output == (
+    assert call_tool(python(code), "search_codebase", pattern="main", file_pattern="src/*.py").output == (
         "src/app.py:3: def main():")
-    assert call_tool(code, "search_codebase", pattern="main", file_pattern="*.js").ok  # ignored: nothing
-    assert "no matches" in call_tool(code, "search_codebase", pattern="main", file_pattern="*.js").output
+    assert call_tool(python(code), "search_codebase", pattern="main", file_pattern="*.js").ok  # ignored: nothing
+    assert "no matches" in call_tool(python(code), "search_codebase", pattern="main", file_pattern="*.js").output
 
 
 def test_search_caps_the_results_and_counts_the_rest(root):
     write(root, {"many.txt": "".join(f"item {n}\n" for n in range(1, 251)), "more.txt": "item x\n"})
-    result = call_tool(root, "search_codebase", pattern="item", max_results=3)
+    result = call_tool(python(root), "search_codebase", pattern="item", max_results=3)
     assert result.output == (
         "many.txt:1: item 1\nmany.txt:2: item 2\nmany.txt:3: item 3\n"
         "[3 of 251 matching lines shown; narrow the pattern, file_pattern or directory to see the rest]")
     assert result.summary == "251 matching lines in 2 files"
-    assert len(call_tool(root, "search_codebase", pattern="item").output.split("\n")) == 101  # default 100
+    assert len(call_tool(python(root), "search_codebase", pattern="item").output.split("\n")) == 101  # default 100
 
 
 def test_search_cap_keeps_the_context_after_the_last_line_shown(root):
     write(root, {"a.txt": "hit 1\nafter\nhit 2\nafter\n"})
-    assert call_tool(root, "search_codebase", pattern="hit", max_results=1, context_lines=1).output == (
+    assert call_tool(python(root), "search_codebase", pattern="hit", max_results=1, context_lines=1).output == (
         "a.txt:1: hit 1\na.txt-2- after\n"
         "[1 of 2 matching lines shown; narrow the pattern, file_pattern or directory to see the rest]")
 
 
 def test_search_in_a_directory_or_one_file(code):
-    assert call_tool(code, "search_codebase", pattern="42", directory="docs").output == "docs/guide.md:2: The helper returns 42."
-    assert call_tool(code, "search_codebase", pattern="42", directory="src/app.py").output == "src/app.py:9:     return 42"
-    assert call_tool(code, "search_codebase", pattern="main", directory="build").output == "build/app.py:1: def main(): pass"
+    assert call_tool(python(code), "search_codebase", pattern="42", directory="docs").output == "docs/guide.md:2: The helper returns 42."
+    assert call_tool(python(code), "search_codebase", pattern="42", directory="src/app.py").output == "src/app.py:9:     return 42"
+    assert call_tool(python(code), "search_codebase", pattern="main", directory="build").output == "build/app.py:1: def main(): pass"
 
 
 def test_search_matches_stay_within_a_line(root):
     write(root, {"a.txt": "foo\nbar\nfoo bar\n", "b.txt": "alpha\n\nomega"})
-    assert call_tool(root, "search_codebase", pattern=r"foo\s+bar").output == "a.txt:3: foo bar"
-    assert call_tool(root, "search_codebase", pattern=r"^$").output == "b.txt:2: "
-    assert call_tool(root, "search_codebase", pattern=r"a$").output == "b.txt:1: alpha\nb.txt:3: omega"
+    assert call_tool(python(root), "search_codebase", pattern=r"foo\s+bar").output == "a.txt:3: foo bar"
+    assert call_tool(python(root), "search_codebase", pattern=r"^$").output == "b.txt:2: "
+    assert call_tool(python(root), "search_codebase", pattern=r"a$").output == "b.txt:1: alpha\nb.txt:3: omega"
 
 
 def test_search_windows_line_endings_and_long_lines(root):
     write(root, {"crlf.txt": b"one\r\ntwo\r\n", "long.txt": "x" * 1000 + "needle\n"})
-    assert call_tool(root, "search_codebase", pattern="two$|one").output == "crlf.txt:1: one"
-    line = call_tool(root, "search_codebase", pattern="needle").output
+    assert call_tool(python(root), "search_codebase", pattern="two$|one").output == "crlf.txt:1: one"
+    line = call_tool(python(root), "search_codebase", pattern="needle").output
     assert line == "long.txt:1: " + "x" * 300 + "… [706 more characters]"
 
 
 def test_search_with_no_match_says_where_it_looked(code):
-    assert call_tool(code, "search_codebase", pattern="nothing here", directory="src", case_sensitive=False).output == (
+    assert call_tool(python(code), "search_codebase", pattern="nothing here", directory="src", case_sensitive=False).output == (
         "[no matches for 'nothing here' in src, ignoring case; "
         "binary files and paths ignored by .gitignore are not searched]")
 
 
 def test_search_invalid_regex_is_a_clear_error(code):
-    result = call_tool(code, "search_codebase", pattern="def (main")
+    result = call_tool(python(code), "search_codebase", pattern="def (main")
     assert not result.ok
     assert result.error == "invalid regular expression 'def (main': missing ), unterminated subpattern at position 4"
 
 
 def test_search_decodes_non_utf8_bytes_without_failing(root):
     write(root, {"latin1.txt": "café au lait\n".encode("latin-1")})
-    assert call_tool(root, "search_codebase", pattern="caf").output == "latin1.txt:1: caf\ufffd au lait"
+    assert call_tool(python(root), "search_codebase", pattern="caf").output == "latin1.txt:1: caf\ufffd au lait"
 
 
 @pytest.mark.parametrize("pattern, flags", [
@@ -369,16 +377,16 @@ def test_search_decodes_non_utf8_bytes_without_failing(root):
 def test_the_literal_shortcut_finds_the_same_lines_as_the_regex(pattern, flags):
     text = "".join(CODE[name] for name in ("src/app.py", "src/util.py", "docs/guide.md")) + "RETURN Ünïcode\n"
     regex = re.compile(pattern, re.MULTILINE | flags)
-    literal = search.required_literal(regex)
+    literal = required_literal(regex)
     assert literal is not None
-    fast = list(search.file_records("f", text, regex, 1, literal, bool(flags & re.I)))
-    plain = list(search.file_records("f", text, regex, 1))
+    fast = list(file_records("f", text, regex, 1, literal, bool(flags & re.I)))
+    plain = list(file_records("f", text, regex, 1))
     assert fast == plain and any(is_match for _, _, is_match, _ in plain)
 
 
 def test_required_literal():
     def literal(pattern, flags=0):
-        return search.required_literal(re.compile(pattern, flags))
+        return required_literal(re.compile(pattern, flags))
 
     assert literal(r"def [a-z]+_handler\(") == "_handler("
     assert literal(r"(alpha|beta)_[a-z]+_id") == "_id"
@@ -450,28 +458,27 @@ def test_ripgrep_and_python_give_the_same_output(parity, query):
 def test_ripgrep_is_asked_for_the_same_rules(parity):
     """Without rg installed too: the command line and the rules file it would get."""
     rules = IgnoreRules.for_root(parity)
-    query = search.Query(re.compile("x"), "x", False, 2, "src/pkg", False, gitignore.compile_glob("*.py"))
-    argv = search.ripgrep_argv("rg", query, "/tmp/above.gitignore")
+    query = Query(re.compile("x"), "x", False, 2, "src/pkg", False, gitignore.compile_glob("*.py"))
+    argv = ripgrep.ripgrep_argv("rg", query, "/tmp/above.gitignore")
     for flag in ("--hidden", "--no-ignore-parent", "--no-ignore-dot", "--no-ignore-global",
                  "--no-ignore-exclude", "--no-require-git", "--no-config", "--ignore-case"):
         assert flag in argv
     assert argv[-4:] == ["--regexp", "x", "--", "src/pkg"]
     assert argv[argv.index("--type-add") + 1] == "ayder:*.py"
-    assert search._rules_above(rules, "src/pkg") == (
+    assert ripgrep._rules_above(rules, "src/pkg") == (
         "/**/*.log\n/build/\n/**/vendor/\n!/**/important.log\n/src/**/gen/\n")
-    assert search._rules_above(rules, "") == ""
+    assert ripgrep._rules_above(rules, "") == ""
 
 
 def test_without_ripgrep_the_python_search_answers(code, monkeypatch):
     monkeypatch.setattr(search.shutil, "which", lambda name: None)
-    monkeypatch.setattr(search, "BACKEND", "auto")
-    assert call_tool(code, "search_codebase", pattern="main", directory="src").output == "src/app.py:3: def main():"
-    with pytest.raises(search.ToolError, match=r"ripgrep \(rg\) is not installed"):
+    assert call_tool(ToolContext(code, search_backend="auto"), "search_codebase", pattern="main", directory="src").output == "src/app.py:3: def main():"
+    with pytest.raises(ToolError, match=r"ripgrep \(rg\) is not installed"):
         search.search(code, "main", backend="rg")
 
 
 def test_python_search_stays_inside_the_root(parity, outside):
-    assert SECRET not in search.search(parity, "TOP SECRET").output
+    assert SECRET not in search.search(parity, "TOP SECRET", backend="python").output
 
 
 # --- paths outside the project
@@ -484,13 +491,13 @@ def test_paths_outside_the_root_are_refused(root, outside, tool, argument, path)
     (root / "link_out").symlink_to(outside, target_is_directory=True)
     given = path.format(outside=outside)
     arguments = {argument: given, **({"pattern": "SECRET"} if tool == "search_codebase" else {})}
-    result = call_tool(root, tool, **arguments)
+    result = call_tool(python(root), tool, **arguments)
     assert not result.ok
     assert result.error == f"path {given!r} is outside the project root; use a path inside it"
 
 
 def test_search_of_a_missing_directory(code):
-    assert call_tool(code, "search_codebase", pattern="x", directory="nope").error == "no such directory: nope"
+    assert call_tool(python(code), "search_codebase", pattern="x", directory="nope").error == "no such directory: nope"
 
 
 # --- get_project_structure
@@ -525,7 +532,7 @@ def test_structure_caps_entries_per_directory_and_in_all(root, monkeypatch):
     output = call_tool(root, "get_project_structure").output.split("\n")
     assert output[:2] == ["big/", "  f000.txt"]
     assert "  … 5 more" in output and "  f040.txt" not in output
-    monkeypatch.setattr(search, "TREE_MAX_LINES", 50)
+    monkeypatch.setattr(tree_module, "TREE_MAX_LINES", 50)
     output = call_tool(root, "get_project_structure").output.split("\n")
     assert output[0] == "big/ (45 entries)"
     assert output[-1] == "[shown to depth 1 to stay under 50 lines; use list_files or a smaller max_depth]"
@@ -578,11 +585,12 @@ def test_file_info_of_a_missing_file(root):
 
 
 def test_the_schemas_are_short_and_name_their_path_arguments():
-    for spec in SEARCH_TOOLS:
+    specs = [SEARCH_CODEBASE, GET_PROJECT_STRUCTURE, GET_FILE_INFO]
+    for spec in specs:
         assert spec.permission == "r"
         assert "\n" not in spec.description and len(spec.description) <= 90
         assert len(json.dumps(spec.schema())) <= 520, spec.name
-    assert [spec.path_args for spec in SEARCH_TOOLS] == [("directory",), (), ("file_path",)]
+    assert [spec.path_args for spec in specs] == [("directory",), (), ("file_path",)]
     assert LIST_FILES.path_args == ("directory",)
 
 
@@ -590,7 +598,7 @@ def test_ayders_own_state_directory_is_never_listed_or_searched(root):
     (root / ".ayder" / "sessions").mkdir(parents=True)
     (root / ".ayder" / "sessions" / "s.jsonl").write_text('{"content": "needle"}\n')
     (root / "code.py").write_text("x = 'needle'\n")
-    found = search.search(root, "needle")
+    found = search.search(root, "needle", backend="python")
     assert "code.py:1:" in found.output and ".ayder" not in found.output
     listed = call_tool(root, "list_files")
     assert ".ayder" not in listed.output and "code.py" in listed.output

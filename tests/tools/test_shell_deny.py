@@ -14,14 +14,14 @@ from support.tool_calls import call_tool
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ayder_cli.tools import processes as processes_module
+from ayder_cli.tools import background as background_module
 from ayder_cli.tools.base import ToolContext
-from ayder_cli.tools.processes import ProcessManager
-from ayder_cli.tools.shell_policy import (
+from ayder_cli.tools.background import ProcessManager
+from ayder_cli.tools.deny import (
     CHMOD_ROOT, CHOWN_ROOT, DD_TO_DISK, DEFAULT_SHELL_DENY, FORK_BOMB, MKFS, POWER_OFF, REASONS, RM_HOME,
     RM_NO_PRESERVE_ROOT, RM_ROOT, RM_SYSTEM_DIRECTORY, RULES, TOO_DEEP, WRITE_TO_DISK, denied_by, refusal,
-    what_runs,
 )
+from ayder_cli.tools.what_runs import what_runs
 
 # (command, the first rule that refuses it)
 DENIED = [
@@ -498,7 +498,7 @@ def home(tmp_path, monkeypatch):
 
 @pytest.fixture
 def context(project, home, monkeypatch):
-    monkeypatch.setattr(processes_module, "START_PEEK_S", 0.05)
+    monkeypatch.setattr(background_module, "START_PEEK_S", 0.05)
     processes = ProcessManager(project, max_processes=3, max_output_chars=4000)
     yield ToolContext(project, max_output_chars=4000, processes=processes, shell_deny=DEFAULT_SHELL_DENY,
                       shell_timeout_s=10)

@@ -18,22 +18,23 @@ import pytest
 from support.harness import alive
 from support.tool_calls import call_tool
 
-from ayder_cli.calls import ToolCall
-from ayder_cli.tools import processes as processes_module
+from ayder_cli.calls import ToolCall, ToolResult
+from ayder_cli.tools import background as background_module
 from ayder_cli.tools import shell as shell_module
-from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolResult
+from ayder_cli.tools.background import BACKGROUND_TOOLS, ProcessManager
+from ayder_cli.tools.base import ToolContext, ToolRegistry
+from ayder_cli.tools.deny import DEFAULT_SHELL_DENY, REASONS, denied_by
 from ayder_cli.tools.executor import Answer, Decision, Permissions, ToolExecutor
-from ayder_cli.tools.processes import ProcessManager
-from ayder_cli.tools.shell import SHELL_TOOLS
-from ayder_cli.tools.shell_policy import DEFAULT_SHELL_DENY, REASONS, denied_by
+from ayder_cli.tools.shell import RUN_SHELL_COMMAND
 
+SHELL_TOOLS = [RUN_SHELL_COMMAND, *BACKGROUND_TOOLS]
 HANG_GUARD_S = 10  # generous: a call that takes this long has hung
 
 
 @pytest.fixture
 def manager(project, monkeypatch):
     # run_background_process waits a moment so a command failing at once can say why; tests need not.
-    monkeypatch.setattr(processes_module, "START_PEEK_S", 0.05)
+    monkeypatch.setattr(background_module, "START_PEEK_S", 0.05)
     processes = ProcessManager(project, max_processes=3, max_output_chars=4000)
     yield processes
     processes.kill_all()
@@ -295,7 +296,7 @@ def nothing_starts(monkeypatch):
         raise AssertionError("a denied command was started")
 
     monkeypatch.setattr(shell_module, "spawn", refuse)
-    monkeypatch.setattr(processes_module, "spawn", refuse)
+    monkeypatch.setattr(background_module, "spawn", refuse)
 
 
 @pytest.mark.parametrize("tool", ["run_shell_command", "run_background_process"])
@@ -375,7 +376,7 @@ def test_the_output_of_a_finished_process_reports_its_exit_code(context, manager
 
 
 def test_a_background_command_failing_at_once_says_why_straight_away(context, monkeypatch):
-    monkeypatch.setattr(processes_module, "START_PEEK_S", 2.0)  # returns as soon as it exits
+    monkeypatch.setattr(background_module, "START_PEEK_S", 2.0)  # returns as soon as it exits
     result = call_tool(context, "run_background_process", command="echo 'address already in use' >&2; exit 1")
     assert not result.ok
     assert result.summary == "process 1 ended at once"
@@ -444,7 +445,7 @@ def test_background_tools_without_a_manager_say_they_are_unavailable(project):
 
 
 def test_old_finished_processes_are_forgotten(context, manager, monkeypatch):
-    monkeypatch.setattr(processes_module, "KEEP_FINISHED", 2)
+    monkeypatch.setattr(background_module, "KEEP_FINISHED", 2)
     for process_id in range(1, 6):
         call_tool(context, "run_background_process", command="true")
         assert manager.wait(process_id, HANG_GUARD_S)

@@ -3,6 +3,7 @@ directory stops at it, keeping what it found and saying so. A clock that jumps s
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 
@@ -12,12 +13,14 @@ from support.harness import server_args
 from support.tool_calls import call_tool
 from support.fakellm import Reply
 
-from ayder_cli.setup.config import ConfigError, check_value
-from ayder_cli.tools import deadline as deadline_module
+from ayder_cli.setup import services
+from ayder_cli.errors import ConfigError
+from ayder_cli.setup.config_checks import check_value
 from ayder_cli.tools import search
 from ayder_cli.tools.base import ToolContext
 from ayder_cli.tools.deadline import Deadline
-from ayder_cli.tools.gitignore import IgnoreRules, walk_entries
+from ayder_cli.tools.gitignore import IgnoreRules
+from ayder_cli.tools.walk import walk_entries
 
 HAS_RG = shutil.which("rg") is not None
 NOTE = "stopped after 10 s (tool_timeout_s): results so far"
@@ -35,16 +38,16 @@ class JumpingClock:
         return self.now
 
 
-@pytest.fixture
-def jumping(monkeypatch):
-    """Deadlines made without a clock read one that jumps 4 s a reading: a 10 s limit passes at the
-    third reading after the deadline was set (4 + 10 = 14 <= 16)."""
-    monkeypatch.setattr(deadline_module, "CLOCK", JumpingClock(4))
+def jumping_context(project, search_backend: str = "auto") -> ToolContext:
+    """The tools' context with a 10 s tool_timeout_s and a clock that jumps 4 s a reading: the limit
+    passes at the third reading after a deadline was set (4 + 10 = 14 <= 16)."""
+    return ToolContext(project, tool_timeout_s=10, clock=JumpingClock(4), search_backend=search_backend)
 
 
 @pytest.fixture
-def python_search(monkeypatch):
-    monkeypatch.setattr(search, "BACKEND", "python")
+def tools_clock_jumps(monkeypatch):
+    """The tools of ayder run in-process get the jumping clock of `jumping_context`."""
+    monkeypatch.setattr(services, "ToolContext", functools.partial(ToolContext, clock=JumpingClock(4)))
 
 
 def many_files(root, count: int = 8):
@@ -74,11 +77,11 @@ def test_no_deadline_never_passes():
 # --- search_codebase
 
 
-def test_python_search_stops_at_the_deadline_with_the_lines_so_far(project, python_search):
+def test_python_search_stops_at_the_deadline_with_the_lines_so_far(project):
     many_files(project)
     # set at 4, passes at 24: the walk reads the clock before d0 (8), the search after f0 (12),
     # the walk before d1 (16), the search after f1 (20), the walk before d2 (24): stop.
-    result = search.search(project, "needle", deadline=Deadline(20, JumpingClock(4)))
+    result = search.search(project, "needle", backend="python", deadline=Deadline(20, JumpingClock(4)))
     assert result.ok
     lines = result.output.splitlines()
     assert lines[:-1] == ["d0/f0.py:1: needle 0", "d1/f1.py:1: needle 1"]
@@ -87,24 +90,24 @@ def test_python_search_stops_at_the_deadline_with_the_lines_so_far(project, pyth
     assert result.summary == "stopped after 20 s: 2 matching lines in 2 files"
 
 
-def test_search_through_the_pipeline_uses_tool_timeout_s(project, python_search, jumping):
+def test_search_through_the_pipeline_uses_tool_timeout_s(project):
     many_files(project)
-    result = call_tool(ToolContext(project, tool_timeout_s=10), "search_codebase", pattern="needle")
+    result = call_tool(jumping_context(project, search_backend="python"), "search_codebase", pattern="needle")
     assert result.ok and NOTE in result.output
     assert "d0/f0.py:1: needle 0" in result.output and "d1/" not in result.output
 
 
-def test_search_that_found_nothing_before_the_deadline_says_so(project, python_search):
+def test_search_that_found_nothing_before_the_deadline_says_so(project):
     many_files(project)
-    result = search.search(project, "absent", deadline=Deadline(10, JumpingClock(4)))
+    result = search.search(project, "absent", backend="python", deadline=Deadline(10, JumpingClock(4)))
     assert result.output.splitlines() == ["[no matches so far]", f"[{NOTE}, no matches so far; "
                                           "narrow the directory or pattern, or raise tool_timeout_s]"]
 
 
-def test_search_within_its_deadline_is_unchanged(project, python_search):
+def test_search_within_its_deadline_is_unchanged(project):
     many_files(project, 3)
-    late = search.search(project, "needle", deadline=Deadline(1000, JumpingClock(1)))
-    assert late.output == search.search(project, "needle").output
+    late = search.search(project, "needle", backend="python", deadline=Deadline(1000, JumpingClock(1)))
+    assert late.output == search.search(project, "needle", backend="python").output
     assert "stopped" not in late.output
 
 
@@ -127,18 +130,18 @@ def test_walk_reads_no_directory_past_the_deadline(project):
     assert seen == ["d0", "d0/f0.py", "d1", "d1/f1.py", "d2"]
 
 
-def test_recursive_list_files_stops_at_the_deadline(project, jumping):
+def test_recursive_list_files_stops_at_the_deadline(project):
     many_files(project)
-    result = call_tool(ToolContext(project, tool_timeout_s=10), "list_files", pattern="**/*.py")
+    result = call_tool(jumping_context(project), "list_files", pattern="**/*.py")
     assert result.ok
     assert result.output.splitlines() == [
         "d0/f0.py", "d1/f1.py",
         f"[{NOTE}, 2 entries; narrow the directory or pattern, or raise tool_timeout_s]"]
 
 
-def test_project_structure_stops_at_the_deadline(project, jumping):
+def test_project_structure_stops_at_the_deadline(project):
     many_files(project)
-    result = call_tool(ToolContext(project, tool_timeout_s=10), "get_project_structure")
+    result = call_tool(jumping_context(project), "get_project_structure")
     assert result.ok
     lines = result.output.splitlines()
     assert lines[-1].startswith(f"[{NOTE}, ")
@@ -156,7 +159,7 @@ def test_tool_timeout_s_must_be_a_positive_number():
 
 
 def test_a_search_that_hits_tool_timeout_s_gives_the_model_what_it_found(fake, run_ayder, project, protocol,
-                                                                       jumping):
+                                                                       tools_clock_jumps):
     many_files(project)
     write_json(project / ".ayder" / "config.json", {"tool_timeout_s": 10})
     fake.queue(Reply(text="", tool_calls=[{"name": "search_codebase", "arguments": {"pattern": "needle"},

@@ -14,9 +14,12 @@ from hypothesis import strategies as st
 
 from ayder_cli.terminal.commands import CommandResult, run_command
 from ayder_cli.setup.config import TOOL_GROUPS, Config
-from ayder_cli.terminal.console import Console, Terminal
+from ayder_cli.terminal.console import Console
+from ayder_cli.terminal.environment import Environment
+from ayder_cli.modes.entries import command_context
 from ayder_cli.calls import ToolCall
 from ayder_cli.tools import GROUPS, ToolContext, ToolError, ToolRegistry, ToolResult, ToolSpec, default_registry
+from ayder_cli.tools.executor import ToolExecutor
 from ayder_cli.tools.files import LIST_FILES, READ_FILE
 from ayder_cli.storage.paths import display_path, resolve_in_root
 
@@ -426,14 +429,14 @@ def test_execute_never_raises_whatever_the_model_sends(root, name, arguments):
     assert result.ok or (result.error and "\n" not in result.error)
 
 
-def test_schemas_are_openai_tools_in_registration_order_and_small():
+def test_schemas_are_openai_tools_in_registration_order_and_small(root):
     registry = ToolRegistry([READ_FILE, LIST_FILES])
-    schemas = registry.schemas()
+    schemas = ToolExecutor(registry, ToolContext(root)).schemas()
     assert default_registry().names()[:2] == ["read_file", "list_files"]  # reads are offered first
     assert [s["function"]["name"] for s in schemas] == registry.names()
     assert registry.get("read_file") is READ_FILE and registry.get("list_files") is LIST_FILES
     assert registry.get("nope") is None
-    for schema in default_registry().schemas():
+    for schema in ToolExecutor(default_registry(), ToolContext(root)).schemas():
         assert schema["type"] == "function"
         function = schema["function"]
         assert set(function) == {"name", "description", "parameters"}
@@ -466,40 +469,40 @@ def test_tools_command_lists_each_tool_with_its_permission(root):
     from ayder_cli.setup.services import build_services
 
     err = io.StringIO()
-    terminal = Terminal(stdin=None, stdout=io.StringIO(), stderr=err, stdin_is_tty=False, stdout_is_tty=False,
-                        stderr_is_tty=False, no_color=True)
-    services = build_services(Config(), env={}, root=root, console=Console(terminal))
+    environment = Environment(stdout=io.StringIO(), stderr=err, no_color=True)
+    services = build_services(Config(), environment, root=root, console=Console(environment))
+    context = command_context(services)
     err.seek(0), err.truncate()  # what building said (no server configured) is not /tools' output
-    assert run_command("/tools", services) is CommandResult.OK
+    assert run_command("/tools", context) is CommandResult.OK
     lines = err.getvalue().splitlines()
     assert lines[0].startswith("  r  read_file(file_path, start_line?, end_line?)  ")
     assert lines[0].endswith(f"  {READ_FILE.description}")
     assert lines[1].split(None, 3)[:3] == ["r", "list_files(directory?,", "pattern?)"]
     assert lines[1].endswith(f"  {LIST_FILES.description}")
     assert lines[0].index(READ_FILE.description) == lines[1].index(LIST_FILES.description)  # aligned
-    assert terminal.stdout.getvalue() == ""
+    assert environment.stdout.getvalue() == ""
 
 
 def test_tools_command_names_the_groups_not_offered_and_offers_them(root):
     from ayder_cli.setup.services import build_services
 
     err = io.StringIO()
-    terminal = Terminal(stdin=None, stdout=io.StringIO(), stderr=err, stdin_is_tty=False, stdout_is_tty=False,
-                        stderr_is_tty=False, no_color=True)
-    services = build_services(Config(), env={}, root=root, console=Console(terminal))
-    run_command("/tools", services)
+    environment = Environment(stdout=io.StringIO(), stderr=err, no_color=True)
+    services = build_services(Config(), environment, root=root, console=Console(environment))
+    context = command_context(services)
+    run_command("/tools", context)
     lines = {line.split()[1].split("(")[0]: line for line in err.getvalue().splitlines()}
     assert "not offered" not in lines["read_file"] and "not offered" not in lines["run_shell_command"]
     assert lines["create_task"].endswith("[not offered: /tools tasks, asks first]")
     assert "[not offered: /tools processes]" in lines["list_background_processes"]
 
-    assert run_command("/tools tasks memory", services) is CommandResult.OK
+    assert run_command("/tools tasks memory", context) is CommandResult.OK
     offered = [spec.name for spec in services.executor.offered()]
     assert {"create_task", "update_task_status", "save_memory"} <= set(offered)
     assert "run_background_process" not in offered
 
     err.truncate(0)
-    assert run_command("/tools prcesses", services) is CommandResult.FAILED
+    assert run_command("/tools prcesses", context) is CommandResult.FAILED
     assert "unknown tool group 'prcesses' (did you mean 'processes'?)" in err.getvalue()
     assert "core, files, processes, tasks, memory, or all" in err.getvalue()
 

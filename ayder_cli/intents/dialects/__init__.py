@@ -3,7 +3,8 @@
 The scanner looks openers up here. Where several dialects share an opener
 (`<tool_call>` starts Hermes JSON, Qwen3 XML and GLM), the first in this
 order that does not say NOT_MINE reads the block. Adding a dialect is one
-module with a Block reader and one line below.
+module with a Block reader and one line below (and, for a new model family,
+one line in ../families.py and a row in the README's models table).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 
 from ayder_cli.intents.dialects import (call_line, glm, harmony, hermes_json, invoke, json_reply, markers, minimax,
                                         mistral, pythonic, special_tokens, tool_fence, xml_function)
-from ayder_cli.intents.dialects.base import Dialect, Where
+from ayder_cli.intents.dialects.common.base import Dialect, Where
 
 TABLE: list[Dialect] = [
     *call_line.DIALECTS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ayder_cli.intents.dialects.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Outcome, Where
+from ayder_cli.intents.dialects.common.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
 from ayder_cli.intents.found import NAME
 from ayder_cli.wording import short
 
@@ -18,7 +18,7 @@ class CallLine(Block):
     search = 0
     cut = False
 
-    def read(self, buf: str, final: bool) -> Outcome:
+    def read(self, buf: str, final: bool) -> Verdict:
         newline = buf.find("\n", self.search)
         if newline < 0 and not final:
             self.search = len(buf)
@@ -31,7 +31,7 @@ class CallLine(Block):
             return NOT_MINE  # a mention in prose, not a call
         if after and not after.startswith(_PAYLOAD_START):
             return NOT_MINE
-        self.cut = newline < 0 and self.context.cut_off  # the reply was cut on this very line
+        self.cut = newline < 0 and self.context.hit_max_tokens  # the reply was cut on this very line
         return Ends(len(line) + (newline >= 0))
 
     def finish(self, text: str) -> None:

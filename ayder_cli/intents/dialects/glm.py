@@ -8,8 +8,8 @@ the next key, the closer or the end of the reply follows it.
 from __future__ import annotations
 
 from ayder_cli.intents.coerce import CoerceError, typed
-from ayder_cli.intents.dialects.base import (MAX_TAG, NEED_MORE, NON_SPACE, NOT_MINE, Block, Dialect, Ends, Outcome,
-                                             may_become)
+from ayder_cli.intents.dialects.common.base import (MAX_TAG, NEED_MORE, NON_SPACE, NOT_MINE, Block, Dialect, Ends,
+                                                    Verdict, may_become)
 from ayder_cli.intents.found import NAME
 from ayder_cli.wording import short
 
@@ -29,7 +29,7 @@ class Glm(Block):
         self.value_start: int | None = None  # inside a value from here
         self.truncated = False
 
-    def read(self, buf: str, final: bool) -> Outcome:
+    def read(self, buf: str, final: bool) -> Verdict:
         if self.name is None:
             outcome = self._name(buf, final)
             if outcome is not None:
@@ -42,7 +42,7 @@ class Glm(Block):
             if outcome is not None:
                 return outcome
 
-    def _name(self, buf: str, final: bool) -> Outcome | None:
+    def _name(self, buf: str, final: bool) -> Verdict | None:
         start = NON_SPACE.search(buf, len(self.opener))
         if start is None:
             return NEED_MORE if not final else NOT_MINE
@@ -66,7 +66,7 @@ class Glm(Block):
         self.position = name.end()
         return None
 
-    def _tag(self, buf: str, final: bool) -> Outcome | None:
+    def _tag(self, buf: str, final: bool) -> Verdict | None:
         """Between the parts: a key, a value, or the closer comes next."""
         start = NON_SPACE.search(buf, self.position)
         if start is None:
@@ -74,7 +74,7 @@ class Glm(Block):
         at = start.start()
         if self.key is None and buf.startswith(CLOSER, at):
             return Ends(at + len(CLOSER))
-        if final and self.key is None and may_become(buf[at:], (CLOSER,)) and not self.context.cut_off:
+        if final and self.key is None and may_become(buf[at:], (CLOSER,)) and not self.context.hit_max_tokens:
             return Ends(len(buf))  # the reply ends inside the closer: the call is whole
         expected = VALUE if self.key is not None else KEY
         if not buf.startswith(expected, at):
@@ -95,7 +95,7 @@ class Glm(Block):
         self.position = key_end + len(KEY_END)
         return None
 
-    def _value(self, buf: str, final: bool) -> Outcome | None:
+    def _value(self, buf: str, final: bool) -> Verdict | None:
         while True:
             end = buf.find(VALUE_END, self.position)
             if end < 0:
@@ -118,8 +118,8 @@ class Glm(Block):
         self.pairs.append((self.key, buf[self.value_start : end]))
         self.key = self.value_start = None
 
-    def _cut(self, buf: str) -> Outcome:
-        self.truncated = self.key is not None or self.context.cut_off
+    def _cut(self, buf: str) -> Verdict:
+        self.truncated = self.key is not None or self.context.hit_max_tokens
         return Ends(len(buf))
 
     def finish(self, text: str) -> None:

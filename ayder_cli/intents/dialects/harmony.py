@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from ayder_cli.intents.dialects.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Outcome
-from ayder_cli.intents.dialects.json_extent import JsonSequence
+from ayder_cli.intents.dialects.common.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict
+from ayder_cli.intents.dialects.common.json_extent import JsonSequence
 from ayder_cli.wording import short
 
 MESSAGE, CALL = "<|message|>", "<|call|>"
@@ -28,11 +28,12 @@ class Harmony(Block):
         self.name: str | None = None
         self.arguments: JsonSequence | None = None
 
-    def read(self, buf: str, final: bool) -> Outcome:
+    def read(self, buf: str, final: bool) -> Verdict:
         if self.body_start is None:
-            message = buf.find(MESSAGE, 0, MAX_TAG)
+            newline = buf.find("\n", 0, MAX_TAG)  # a header is one line: <|message|> after it is not its own
+            message = buf.find(MESSAGE, 0, MAX_TAG if newline < 0 else newline)
             if message < 0:
-                if not final and len(buf) < MAX_TAG and "\n" not in buf:
+                if not final and len(buf) < MAX_TAG and newline < 0:
                     return NEED_MORE
                 return NOT_MINE
             header = buf[:message].replace("<|constrain|>", " ").replace("<|channel|>", " ")

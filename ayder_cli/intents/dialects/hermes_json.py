@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 
-from ayder_cli.intents.dialects.base import MAX_TAG, NEED_MORE, NON_SPACE, NOT_MINE, Block, Dialect, Ends, Outcome
-from ayder_cli.intents.dialects.json_extent import JsonExtent, json_values
+from ayder_cli.intents.dialects.common.base import (MAX_TAG, NEED_MORE, NON_SPACE, NOT_MINE, Block, Dialect, Ends,
+                                                    Verdict)
+from ayder_cli.intents.dialects.common.json_extent import JsonExtent, json_values
 from ayder_cli.wording import short
 
 OPENER = "<tool_call>"
@@ -23,7 +24,7 @@ class HermesJson(Block):
         self.extent: JsonExtent | None = None
         self.complete_at: int | None = None  # where the last complete JSON value ended
 
-    def read(self, buf: str, final: bool) -> Outcome:
+    def read(self, buf: str, final: bool) -> Verdict:
         if self.extent is None:
             rest = self.context.following(buf, len(self.opener))
             if not rest:
@@ -48,16 +49,16 @@ class HermesJson(Block):
                 continue
             return self._after_junk(buf, final)
 
-    def _after_junk(self, buf: str, final: bool) -> Outcome:
+    def _after_junk(self, buf: str, final: bool) -> Verdict:
         """A little text after the value, then the closer: all of it is the block. Else it ends at the value."""
-        window = buf[self.complete_at : self.complete_at + MAX_TAG + len(CLOSER)]
-        closer = window.find(CLOSER)
-        markup = window.find("<")
+        ahead = buf[self.complete_at : self.complete_at + MAX_TAG + len(CLOSER)]
+        closer = ahead.find(CLOSER)
+        markup = ahead.find("<")
         if closer >= 0 and markup == closer:
             return Ends(self.complete_at + closer + len(CLOSER))
-        if not final and markup < 0 and len(window) < MAX_TAG + len(CLOSER):
+        if not final and markup < 0 and len(ahead) < MAX_TAG + len(CLOSER):
             return NEED_MORE
-        if not final and markup >= 0 and CLOSER.startswith(window[markup:]):
+        if not final and markup >= 0 and CLOSER.startswith(ahead[markup:]):
             return NEED_MORE
         return Ends(self.complete_at)
 

@@ -8,19 +8,13 @@ its arguments as one JSON object instead of parameter tags.
 
 from __future__ import annotations
 
-from ayder_cli.intents.dialects.base import Dialect
-from ayder_cli.intents.dialects.xml_calls import XmlCalls
-from ayder_cli.intents.dialects.xml_tags import variants
-from ayder_cli.intents.dialects.xml_function import in_wrapper
-
-
-def bare(context, opener: str) -> XmlCalls:
-    return XmlCalls(context, opener)
-
+from ayder_cli.intents.dialects.common.base import Dialect
+from ayder_cli.intents.dialects.common.xml_calls import XmlCalls, in_wrapper
+from ayder_cli.intents.dialects.common.xml_tags import variants
 
 WRAPPERS = variants("<function_calls>", "<tool_calls>")
 
 DIALECTS = [
     Dialect("invoke-wrapped", in_wrapper, openers=WRAPPERS),
-    Dialect("invoke", bare, openers=variants("<invoke")),
+    Dialect("invoke", XmlCalls, openers=variants("<invoke")),
 ]

@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ayder_cli.intents.dialects.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Outcome, Where
-from ayder_cli.intents.dialects.json_extent import JsonSequence
+from ayder_cli.intents.dialects.common.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
+from ayder_cli.intents.dialects.common.json_extent import JsonSequence
 from ayder_cli.intents.found import is_call_object
 from ayder_cli.wording import short
 
@@ -28,7 +28,7 @@ class WholeReply(Block):
         super().__init__(context, opener)
         self.value: Any = None
 
-    def read(self, buf: str, final: bool) -> Outcome:
+    def read(self, buf: str, final: bool) -> Verdict:
         fenced = self.opener.startswith("`")
         if not fenced:
             following = self.context.following(buf, 1)
@@ -71,7 +71,7 @@ class PythonTag(Block):
         super().__init__(context, opener)
         self.calls = JsonSequence(len(opener), ends=_TAG_ENDS, between=";", text_ends=True)
 
-    def read(self, buf: str, final: bool) -> Outcome:
+    def read(self, buf: str, final: bool) -> Verdict:
         end = self.calls.end(buf, final)
         return NEED_MORE if end is None else Ends(end)
 

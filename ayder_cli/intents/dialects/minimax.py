@@ -6,8 +6,8 @@ A line that is not a call is reported; the good lines still run.
 
 from __future__ import annotations
 
-from ayder_cli.intents.dialects.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Outcome
-from ayder_cli.intents.dialects.json_extent import JsonSequence
+from ayder_cli.intents.dialects.common.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict
+from ayder_cli.intents.dialects.common.json_extent import JsonSequence
 from ayder_cli.wording import short
 
 OPENER, CLOSER = "<tool_calls>", "</tool_calls>"
@@ -18,7 +18,7 @@ class JsonLines(Block):
         super().__init__(context, opener)
         self.lines = JsonSequence(len(OPENER), ends=(CLOSER,))
 
-    def read(self, buf: str, final: bool) -> Outcome:
+    def read(self, buf: str, final: bool) -> Verdict:
         if not self.lines.items:
             following = self.context.following(buf, len(OPENER))
             if not following:

@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 import re
 
-from ayder_cli.intents.dialects.base import MAX_TAG, NEED_MORE, NON_SPACE, NOT_MINE, Block, Dialect, Ends, Outcome
-from ayder_cli.intents.dialects.json_extent import JsonExtent
+from ayder_cli.intents.dialects.common.base import (MAX_TAG, NEED_MORE, NON_SPACE, NOT_MINE, Block, Dialect, Ends,
+                                                    Verdict)
+from ayder_cli.intents.dialects.common.json_extent import JsonExtent
 from ayder_cli.wording import short
 
 OPENER = "[TOOL_CALLS]"
@@ -22,7 +23,7 @@ class Mistral(Block):
         self.extent: JsonExtent | None = None
         self.name: str | None = None
 
-    def read(self, buf: str, final: bool) -> Outcome:
+    def read(self, buf: str, final: bool) -> Verdict:
         if self.extent is None:
             start = NON_SPACE.search(buf, len(self.opener))
             rest = buf[start.start() : start.start() + MAX_TAG] if start else ""

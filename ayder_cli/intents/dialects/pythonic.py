@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import re
 
-from ayder_cli.intents.dialects.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Outcome, Where
+from ayder_cli.intents.dialects.common.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
 from ayder_cli.intents.found import Found
 from ayder_cli.wording import short
 
@@ -91,7 +91,7 @@ class WholeReplyList(Block):
 
     nodes: list[ast.Call] = []  # the calls, parsed once when the end of the reply came
 
-    def read(self, buf: str, final: bool) -> Outcome:
+    def read(self, buf: str, final: bool) -> Verdict:
         following = self.context.following(buf, 1)
         if not _CALL_START.match(following):
             grows = not final and len(following) < MAX_TAG and _MAY_BE_NAME.fullmatch(following or "a")
@@ -115,7 +115,7 @@ class PythonStart(Block):
 
     search = 0
 
-    def read(self, buf: str, final: bool) -> Outcome:
+    def read(self, buf: str, final: bool) -> Verdict:
         end = buf.find(PYTHON_END, max(self.search, len(self.opener)))
         if end >= 0:
             return Ends(end + len(PYTHON_END))

@@ -15,8 +15,9 @@ import json
 import re
 from dataclasses import dataclass
 
-from ayder_cli.intents.dialects.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Outcome, may_become
-from ayder_cli.intents.dialects.json_extent import JsonExtent
+from ayder_cli.intents.dialects.common.base import (MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict,
+                                                    may_become)
+from ayder_cli.intents.dialects.common.json_extent import JsonExtent
 from ayder_cli.wording import short
 
 
@@ -60,7 +61,7 @@ class Section(Block):
         self.extent: JsonExtent | None = None
         self.waiting = False  # a separator was read, its arguments have not started yet
 
-    def read(self, buf: str, final: bool) -> Outcome:
+    def read(self, buf: str, final: bool) -> Verdict:
         if not self.opened:
             opened = self._opens_a_call(buf, final)
             if opened is not True:
@@ -102,7 +103,7 @@ class Section(Block):
         found = [(at, token) for token in tokens if (at := buf.find(token, self.search)) >= 0]
         return min(found) if found else None
 
-    def _opens_a_call(self, buf: str, final: bool) -> Outcome | bool:
+    def _opens_a_call(self, buf: str, final: bool) -> Verdict | bool:
         """A call follows the opener: the call-begin token, or a name and the separator.
 
         Else the token was mentioned in prose (NOT_MINE)."""
@@ -128,7 +129,7 @@ class Section(Block):
             following = self.calls[index + 1].after_separator if index + 1 < len(self.calls) else len(text)
             ended = self.tokens.call_end in text[start:following]
             raw = text[call.after_separator : following]
-            if self.context.cut_off and not ended:
+            if self.context.hit_max_tokens and not ended:
                 self.found.error(f"{name or 'a tool call'}: the reply was cut off inside this call; "
                                  f"it was not run: {short(raw)}")
                 continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ayder_cli.intents.dialects.base import NEED_MORE, Block, Dialect, Ends, Outcome
+from ayder_cli.intents.dialects.common.base import NEED_MORE, Block, Dialect, Ends, Verdict
 from ayder_cli.intents.dialects.pythonic import add_python_calls
 from ayder_cli.wording import short
 
@@ -16,7 +16,7 @@ class Fence(Block):
         super().__init__(context, opener)
         self.search = 0
 
-    def read(self, buf: str, final: bool) -> Outcome:
+    def read(self, buf: str, final: bool) -> Verdict:
         start = buf.find("\n") + 1
         position = max(start, self.search)
         while True:

@@ -2,11 +2,11 @@
 
 The scanner holds a block from its opener on and asks the reader, each time
 more text arrives, one question: where does this block end? The answer is
-one of three outcomes: NEED_MORE (wait for more text), NOT_MINE (this was
+one of three verdicts: NEED_MORE (wait for more text), NOT_MINE (this was
 never markup: its first character is text) or Ends(end). Once the end is
 known, finish() turns the block's text into calls and errors.
 
-Readers must be split-invariant (the same outcome for the same text however
+Readers must be split-invariant (the same verdict for the same text however
 it arrived) and linear (each delta reads only what is new: searches resume
 where they stopped, see Context.skip_run).
 """
@@ -19,6 +19,7 @@ from enum import Enum
 from typing import Callable
 
 from ayder_cli.intents.found import Found
+from ayder_cli.partial import partial_at_end
 
 MAX_TAG = 200  # a "tag" longer than this is text, so a stray '<' never holds output for long
 NON_SPACE = re.compile(r"\S")
@@ -49,15 +50,16 @@ class Ends:
 
 NEED_MORE = NeedMore()
 NOT_MINE = NotMine()
-Outcome = NeedMore | NotMine | Ends
+Verdict = NeedMore | NotMine | Ends
 
 
 class Context:
     """What a reader may ask the scanner: the tools, where the block started, cheap searches."""
 
-    def __init__(self, found: Found, cut_off: bool = False) -> None:
+    def __init__(self, found: Found, hit_max_tokens: bool = False) -> None:
         self.found = found
-        self.cut_off = cut_off  # the reply was cut (max_tokens): a call its own closer did not end is not run
+        # The server ended the reply at max_tokens: a call its own closer did not end is not run.
+        self.hit_max_tokens = hit_max_tokens
         self.line_start = True  # the block's opener stood at the start of a line
         self._skipped: dict[tuple[int, str], int] = {}  # (from, pattern) -> how far that run was read
 
@@ -93,7 +95,7 @@ class Block:
         self.found = context.found
         self.opener = opener
 
-    def read(self, buf: str, final: bool) -> Outcome:
+    def read(self, buf: str, final: bool) -> Verdict:
         """Where the block ends in `buf` (which starts with the opener); `final`: no more text comes."""
         raise NotImplementedError
 
@@ -121,17 +123,6 @@ def may_become(text: str, prefixes: tuple[str, ...]) -> bool:
 
 
 def partial_closer(text: str, tags: tuple[str, ...]) -> int:
-    """Length of a cut-off closing tag ("</par") that ends `text`; a lone "<" may be the value's own."""
-    size = held_suffix(text, tags)
+    """Length of a closing tag begun at the end of `text` ("</par"); a lone "<" may be the value's own."""
+    size = partial_at_end(text, tags)
     return size if size >= 2 else 0
-
-
-def held_suffix(text: str, tags: tuple[str, ...]) -> int:
-    """Length of the longest end of `text` that is a proper prefix of one of `tags`."""
-    longest = 0
-    for tag in tags:
-        for size in range(min(len(tag) - 1, len(text)), longest, -1):
-            if text.endswith(tag[:size]):
-                longest = size
-                break
-    return longest

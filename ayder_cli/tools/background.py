@@ -1,224 +1,28 @@
-"""Processes: starting a command in its own process group, stopping the whole group, and the
-background processes (ProcessManager and its four tools).
-
-A command is always `/bin/sh -c command` in a new session, so it leads its own
-process group: stopping it stops everything it started (unless something left the
-group on purpose, with setsid), and Ctrl-C at the terminal does not reach it.
-What leaves the group is found at exit by stop_descendants(), from /proc.
-"""
+"""Background processes: commands that run while the conversation goes on (ProcessManager),
+and the four tools that start, read, list and stop them."""
 
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, NamedTuple
+from typing import Any, Mapping, NamedTuple
 
-from ayder_cli.tools.base import ToolContext, ToolError, ToolResult, ToolSpec
-from ayder_cli.tools.shell_policy import check_command
+from ayder_cli.calls import ToolResult
+from ayder_cli.errors import ToolError
+from ayder_cli.tools.base import ToolContext, ToolSpec
+from ayder_cli.tools.capture import Capture
+from ayder_cli.tools.deny import check_command, refuse_before_asking
+from ayder_cli.tools.process_groups import kill_group, kill_groups, spawn
 from ayder_cli.wording import short
 
-SHELL = "/bin/sh"
-KILL_GRACE_S = 1.0  # between SIGTERM and SIGKILL
-KILL_ROUNDS = 5  # SIGKILL passes over ayder's descendants at exit, for those forked while it ran
 READ_CHUNK = 65536
 START_PEEK_S = 0.5  # run_background_process waits this long, so a command that fails at once says why
 KEEP_FINISHED = 20  # finished processes remembered (with their output) for get_background_output
 KILL_TAIL_LINES = 20  # lines of output shown when a process is killed
-
-
-# --- one process group
-
-
-def spawn(command: str, cwd: Path, stdout: int, stderr: int,
-          env: Mapping[str, str] | None = None) -> subprocess.Popen:
-    """`/bin/sh -c command` in its own session (so its own process group), stdin closed;
-    env: its environment (None: ayder's own)."""
-    try:
-        return subprocess.Popen(
-            [SHELL, "-c", command], cwd=cwd, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-            start_new_session=True, env=env,
-        )
-    except OSError as exc:
-        raise ToolError(f"cannot start {SHELL}: {exc.strerror or exc}") from None
-
-
-def group_alive(pgid: int) -> bool:
-    """Whether any process that is not a zombie is left in the group."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A dead child waits as a zombie until its parent reaps it, and orphans are reaped by
-    # PID 1, which in many containers never does: so where /proc can tell, zombies do not count.
-    table = _process_table()
-    return table is None or any(entry.pgrp == pgid for entry in table)
-
-
-class _ProcessEntry(NamedTuple):
-    pid: int
-    ppid: int
-    pgrp: int
-
-
-def _process_table() -> list[_ProcessEntry] | None:
-    """Every process that is not a zombie, from /proc; None where there is no /proc (macOS)."""
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return None
-    table = []
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as stat:
-                data = stat.read()
-        except OSError:
-            continue  # gone meanwhile
-        fields = data[data.rfind(b")") + 2:].split()  # after "pid (comm) ": state ppid pgrp ...
-        if len(fields) > 2 and fields[0] not in (b"Z", b"X"):
-            table.append(_ProcessEntry(int(name), int(fields[1]), int(fields[2])))
-    return table
-
-
-def descendants(pid: int) -> list[int] | None:
-    """The live processes below pid: its children, theirs, and so on; None where there is no /proc."""
-    table = _process_table()
-    if table is None:
-        return None
-    children: dict[int, list[int]] = {}
-    for entry in table:
-        children.setdefault(entry.ppid, []).append(entry.pid)
-    found, parents = [], [pid]
-    while parents:
-        below = children.get(parents.pop(), [])
-        found.extend(below)
-        parents.extend(below)
-    return found
-
-
-def stop_descendants(grace_s: float = KILL_GRACE_S) -> int:
-    """Stop every process still running below ayder: SIGTERM, up to grace_s, then SIGKILL.
-
-    How many there were. Run at exit, after the process groups were stopped: what is
-    left escaped its group (setsid, a double fork) and, with ayder a child subreaper,
-    was re-parented to ayder rather than to init. Nothing is found where there is no /proc.
-    """
-    me = os.getpid()
-    first = descendants(me) or []
-    for pid in first:
-        _signal_pid(pid, signal.SIGTERM)
-    deadline = time.monotonic() + grace_s
-    left = first
-    while left and time.monotonic() < deadline:
-        time.sleep(0.02)
-        left = descendants(me) or []
-    for _ in range(KILL_ROUNDS):  # a process forked meanwhile is found on the next round
-        if not left:
-            break
-        for pid in left:
-            _signal_pid(pid, signal.SIGKILL)
-        time.sleep(0.01)
-        left = descendants(me) or []
-    return len(first)
-
-
-def _signal_pid(pid: int, sig: int) -> None:
-    try:
-        os.kill(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def kill_groups(processes: Iterable[subprocess.Popen], grace_s: float = KILL_GRACE_S) -> None:
-    """Stop each process and everything in its group: SIGTERM, up to grace_s, then SIGKILL. Reaps them."""
-    processes = list(processes)
-    for process in processes:
-        _signal_group(process.pid, signal.SIGTERM)  # start_new_session: the shell's pid is the group's id
-    deadline = time.monotonic() + grace_s
-    alive = processes
-    while alive and time.monotonic() < deadline:
-        for process in alive:
-            process.poll()  # reap the shell, or its group never looks empty
-        alive = [process for process in alive if group_alive(process.pid)]
-        if alive:
-            time.sleep(0.02)
-    for process in alive:
-        _signal_group(process.pid, signal.SIGKILL)
-    for process in processes:
-        try:
-            process.wait(timeout=grace_s)
-        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be refused
-            pass
-
-
-def kill_group(process: subprocess.Popen, grace_s: float = KILL_GRACE_S) -> None:
-    kill_groups([process], grace_s)
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-class Capture:
-    """The head and the tail of an output stream, in bounded memory, and how many bytes went by."""
-
-    def __init__(self, keep: int) -> None:
-        self.keep = max(keep, 2)
-        self.head = bytearray()  # the first keep/2 bytes
-        self.tail = bytearray()  # the last keep/2 bytes after those
-        self.total = 0
-
-    def add(self, data: bytes) -> None:
-        self.total += len(data)
-        room = self.keep // 2 - len(self.head)
-        if room > 0:
-            self.head += data[:room]
-            data = data[room:]
-        if data:
-            self.tail += data
-            excess = len(self.tail) - (self.keep - self.keep // 2)
-            if excess > 0:
-                del self.tail[:excess]
-
-    def render(self, budget: int) -> str:
-        """The output as text, at most about budget characters; when longer, its middle is cut out."""
-        kept = bytes(self.head) + bytes(self.tail)
-        complete = self.total == len(kept)
-        if complete and len(kept) <= budget:
-            return _decode(kept)
-        budget = min(max(budget, 2), self.keep)
-        head = kept[: budget // 2]
-        tail = (kept if complete else bytes(self.tail))[-(budget - budget // 2):]
-        # Whole lines where a line end is near, so no line is shown half-cut.
-        newline = head.rfind(b"\n")
-        if newline >= len(head) // 2:
-            head = head[: newline + 1]
-        newline = tail.find(b"\n")
-        if newline != -1 and newline < len(tail) // 2:
-            tail = tail[newline + 1:]
-        text = _decode(head)
-        if text and not text.endswith("\n"):
-            text += "\n"
-        cut = self.total - len(head) - len(tail)
-        return f"{text}[... {cut:,} bytes cut from the middle ...]\n{_decode(tail)}"
-
-
-def _decode(data: bytes) -> str:
-    return data.decode("utf-8", errors="replace")
-
-
-# --- background processes
 
 
 class ProcessInfo(NamedTuple):
@@ -246,15 +50,16 @@ class _Background:
             kill_group(self.process)
             self.stopped = True
 
-    def running(self) -> bool:
+    def poll_ended(self) -> bool:
+        """Whether it has exited; the first time it is found so, when it ended is noted."""
         if self.process.poll() is None:
-            return True
+            return False
         if self.ended is None:
             self.ended = time.monotonic()
-        return False
+        return True
 
     def status(self) -> str:
-        if self.running():
+        if not self.poll_ended():
             return "running"
         if self.killed:
             return "killed"
@@ -277,7 +82,7 @@ class ProcessManager:
 
     def start(self, command: str, env: Mapping[str, str] | None = None) -> int:
         """Start the command (with env: see spawn); its id. ToolError when max_processes are already running."""
-        running = [entry for entry in self._entries.values() if entry.running()]
+        running = [entry for entry in self._entries.values() if not entry.poll_ended()]
         if len(running) >= self.max_processes:
             ids = ", ".join(str(entry.id) for entry in running)
             raise ToolError(f"{len(running)} background processes are already running (ids {ids}), the most "
@@ -299,7 +104,7 @@ class ProcessManager:
             entry.process.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             return False
-        entry.running()  # notes when it ended
+        entry.poll_ended()
         if entry.reader is not None:
             entry.reader.join(timeout=0.2)  # the last output, unless a leftover child holds the pipe
         return True
@@ -330,7 +135,7 @@ class ProcessManager:
     def kill(self, process_id: int) -> str:
         """Stop the process and its whole group; what became of it."""
         entry = self._get(process_id)
-        was_running = entry.running()
+        was_running = not entry.poll_ended()
         entry.stop()  # also whatever an exited shell left behind in its group
         if was_running:
             entry.killed = True
@@ -347,7 +152,7 @@ class ProcessManager:
         entries = [entry for entry in self._entries.values() if not entry.stopped]
         try:
             for entry in entries:
-                if entry.running():
+                if not entry.poll_ended():
                     entry.killed = True
                     entry.ended = time.monotonic()
             kill_groups(entry.process for entry in entries)  # all at once: one grace period in all
@@ -364,7 +169,7 @@ class ProcessManager:
         return entry
 
     def _forget_old(self) -> None:
-        finished = [entry for entry in self._entries.values() if not entry.running()]
+        finished = [entry for entry in self._entries.values() if entry.poll_ended()]
         for entry in finished[: max(len(finished) - KEEP_FINISHED, 0)]:
             entry.stop()  # anything it left in its group goes with it
             del self._entries[entry.id]
@@ -389,7 +194,6 @@ def _duration(seconds: float) -> str:
     if seconds < 120:
         return f"{seconds:.0f} s"
     return f"{int(seconds // 60)} min {int(seconds % 60)} s"
-
 
 
 # --- the tools
@@ -438,11 +242,6 @@ def kill_background_process(context: ToolContext, args: dict[str, Any]) -> ToolR
     return ToolResult(ok=True, output=f"{message}\nlast output:\n{last}", summary=summary)
 
 
-def _check_background(context: ToolContext, args: dict[str, Any]) -> None:
-    """No diff to show; a denied command is refused before the user is asked to confirm it."""
-    check_command(str(args.get("command", "")), context.shell_deny)
-    return None
-
 
 _PROCESS_ID = {"type": "integer"}
 _ID_ALIASES = {"id": "process_id", "pid": "process_id"}
@@ -460,7 +259,7 @@ RUN_BACKGROUND_PROCESS = ToolSpec(
     run=run_background_process,
     group="processes",
     aliases={"cmd": "command"},
-    preview=_check_background,
+    preview=refuse_before_asking,
 )
 
 GET_BACKGROUND_OUTPUT = ToolSpec(
@@ -505,5 +304,5 @@ KILL_BACKGROUND_PROCESS = ToolSpec(
     aliases=_ID_ALIASES,
 )
 
-PROCESS_TOOLS = [RUN_BACKGROUND_PROCESS, GET_BACKGROUND_OUTPUT, LIST_BACKGROUND_PROCESSES,
-                 KILL_BACKGROUND_PROCESS]
+BACKGROUND_TOOLS = [RUN_BACKGROUND_PROCESS, GET_BACKGROUND_OUTPUT, LIST_BACKGROUND_PROCESSES,
+                    KILL_BACKGROUND_PROCESS]

@@ -17,11 +17,11 @@ import json
 import re
 
 from ayder_cli.intents.coerce import CoerceError, typed
-from ayder_cli.intents.dialects.base import (MAX_TAG, NEED_MORE, NON_SPACE, NOT_MINE, Block, Context, Ends,
-                                             Outcome, may_become, partial_closer)
-from ayder_cli.intents.dialects.xml_tags import (AFTER_CALL_TAG, AFTER_CLOSER, CALL_TAGS, PARAMETER_CLOSERS,
-                                                 PARAMETER_TAGS, WRAPPER_CLOSERS, call_name, could_be_tag,
-                                                 one_newline_off, param_key, right_after_tag, tag_name)
+from ayder_cli.intents.dialects.common.base import (MAX_TAG, NEED_MORE, NON_SPACE, NOT_MINE, Block, Context, Ends,
+                                                    Verdict, may_become, partial_closer)
+from ayder_cli.intents.dialects.common.xml_tags import (AFTER_CALL_TAG, AFTER_CLOSER, CALL_TAGS, PARAMETER_CLOSERS,
+                                                        PARAMETER_TAGS, WRAPPER_CLOSERS, call_name, could_be_tag,
+                                                        one_newline_off, param_key, right_after_tag, tag_name)
 from ayder_cli.wording import short
 
 # A '<' that may start a tag of these dialects (or the wrapper's closer); "a < b" in a value cannot.
@@ -53,7 +53,7 @@ class XmlCalls(Block):
         self.started = False  # the first call tag was seen and is real
         self.scanned = 0  # no tag can start before this index
 
-    def read(self, buf: str, final: bool) -> Outcome:
+    def read(self, buf: str, final: bool) -> Verdict:
         while True:
             found = _MAY_BE_TAG.search(buf, max(self.position, self.scanned))
             at = found.start() if found else -1
@@ -135,7 +135,7 @@ class XmlCalls(Block):
             if partial and not final:
                 return NEED_MORE
             if partial and self.call_open and self.param is None and not self.lazy:
-                return self._cut_off(buf)  # the reply ends in the middle of a tag
+                return self._unfinished(buf)  # the reply ends in the middle of a tag
             return self._skip(at)
         close = buf.find(">", at, at + MAX_TAG)
         tag_end = close + 1 if close >= 0 else -1
@@ -153,7 +153,7 @@ class XmlCalls(Block):
         if tag_end < 0:
             if "\n" in buf[at : at + MAX_TAG] or len(buf) - at >= MAX_TAG:
                 return NOT_MINE if not self.started else self._skip(at)
-            return self._cut_off(buf) if final else NEED_MORE
+            return self._unfinished(buf) if final else NEED_MORE
         tag = buf[at:tag_end]
         name = call_name(tag) if "\n" not in tag else None
         if name is None:
@@ -180,7 +180,7 @@ class XmlCalls(Block):
         if tag_end < 0:
             if "\n" in buf[at : at + MAX_TAG] or len(buf) - at >= MAX_TAG:
                 return self._skip(at)
-            return self._cut_off(buf) if final else NEED_MORE
+            return self._unfinished(buf) if final else NEED_MORE
         tag = buf[at:tag_end]
         key, attributes = param_key(tag) if "\n" not in tag else (None, {})
         if key is None:
@@ -260,7 +260,7 @@ class XmlCalls(Block):
         key, _ = param_key(following[: close + 1])
         return key in properties
 
-    def _cut_off(self, buf: str) -> Ends:
+    def _unfinished(self, buf: str) -> Ends:
         """The reply ended inside a tag: the call is reported, not run."""
         self.truncated = True
         self.position = len(buf)
@@ -283,18 +283,23 @@ class XmlCalls(Block):
         self.calls[-1] = (name, params, buf[self.body_start : at] if not params else None)
         self.call_open = self.lazy = False
 
-    def _close_all(self, buf: str, end: int) -> Outcome:
+    def _close_all(self, buf: str, end: int) -> Verdict:
         """The reply ended inside the call: closing tags may be missing there."""
         if self.lazy:
             return NOT_MINE  # a bare value without its closer was a mention after all
-        if self.call_open and (self.context.cut_off or self.param is None and not self.calls[-1][1]):
-            return self._cut_off(buf)  # the call's closer never came in a cut reply, or it has nothing at all
+        if self.call_open and (self.context.hit_max_tokens or self.param is None and not self.calls[-1][1]):
+            return self._unfinished(buf)  # the call's closer never came in a cut reply, or it has nothing at all
         if self.param is not None:  # the value runs to the end, maybe with the start of its closer
             end -= partial_closer(buf[:end], PARAMETER_CLOSERS)
             key, start, attributes = self.param
             if attributes or not buf[start:end].endswith("\n"):
-                return self._cut_off(buf)  # a value cut off mid-line is not the value the model meant
+                return self._unfinished(buf)  # a value cut off mid-line is not the value the model meant
         if self.call_open:
             self._end_call(buf, end)
         self.position = end
         return Ends(end)
+
+
+def in_wrapper(context: Context, opener: str) -> XmlCalls:
+    """<tool_call>, <ns:tool_call>, <function_calls>, ...: the closer is the opener with a slash."""
+    return XmlCalls(context, opener, skip=len(opener), closer=opener.replace("<", "</", 1))

@@ -1,13 +1,13 @@
-"""The reply's text as the scanner reads it: a short window, and the input not yet in it."""
+"""The reply's text as the scanner reads it: a short buffer, and the input not yet in it."""
 
 from __future__ import annotations
 
 from collections import deque
 
-SLICE = 4096  # input enters the window this much at a time (more while it holds), so it stays short
+SLICE = 4096  # input enters the buffer this much at a time (more while it holds), so it stays short
 
 
-class Window:
+class ScanBuffer:
     """`text` is what the scanner looks at; input enters it a slice at a time."""
 
     def __init__(self) -> None:
@@ -20,29 +20,29 @@ class Window:
 
     @property
     def at_end(self) -> bool:
-        """The reply is complete and all of it is in the window."""
+        """The reply is complete and all of it is in the buffer."""
         return self.final and not self._pending
 
     def take(self, size: int) -> str:
-        """Remove and return the first `size` characters of the window."""
+        """Remove and return the first `size` characters of the buffer."""
         taken, self.text = self.text[:size], self.text[size:]
         return taken
 
     def pull(self) -> bool:
-        """Move the next slice of pending input into the window; False if there is none."""
+        """Move the next slice of pending input into the buffer; False if there is none."""
         if not self._pending:
             return False
         text, start = self._pending.popleft()
-        size = max(SLICE, len(self.text))  # a held window at least doubles: re-reading it stays linear
+        size = max(SLICE, len(self.text))  # a held buffer at least doubles: re-reading it stays linear
         if start + size < len(text):
             self._pending.appendleft((text, start + size))
-        window, self.text = self.text, ""
-        window += text[start : start + size]  # a local, so CPython can grow it in place
-        self.text = window
+        buffer, self.text = self.text, ""
+        buffer += text[start : start + size]  # a local, so CPython can grow it in place
+        self.text = buffer
         return True
 
     def replay(self) -> None:
-        """Read the window again from its start, a slice at a time (after a hold turned out to be text)."""
+        """Read the buffer again from its start, a slice at a time (after a hold turned out to be text)."""
         if self.text:
             self._pending.appendleft((self.text, 0))
             self.text = ""

@@ -1,0 +1,47 @@
+"""How the loop reports: the Callbacks it calls, and the RunResult a user message ends with.
+
+The loop never prints. The console implements these callbacks for the terminal,
+--json for its events, and tests with a recorder: the loop stays the same
+whoever watches it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from ayder_cli.calls import ToolCall, ToolResult
+from ayder_cli.llm.base import Reply, Usage
+
+
+@dataclass
+class RunResult:
+    reply: Reply | None
+    interrupted: bool = False
+    stopped: str | None = None  # why the loop gave up before the model finished
+
+
+class Callbacks(Protocol):
+    def on_message_start(self, text: str) -> None:
+        """A user message, as the loop got it, before anything is sent."""
+
+    def on_waiting(self) -> None:
+        """A request went out; nothing has arrived yet."""
+
+    def on_text(self, text: str) -> None: ...
+
+    def on_thinking(self, text: str) -> None: ...
+
+    def on_reply_end(self, reply: Reply) -> None: ...
+
+    def on_tool_start(self, call: ToolCall) -> None: ...
+
+    def on_tool_done(self, call: ToolCall, result: ToolResult) -> None: ...
+
+    def on_notice(self, message: str) -> None: ...
+
+    def on_usage(self, usage: Usage) -> None: ...
+
+    def on_message_end(self, result: RunResult | None, window: int | None) -> None:
+        """The user's message is handled: `result` says how (None: it failed with an error);
+        `window`: the served context, if known."""

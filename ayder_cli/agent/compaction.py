@@ -1,0 +1,78 @@
+"""Compaction: older turns replaced by the model's summary of them, to free the context window.
+
+It happens before a request when the conversation nears the window (auto_compact,
+at compact_at of it), when the server showed that it cut or refused a prompt as
+too long, and on /compact. The system prompt and the latest exchange stay as
+they are; a compaction that would not shrink the conversation is not applied,
+and is not tried again until the conversation has grown well past that size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ayder_cli.agent.calibration import Calibration
+from ayder_cli.agent.conversation import Conversation, estimate_tokens
+from ayder_cli.setup.config import Config
+
+COMPACT_REQUEST = (
+    "The conversation is getting too long for the context window. Summarize everything above "
+    "so the work can go on from your summary alone: the user's requests, decisions made, files "
+    "read or changed (with the facts that matter), commands run and their outcome, and what is "
+    "still open. Be specific and brief. Do not call any tool."
+)
+
+
+def compacted_message(summary: str) -> str:
+    """The user message that stands for the summarized turns."""
+    return f"[Summary of the earlier part of this conversation, made to save context]\n\n{summary.strip()}"
+
+
+def cut_point(messages: list[dict], only_if_needed: bool) -> int:
+    """Where the kept messages start (0: nothing older to summarize)."""
+    starts = [i for i, m in enumerate(messages) if m["role"] == "user"]
+    # Kept: the last exchange, and during a run also the message being answered.
+    keep = 2 if only_if_needed else 1
+    return starts[-keep] if len(starts) >= keep else 0
+
+
+class Compaction:
+    """Compacts one conversation; remembers the size at which it last did not help."""
+
+    def __init__(self, conversation: Conversation, summarize: Callable[[list[dict], str], str],
+                 notice: Callable[[str], None]) -> None:
+        self.conversation = conversation
+        self.summarize = summarize  # (messages, instruction) -> the model's summary of them
+        self.notice = notice
+        self.failed_at = 0  # the size at which compaction last did not help
+
+    def worth_it(self, tokens: int, config: Config) -> bool:
+        """The context nears the window, and is well past the size at which compaction last did not help."""
+        limit = config.num_ctx
+        return bool(limit) and tokens > config.compact_at * limit and tokens > self.failed_at * 1.2
+
+    def compact(self, before: int, calibration: Calibration, config: Config, only_if_needed: bool = False) -> bool:
+        """Replace older turns by a summary (system prompt and the last turns kept); True if applied.
+        `before`: the next request's size now, in the server's tokens as far as `calibration` knows them."""
+        if only_if_needed and not self.worth_it(before, config):
+            return False
+        messages = self.conversation.messages
+        cut = cut_point(messages, only_if_needed)
+        if cut == 0:
+            if not only_if_needed:
+                self.notice("nothing to compact: the conversation is only the latest exchange")
+            return False
+        older = Conversation(self.conversation.system_prompt)
+        older.messages = messages[:cut]
+        summary = self.summarize(older.for_request(), COMPACT_REQUEST)
+        replaced = [{"role": "user", "content": compacted_message(summary)}, *messages[cut:]]
+        after = before + calibration.tokens(estimate_tokens(replaced[:1]) - estimate_tokens(messages[:cut]))
+        if not summary or after >= before:
+            self.notice(f"compaction would not shrink the context (~{before} tokens); not applied")
+            self.failed_at = before
+            return False
+        self.conversation.messages = replaced
+        if self.conversation.on_message is not None:
+            self.conversation.on_message(replaced[0])
+        self.notice(f"compacted the conversation: ~{before} -> ~{after} tokens")
+        return True

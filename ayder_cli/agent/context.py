@@ -1,0 +1,149 @@
+"""ContextKeeper: each request made to fit the context window the server serves.
+
+Before a request: compaction when the conversation nears the window (or the
+server showed it cut the last prompt), then, for one message too big to fit at
+all, its middle cut out (fit.py): a request known not to fit is never sent. A
+server that still refuses the prompt as too long gets one more try after
+compaction. After a request: the server's count of the prompt calibrates our
+estimate (calibration.py), and a count that shows the server cut the prompt
+narrows the window ayder assumes (num_ctx, in the loop's settings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Protocol
+
+from ayder_cli.agent.calibration import Calibration, prompt_estimate
+from ayder_cli.agent.compaction import Compaction
+from ayder_cli.agent.conversation import Conversation
+from ayder_cli.agent.fit import Budget, shorten_middles
+from ayder_cli.agent.request import whole_reply
+from ayder_cli.agent.usage import SessionUsage
+from ayder_cli.intents import parse
+from ayder_cli.llm.base import Reply, ChatClient, ChatRequest, LLMError
+from ayder_cli.llm.served import context_overflow
+from ayder_cli.setup.config import Config
+from ayder_cli.llm.providers import provider_named
+
+
+class Host(Protocol):
+    """What the keeper uses of the loop whose context it keeps."""
+
+    conversation: Conversation
+    usage: SessionUsage
+    config: Config  # the keeper narrows num_ctx to what the server shows it serves
+
+    @property
+    def client(self) -> ChatClient: ...
+
+    def request(self) -> ChatRequest:
+        """The next request for the conversation as it stands."""
+
+
+class ContextKeeper:
+    def __init__(self, host: Host, notice: Callable[[str], None]) -> None:
+        self.host = host
+        self.notice = notice
+        self.compaction = Compaction(host.conversation, self.summarize, notice)
+        self.meet_server()
+
+    def meet_server(self) -> None:
+        """Another server or model: nothing learned of its counts yet."""
+        self.calibration = Calibration()  # what the server's counts taught about our estimates
+        self.server_cut = False  # the server shortened the last prompt by itself: compact before the next
+
+    # --- before a request
+
+    def ask_fitting(self, ask: Callable[[], Reply]) -> Reply:
+        """`ask()` with the conversation made to fit the window; a server that still finds it too long
+        gets one more try after compaction, then a one-line error with the numbers."""
+        for last_try in (False, True):
+            self.fit(forced=last_try)
+            try:
+                return ask()
+            except LLMError as exc:
+                overflow = context_overflow(exc.message)
+                if overflow is None:
+                    raise
+                needed, available = overflow
+                if last_try:
+                    numbers = f" ({needed} tokens needed, {available} available)" if needed else ""
+                    raise LLMError(f"the conversation does not fit the server's context window{numbers}: "
+                                   f"{exc.message}", status=exc.status,
+                                   hint="start the server with a larger window (llama.cpp -c N, Ollama num_ctx), "
+                                        "set --num-ctx to what it serves, or /reset") from exc
+                config = self.host.config
+                if available and available < (config.num_ctx or available + 1):
+                    self.host.config = replace(config, num_ctx=available)  # what the server really serves
+                self.notice("the server found the conversation too long; compacting and asking once more")
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def fit(self, forced: bool) -> None:
+        """Compact when the conversation nears the window (always when `forced`); then, if one message
+        is still too big for it, cut its middle."""
+        if forced or self.server_cut:
+            self.server_cut = False
+            self.compact()
+        elif self.host.config.auto_compact:
+            self.compact(only_if_needed=True)
+        self.shorten_to_fit(self.host.conversation.messages, prompt_estimate(self.host.request()))
+
+    def shorten_to_fit(self, messages: list[dict], estimate: int) -> None:
+        """Cut the middle of the longest of `messages` (in place) if a prompt of `estimate` would not fit."""
+        config = self.host.config
+        window = config.num_ctx
+        if not window:
+            return
+        chars = self.calibration.chars_over(estimate, Budget.for_window(window, config.max_tokens).prompt)
+        if chars:
+            for note in shorten_middles(messages, chars):
+                self.notice(f"{note}, so the request fits the {window}-token context window")
+
+    def tokens(self) -> int:
+        """The next request's prompt in tokens: our estimate, scaled by what the server last reported."""
+        return self.calibration.tokens(prompt_estimate(self.host.request()))
+
+    def compact(self, only_if_needed: bool = False) -> bool:
+        """Replace older turns by the model's summary of them (compaction.py); True if applied."""
+        return self.compaction.compact(self.tokens(), self.calibration, self.host.config, only_if_needed)
+
+    def summarize(self, messages: list[dict], instruction: str) -> str:
+        """The model's summary of `messages` (asked without tools, not shown), think blocks removed."""
+        request = self.host.request()
+        request.tools = None
+        request.messages = messages + [{"role": "user", "content": instruction}]
+        self.shorten_to_fit(request.messages, prompt_estimate(request))  # the summary request must fit too
+        reply = whole_reply(self.host.client, request)
+        self.host.usage.add(reply.usage)
+        return parse(reply.text).display.strip()
+
+    # --- after a request
+
+    def learn(self, reported: int | None, request: ChatRequest) -> None:
+        """Learn tokens per estimated token from the server's count of the prompt just sent, unless
+        the count shows that the server cut the prompt to fit (older Ollamas do, silently)."""
+        estimate = prompt_estimate(request)
+        if self.calibration.learn(reported, estimate, prefix_tokens=self._prefix_tokens):
+            self._cut_by_server(reported, estimate)
+
+    def _cut_by_server(self, reported: int, estimate: int) -> None:
+        """Say that the server shortened the prompt, serve it less from now on, compact before the next request."""
+        config = self.host.config
+        window = config.num_ctx
+        expected = self.calibration.tokens(estimate)
+        self.notice(f"the server read only {reported} of about {expected} prompt tokens: it cut "
+                    "the conversation to fit its context window; compacting before the next request")
+        if provider_named(config.provider).pins_num_ctx and window:
+            # Ollama serves the num_ctx ayder pins: the prompt was bigger than the estimate said.
+            self.calibration.at_least(window / estimate * 1.1)
+        else:  # it serves less than ayder was told: at most what it read
+            self.host.config = replace(config, num_ctx=reported)
+        self.server_cut = True
+
+    def _prefix_tokens(self) -> int:
+        """The system prompt and tool schemas of a request: what every request starts with."""
+        request = self.host.request()
+        request.messages = [message for message in request.messages[:1] if message["role"] == "system"]
+        return self.calibration.tokens(prompt_estimate(request))

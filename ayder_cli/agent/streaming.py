@@ -1,0 +1,53 @@
+"""One reply as it streams: its text and thinking shown through the callbacks as they arrive
+(tool markup filtered out of the view), the whole reply gathered for the conversation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from ayder_cli.agent.callbacks import Callbacks
+from ayder_cli.intents import StreamFilter
+from ayder_cli.llm.accumulate import Accumulator
+from ayder_cli.llm.base import Reply, Delta, StreamCutError
+
+
+def stream_reply(start: Callable[[], Iterator[Delta]], display: StreamFilter, callbacks: Callbacks,
+                 keep: Callable[[Reply], Reply]) -> Reply:
+    """The reply `start()` streams, shown as it arrives and handed whole to `keep`; also when Ctrl-C
+    stops it (kept as interrupted) or the stream breaks (kept as cut off; the StreamCutError goes on)."""
+    accumulator = Accumulator()
+    try:
+        _receive(start(), accumulator, display, callbacks)
+    except KeyboardInterrupt:
+        _show(display.finish(), callbacks)
+        return keep(accumulator.reply(interrupted=True))
+    except StreamCutError:
+        _show(display.finish(), callbacks)
+        keep(accumulator.reply(stream_cut=True))
+        raise
+    _show(display.finish(), callbacks)
+    return keep(accumulator.reply())
+
+
+def _receive(deltas: Iterator[Delta], accumulator: Accumulator, display: StreamFilter, callbacks: Callbacks) -> None:
+    """Stream the reply into `accumulator`, showing its text and thinking as they arrive."""
+    try:
+        for delta in deltas:
+            accumulator.add(delta)
+            if delta.thinking:
+                callbacks.on_thinking(delta.thinking)
+            if delta.content:
+                _show(display.feed(delta.content), callbacks)
+            if delta.warning:  # e.g. malformed events the client skipped: said once per reply
+                callbacks.on_notice(delta.warning)
+    except KeyboardInterrupt:
+        deltas.close()  # closes the response: the server stops generating
+        raise
+
+
+def _show(pieces: list[tuple[str, str]], callbacks: Callbacks) -> None:
+    for kind, piece in pieces:
+        if kind == "thinking":
+            callbacks.on_thinking(piece)
+        else:
+            callbacks.on_text(piece)

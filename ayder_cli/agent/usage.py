@@ -1,0 +1,36 @@
+"""SessionUsage: the tokens a session's requests used, for /usage, /status and the saved session."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ayder_cli.llm.base import Usage
+
+TOTALS = ("prompt_tokens", "completion_tokens", "cached_tokens", "requests")
+
+
+@dataclass
+class SessionUsage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0  # of prompt_tokens, reused from the server's prompt cache (where it says)
+    requests: int = 0
+    last: Usage | None = None  # the latest request's counts (/status)
+
+    def totals(self) -> dict[str, int]:
+        """What a session saves (so /usage goes on after --continue)."""
+        return {key: getattr(self, key) for key in TOTALS}
+
+    def restore(self, totals: dict[str, int]) -> None:
+        """Go on from the totals an earlier run saved."""
+        for key, value in totals.items():
+            if key in TOTALS:
+                setattr(self, key, value)
+
+    def add(self, usage: Usage | None) -> None:
+        self.requests += 1
+        self.last = usage
+        if usage:
+            self.prompt_tokens += usage.prompt_tokens or 0
+            self.completion_tokens += usage.completion_tokens or 0
+            self.cached_tokens += usage.cached_tokens or 0

@@ -1,0 +1,105 @@
+"""Entries, as the REPL and a piped script share them: one way to read them and one way to handle each.
+
+An entry is one line, or a block between two lines that hold only three
+double quotes. A line starting with '/' is a slash command, anything else is a
+prompt for the model. A script line is handled exactly as a typed one.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import TYPE_CHECKING, Callable, Iterator
+
+from ayder_cli.errors import AyderError
+from ayder_cli.terminal.commands import CommandContext, CommandResult, ModeCommands, run_command
+
+if TYPE_CHECKING:
+    from ayder_cli.setup.services import Services
+
+BLOCK_FENCE = '"""'
+
+
+class EntryOutcome(Enum):
+    """How one entry ended, for the mode that reads them."""
+
+    OK = "ok"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"
+    EXIT = "exit"
+
+
+def read_entries(
+    read_line: Callable[[bool], str],
+    on_unclosed: Callable[[], None],
+    on_cancelled: Callable[[], None] | None = None,
+) -> Iterator[str]:
+    """Entries from lines; read_line(in_block) returns a line or raises EOFError at the end.
+
+    With on_cancelled, Ctrl-C inside a block discards the block (the REPL);
+    without it, Ctrl-C propagates (a piped script stops).
+    """
+    while True:
+        try:
+            line = read_line(False)
+        except EOFError:
+            return
+        if line.strip() != BLOCK_FENCE:
+            if line.strip():
+                yield line.strip()
+            continue
+        block: list[str] = []
+        try:
+            while (line := read_line(True)).strip() != BLOCK_FENCE:
+                block.append(line)
+        except EOFError:
+            on_unclosed()
+            if any(part.strip() for part in block):
+                yield "\n".join(block)
+            return
+        except KeyboardInterrupt:
+            if on_cancelled is None:
+                raise
+            on_cancelled()
+            continue
+        if any(part.strip() for part in block):
+            yield "\n".join(block)
+
+
+def handle_entry(services: Services, text: str) -> EntryOutcome:
+    """Run one entry: a slash command or a prompt. Errors are reported, not raised."""
+    if text.startswith("/"):
+        result = run_command(text, command_context(services))
+        return {CommandResult.OK: EntryOutcome.OK, CommandResult.FAILED: EntryOutcome.FAILED}.get(
+            result, EntryOutcome.EXIT)
+    try:
+        result = services.loop.run(text)
+    except AyderError as exc:
+        services.console.error(exc.message, exc.hint)
+        return EntryOutcome.FAILED
+    if result.interrupted:
+        return EntryOutcome.INTERRUPTED
+    return EntryOutcome.FAILED if result.stopped else EntryOutcome.OK  # the loop gave up before an answer
+
+
+def command_context(services: Services) -> CommandContext:
+    """What the slash commands may use of this run's services; the modes they start are given from here."""
+
+    def implement(identifier: str) -> tuple[int, str]:
+        from ayder_cli.modes.implement import implement_task  # loaded when asked for: the prompt comes sooner
+
+        return implement_task(services, identifier)
+
+    def implement_all() -> int:
+        from ayder_cli.modes.implement import implement_all as run_all
+
+        return run_all(services)
+
+    def doctor() -> int:
+        from ayder_cli.modes.doctor import run_doctor  # the heaviest of them: only when asked for
+
+        return run_doctor(services)
+
+    return CommandContext(console=services.console, root=services.root, conversation=services.conversation,
+                          loop=services.loop, executor=services.executor, sessions=services.sessions,
+                          settings=services.settings,
+                          modes=ModeCommands(implement=implement, implement_all=implement_all, doctor=doctor))

@@ -1,0 +1,120 @@
+"""Before a mode runs: the project root and the --system prompt read from the options, the services
+built once, the session resumed, a checkpoint offered, the config logged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from ayder_cli.errors import UsageError
+from ayder_cli.modes.options import Mode, Options
+from ayder_cli.terminal.console import Console
+from ayder_cli.terminal.environment import Environment
+from ayder_cli.llm.providers import provider_named
+
+if TYPE_CHECKING:
+    from ayder_cli.setup.config import Config
+    from ayder_cli.setup.services import Services
+
+CHECKPOINT_THERE = "a checkpoint from an earlier run is in .ayder/memory/current_memory.md"
+
+
+def project_root(given_root: str | None, environment: Environment) -> Path:
+    """--root DIR, or the working directory; resolved, so symlinks cannot move it later."""
+    if given_root is None:
+        if environment.cwd is None:
+            raise UsageError("the current directory no longer exists", hint="cd into the project, or give --root DIR")
+        return environment.cwd
+    root = environment.path(given_root)
+    if not root.is_dir():
+        raise UsageError(f"--root {given_root}: not a directory")
+    return root.resolve()
+
+
+def system_prompt(given_text: str | None, environment: Environment) -> str | None:
+    """--system TEXT, or --system @FILE read from FILE; None: the prompt files as configured."""
+    if given_text is None:
+        return None
+    text = given_text
+    if given_text.startswith("@"):
+        name = given_text[1:]
+        if not name:
+            raise UsageError("--system @: no file named", hint="give --system @FILE, or the prompt itself")
+        try:
+            text = environment.path(name).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"--system {given_text}: cannot read it: {getattr(exc, 'strerror', None) or exc}",
+                             hint="give a readable UTF-8 file, or the prompt itself") from None
+    if not text.strip():
+        raise UsageError(f"--system {given_text}: the system prompt is empty")
+    return text.strip("\n")
+
+
+def ready_services(options: Options, environment: Environment, config: Config, root: Path, console: Console,
+                   config_file: Path | None, system: str | None, mode: Mode) -> Services:
+    """The services built once, with what the mode needs done before its first message."""
+    # Loaded here, not above: the REPL draws its first prompt before the services are built.
+    from ayder_cli.setup.services import build_services
+    from ayder_cli.terminal.signals import adopt_orphans
+
+    services = build_services(config, environment, root=root, console=console, config_file=config_file,
+                              flags=options.config_flags(), granted=options.granted,
+                              use_instructions=not options.no_instructions)
+    try:
+        if system is not None:
+            services.settings.use_system_prompt(system)
+        if options.json_events:
+            console.watch(services)
+        if options.resuming:
+            services.sessions.resume(options.resume_id)
+        if mode is not Mode.DOCTOR and (mode is not Mode.REPL or options.restore):  # without --restore, the REPL asks
+            offer_checkpoint(services, restore=options.restore)
+        _log_config(console, services.settings.config, services.settings.runtime.endpoint)  # with the server found
+        if mode is not Mode.DOCTOR:
+            adopt_orphans()  # tools may run from here: what they detach is stopped at exit too
+    except BaseException:
+        services.close()
+        raise
+    return services
+
+
+def offer_checkpoint(services: Services, restore: bool = False, ask: Callable[[str], str] | None = None) -> None:
+    """A checkpoint left by an earlier run: --restore starts from it; the REPL asks (`ask` puts a
+    question and reads the answer); other modes say it is there and how to use it."""
+    from ayder_cli.agent.checkpoint import restore_message
+
+    checkpoints, console = services.loop.checkpoints, services.console
+    if checkpoints is None or not checkpoints.exists():
+        if restore:
+            console.notice("--restore: there is no checkpoint in .ayder/memory/; starting fresh")
+        return
+    if restore or (ask is not None and _wants_the_checkpoint(services, ask)):
+        services.conversation.add_user(restore_message(checkpoints.summary(), 1))
+        console.dim_line("restored the checkpoint from .ayder/memory/current_memory.md")
+    elif ask is None:
+        console.notice(f"{CHECKPOINT_THERE}; ayder --restore continues from it "
+                       "(/checkpoint show shows it, /checkpoint clear removes it)")
+
+
+def _wants_the_checkpoint(services: Services, ask: Callable[[str], str]) -> bool:
+    """The REPL's question; a resumed session goes on where it was, unasked."""
+    if services.conversation.messages:
+        return False
+    services.console.notice(CHECKPOINT_THERE)
+    try:
+        answer = ask("Restore it? [y/N] ")
+    except (KeyboardInterrupt, EOFError):
+        answer = ""
+    return answer.strip().lower() in ("y", "yes")
+
+
+def _log_config(console: Console, config: Config, endpoint) -> None:
+    if not console.verbose:
+        return
+    sources = config.sources
+    has_key = provider_named(endpoint.provider).wants_key and bool(endpoint.api_key)  # resolved once, in the endpoint
+    console.log(
+        f"{config.provider} at {config.resolved_base_url} ({sources.get('base_url')}), "
+        f"model {config.resolved_model} ({sources.get('model')}), "
+        f"API key {'set' if has_key else 'not set'}"
+    )

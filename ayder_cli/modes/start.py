@@ -1,0 +1,172 @@
+"""One run from its Options: the config resolved, the mode chosen, the services built once, the
+mode run with them; every error said in one or two lines, with its exit status.
+
+The error policy (run) is kept apart from the program (start), as httpie keeps main()
+from program(). What only one mode needs is imported when that mode is chosen.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import IO
+
+from ayder_cli.errors import AyderError, ExitStatus, UsageError
+from ayder_cli.modes.oneshot import one_shot_prompt, run_one_shot
+from ayder_cli.modes.options import Mode, Options
+from ayder_cli.modes.prepare import project_root, ready_services, system_prompt
+from ayder_cli.setup.config import Config
+from ayder_cli.setup.config_layers import load_config, names_a_server
+from ayder_cli.setup.deferred import Deferred
+from ayder_cli.terminal.console import Console
+from ayder_cli.terminal.environment import Environment
+from ayder_cli.terminal.signals import Terminated
+
+
+def run(options: Options, environment: Environment) -> int:
+    """Run the mode the options ask for; its exit status. Every error becomes one or two lines."""
+    if options.json_events:  # the loop's events as JSON Lines on stdout; stderr as always
+        from ayder_cli.terminal.json_events import JsonEvents as console_class  # only --json needs it
+    else:
+        console_class = Console
+
+    console = console_class(environment, verbose=options.verbose)
+    status = _run_reporting_errors(options, environment, console)
+    if options.json_events:
+        try:
+            console.finish(status)  # the last line of stdout: the answer, the status and the totals
+        except (BrokenPipeError, OSError):
+            pass  # nobody reads stdout any more
+    return status
+
+
+def _run_reporting_errors(options: Options, environment: Environment, console: Console) -> int:
+    try:
+        return _start(options, environment, console)
+    except AyderError as exc:
+        if options.debug:
+            _traceback(console, exc)
+        console.error(exc.message, exc.hint)
+        return exc.exit_status
+    except KeyboardInterrupt:
+        console.notice("interrupted")
+        return ExitStatus.INTERRUPTED
+    except Terminated as exc:  # services.close() has stopped the background processes on the way here
+        try:
+            console.notice(f"stopped by {exc}")
+        except OSError:  # SIGHUP: the terminal may be gone
+            pass
+        return exc.exit_status
+    except BrokenPipeError:
+        _quiet_stdout(environment.stdout)  # the reader of stdout went away (`ayder ... | head`): stop quietly
+        return ExitStatus.ERROR
+    except Exception as exc:  # a bug: say so in one line unless asked for details
+        if options.debug:
+            _traceback(console, exc)
+        else:
+            console.error(f"internal error: {type(exc).__name__}: {exc}", "run again with --debug for the traceback")
+        return ExitStatus.ERROR
+
+
+def _start(options: Options, environment: Environment, console: Console) -> int:
+    """Config; then the task list, or services built once and the mode run with them."""
+    root = project_root(options.root, environment)
+    config_file = environment.path(options.config_file) if options.config_file else None
+    config = load_config(env=environment.env, root=root, config_file=config_file, flags=options.config_flags(),
+                         warn=console.notice)
+    console.show_thinking = config.show_thinking
+    if options.list_tasks:
+        return _list_tasks(root, console)
+    mode, prompt = _mode(options, environment, console)
+    console.say_replaced_stdin()
+    system = system_prompt(options.system_text, environment)
+    services = Deferred(lambda: ready_services(options, environment, config, root, console, config_file,
+                                               system, mode))
+    try:
+        # The REPL draws its first prompt before building the services unless it must say something
+        # they decide first: the session resumed or restored, or the server it looked for.
+        if mode is not Mode.REPL or options.resuming or options.restore or not names_a_server(config, environment.env):
+            services.get()  # errors in building them (a server to look for, a session) come before any prompt
+        return _run_mode(mode, services, options, prompt, console, config, root, environment)
+    finally:
+        services.close()  # background processes end with ayder
+        console.settle()
+
+
+def _mode(options: Options, environment: Environment, console: Console) -> tuple[Mode, str | None]:
+    """The mode, decided once -> (mode, the one-shot prompt or None)."""
+    if options.doctor:
+        return Mode.DOCTOR, None
+    if options.implement_id or options.implement_all:
+        return Mode.IMPLEMENT, None
+    prompt = one_shot_prompt(options, environment, console)
+    if prompt is not None:
+        return Mode.ONE_SHOT, prompt
+    if environment.stdin_is_tty:
+        if options.json_events:
+            raise UsageError("--json is for runs without a person at the prompt",
+                             hint='give a prompt (ayder --json "...") or pipe a script into it')
+        return Mode.REPL, None
+    if environment.stdin is None:
+        raise UsageError("no prompt and no stdin", hint='give a prompt: ayder "..." (or see ayder --help)')
+    return Mode.SCRIPT, None
+
+
+def _run_mode(mode: Mode, services: Deferred, options: Options, prompt: str | None, console: Console,
+              config: Config, root: Path, environment: Environment) -> int:
+    """Run the mode with `services` (a Deferred: the REPL builds them at its first entry)."""
+    # Each mode's module is loaded when it is the one chosen: the REPL's prompt comes sooner.
+    if mode is Mode.REPL:
+        from ayder_cli.modes.repl import run_repl
+
+        return run_repl(services, console, config, root, environment)
+    if mode is Mode.DOCTOR:
+        from ayder_cli.modes.doctor import run_doctor
+
+        return run_doctor(services.get())
+    if mode is Mode.IMPLEMENT:
+        from ayder_cli.modes.implement import implement_all, implement_task
+
+        if options.implement_all:
+            return implement_all(services.get())
+        status, outcome = implement_task(services.get(), options.implement_id)
+        console.info(outcome)
+        return status
+    if mode is Mode.ONE_SHOT:
+        return run_one_shot(services.get(), prompt)
+    from ayder_cli.modes.script import run_script
+
+    return run_script(services.get(), environment.stdin)
+
+
+def _traceback(console: Console, exc: BaseException) -> None:
+    """--debug: the traceback on stderr, keys masked like everything else printed."""
+    import traceback
+
+    console.info("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)).rstrip("\n"))
+    console.settle()
+
+
+def _quiet_stdout(stdout: IO[str]) -> None:
+    """Nothing more reaches stdout, and Python's flush at exit raises nothing. Only the process's
+    own stdout is pointed at /dev/null; a stream a caller gave is left to it."""
+    if stdout is not sys.stdout:
+        return
+    try:
+        fd = stdout.fileno()
+    except (AttributeError, ValueError, OSError):
+        return
+    os.dup2(os.open(os.devnull, os.O_WRONLY), fd)
+
+
+def _list_tasks(root: Path, console: Console) -> int:
+    """--tasks: the table on stdout (it is what was asked for), problems on stderr."""
+    from ayder_cli.storage.tasks import format_table, load_tasks, task_warnings
+
+    tasks = load_tasks(root)
+    console.out.write(format_table(tasks) + "\n")
+    console.out.flush()
+    for warning in task_warnings(tasks, root):
+        console.notice(warning)
+    return 0

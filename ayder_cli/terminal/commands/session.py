@@ -1,0 +1,58 @@
+"""Commands about this conversation's session: /reset, /sessions, /save, /undo."""
+
+from __future__ import annotations
+
+from ayder_cli.terminal.commands.base import CommandContext, CommandResult, command
+from ayder_cli.wording import counted
+
+
+@command("reset", help="start a new conversation with the same system prompt")
+def _reset(context: CommandContext, args: str) -> None:
+    context.conversation.reset()
+    context.sessions.new()
+    context.console.info("new conversation")
+
+
+@command("sessions", help="list this project's saved sessions (resume one with --resume ID)")
+def _sessions(context: CommandContext, args: str) -> None:
+    sessions = context.sessions.saved()
+    for info in sessions:
+        context.console.info(f"  {info.describe()}")
+    context.console.info(f"{counted(len(sessions), 'session')}; "
+                         "ayder --continue resumes the latest, --resume ID a given one")
+
+
+@command("save", usage="NAME", help="name the current session, so --resume NAME finds it")
+def _save(context: CommandContext, args: str) -> CommandResult | None:
+    if not args:
+        context.console.error("/save needs a name", "e.g. /save refactor-auth")
+        return CommandResult.FAILED
+    session = context.sessions.current
+    if session is None:
+        context.console.error("this session has no transcript")
+        return CommandResult.FAILED
+    session.name(args)  # a SessionError is an AyderError: printed as one
+    context.console.info(f"saved as {args}; resume it with: ayder --resume {args}")
+    return None
+
+
+@command("undo", usage="[list|force]", help="undo the newest file change a tool made (repeatable)")
+def _undo(context: CommandContext, args: str) -> CommandResult | None:
+    journal = context.sessions.journal
+    if journal is None:
+        context.console.error("undo is unavailable in this session (no change journal)")
+        return CommandResult.FAILED
+    if args == "list":
+        entries = journal.entries()
+        for number, entry in enumerate(reversed(entries), 1):
+            origin = "earlier run" if journal.is_earlier(entry) else "this run"
+            lost = f"; content not kept: {entry.not_kept}" if not entry.restorable else ""
+            context.console.info(f"  {number}. {entry.describe()}  {entry.at.astimezone():%Y-%m-%d %H:%M:%S}, "
+                                 f"{origin}{lost}")
+        context.console.info(f"{counted(len(entries), 'change')} to undo, newest first")
+        return None
+    if args not in ("", "force"):
+        context.console.error(f"unknown /undo argument {args!r}", "use /undo, /undo list or /undo force")
+        return CommandResult.FAILED
+    context.console.info(journal.undo(force=args == "force"))  # UndoError is an AyderError: printed as one
+    return None

@@ -1,0 +1,45 @@
+"""The REPL's line input: a prompt_toolkit session with the history file and slash commands completed.
+
+Only the REPL imports this module, so prompt_toolkit is loaded by no other mode.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import WordCompleter
+from prompt_toolkit.history import FileHistory, History, InMemoryHistory
+from prompt_toolkit.output import ColorDepth, Output
+
+from ayder_cli.storage.xdg import history_path
+from ayder_cli.terminal.commands import command_help
+
+
+def prompt_session(env: Mapping[str, str], output: Output | None, no_color: bool) -> PromptSession:
+    """The prompt: history in the state directory, slash commands completed. output None: the app
+    session's (a dumb terminal then gets prompt_toolkit's plain prompt). no_color: the completion
+    menu in black and white (prompt_toolkit reads NO_COLOR only from the process's environment)."""
+    return PromptSession(
+        history=_history(env),
+        completer=command_completer(),
+        complete_while_typing=True,
+        output=output,
+        color_depth=ColorDepth.MONOCHROME if no_color else None,
+    )
+
+
+def command_completer() -> WordCompleter:
+    """Slash commands completed at the start of the line, each shown with its short help."""
+    helps = command_help()
+    return WordCompleter(list(helps), meta_dict=helps, sentence=True, pattern=None)
+
+
+def _history(env: Mapping[str, str]) -> History:
+    """The history file in the state directory; kept in memory only where that cannot be written."""
+    history_file = history_path(env)
+    try:
+        history_file.parent.mkdir(parents=True, exist_ok=True)
+        return FileHistory(str(history_file))
+    except OSError:
+        return InMemoryHistory()

@@ -1,0 +1,193 @@
+"""The shape of the code, checked: a newcomer finds things where the README's "How it is built" says.
+
+These read the source (AST), not the behaviour: each guards a promise of the README's
+layout that a later change could quietly break (a module grown past 400 lines, an arrow
+pointing up, a provider compared by name in a third place, a retired word back in a name).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "ayder_cli"
+LEAVES = {"errors", "calls", "wording", "spelling", "masking", "partial", "tool_groups", "__init__"}
+MAX_LINES = 400
+
+
+@functools.cache
+def modules() -> dict[str, Path]:
+    """Every module of the package by dotted name (a package by its own name)."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+def imports_of(path: Path, known: dict[str, Path]) -> set[str]:
+    """The package's modules `path` imports anywhere in it (inside functions too), resolved to modules."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            # `from a import b`: the module a.b where b is one, else a itself
+            names = [f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in known else node.module
+                     for alias in node.names]
+        else:
+            continue
+        for name in names:
+            while name and name not in known:
+                name = name.rpartition(".")[0]
+            if name.startswith("ayder_cli."):
+                found.add(name)
+    return found
+
+
+@functools.cache
+def graph() -> dict[str, set[str]]:
+    known = modules()
+    return {name: imports_of(path, known) - {name} for name, path in known.items()}
+
+
+def area(module: str) -> str:
+    """The first name below ayder_cli: a package (agent, tools, ...) or a top-level module."""
+    return module.split(".")[1] if "." in module else "ayder_cli"
+
+
+def test_the_top_level_holds_only_the_entry_point_and_leaves():
+    top = sorted(path.stem for path in PACKAGE.glob("*.py"))
+    assert len(top) <= 10, top
+    assert set(top) - LEAVES <= {"cli", "__main__"}, top
+
+
+@pytest.mark.parametrize("name", sorted(modules()))
+def test_no_module_is_over_400_lines(name):
+    lines = modules()[name].read_text(encoding="utf-8").count("\n")
+    assert lines <= MAX_LINES, f"{name}: {lines} lines"
+
+
+def test_chatloop_is_the_message_loop_only():
+    tree = ast.parse((PACKAGE / "agent" / "loop.py").read_text(encoding="utf-8"))
+    loop = next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "ChatLoop")
+    methods = [node for node in loop.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    assert loop.end_lineno - loop.lineno + 1 <= 250
+    assert len(methods) <= 20, [method.name for method in methods]
+
+
+def test_there_is_no_import_cycle_counting_imports_inside_functions():
+    edges = graph()
+    state: dict[str, str] = {}
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = "open"
+        for target in sorted(edges.get(node, ())):
+            if state.get(target) == "open":
+                cycle = path[path.index(target):] + [target] if target in path else [node, target]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if target not in state:
+                visit(target, path + [target])
+        state[node] = "done"
+
+    for name in sorted(edges):
+        if name not in state:
+            visit(name, [name])
+
+
+# What each lower part may import from ayder_cli besides itself: arrows point down only.
+ALLOWED = {
+    "leaves": set(),
+    "storage": {"leaves"},
+    "intents": {"leaves"},
+    "llm": {"leaves"},
+    "tools": {"leaves", "storage"},
+}
+
+
+def kind(module: str) -> str:
+    name = area(module)
+    return "leaves" if name in LEAVES or module in {f"ayder_cli.{leaf}" for leaf in LEAVES} else name
+
+
+@pytest.mark.parametrize("part", sorted(ALLOWED))
+def test_lower_parts_import_only_what_is_below_them(part):
+    upward = sorted(f"{source} -> {target}" for source, targets in graph().items() if kind(source) == part
+                    for target in targets if kind(target) != part and kind(target) not in ALLOWED[part])
+    assert upward == []
+
+
+def test_nothing_below_the_modes_imports_a_mode_or_the_command():
+    upward = sorted(f"{source} -> {target}" for source, targets in graph().items()
+                    if kind(source) not in {"modes", "cli", "__main__", "leaves"}
+                    for target in targets if kind(target) in {"modes", "cli"})
+    assert upward == []
+
+
+PROVIDER_COMPARISON = re.compile(r"""[!=]=\s*["'](?:ollama|openai)["']|["'](?:ollama|openai)["']\s*[!=]=""")
+
+
+def test_provider_names_are_compared_in_at_most_two_modules():
+    comparing = sorted(name for name, path in modules().items()
+                       if PROVIDER_COMPARISON.search(path.read_text(encoding="utf-8")))
+    assert len(comparing) <= 2, comparing
+
+
+def test_only_storage_builds_a_path_under_dot_ayder():
+    """A path into .ayder/ is built in storage/ (its Layout); elsewhere .ayder is only named in prose."""
+    builders = []
+    for name, path in modules().items():
+        if area(name) == "storage":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            parts = []
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+                parts = [node.left, node.right]
+            elif isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) in (
+                    "Path", "joinpath", "open"):
+                parts = node.args
+            if any(isinstance(part, ast.Constant) and isinstance(part.value, str)
+                   and part.value.startswith(".ayder") for part in parts):
+                builders.append(f"{name}:{node.lineno}")
+    assert builders == []
+
+
+# Words the README's glossary retired, each for the name that says what it holds.
+RETIRED = {
+    "AssistantTurn": "Reply",
+    "IterationController": "MessageBudget",
+    "TurnBudget": "MessageBudget",
+    "MemoryManager": "CheckpointStore",
+    "cut_off": "stream_cut (the stream broke) or hit_max_tokens (the reply reached max_tokens)",
+    "Window": "ScanBuffer",
+    "Outcome": "Verdict or EntryOutcome",
+    "Invocation": "Environment",
+}
+
+
+def names_in(tree: ast.AST) -> set[str]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            found.add(node.attr)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        elif isinstance(node, ast.arg):
+            found.add(node.arg)
+        elif isinstance(node, ast.keyword) and node.arg:
+            found.add(node.arg)
+    return found
+
+
+def test_retired_words_are_not_back_in_the_code():
+    back = sorted(f"{name}: {word} (now {RETIRED[word]})" for name, path in modules().items()
+                  for word in names_in(ast.parse(path.read_text(encoding="utf-8"))) & RETIRED.keys())
+    assert back == []
