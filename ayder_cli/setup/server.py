@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 from urllib.parse import urlsplit
 
 from ayder_cli.errors import ConfigError
@@ -25,16 +25,19 @@ if TYPE_CHECKING:
 FOUND = "found on this machine"  # the source of a discovered value, for -v
 
 
-def with_discovered_server(config: Config, env: Mapping[str, str], console: Console) -> Config:
-    """With no server configured anywhere: the first local server that answers (Ollama first)."""
+def with_discovered_server(config: Config, env: Mapping[str, str], console: Console,
+                           candidates: tuple | None = None) -> Config:
+    """With no server configured anywhere: the first local server that answers (Ollama first) among
+    `candidates` (None: the usual local ports)."""
     if names_a_server(config, env):
         return config
     # Loaded here, as make_client loads the HTTP stack: only once a mode needs the network.
     from ayder_cli.llm import discover
 
-    found = discover.find_local_server()
+    candidates = discover.CANDIDATES if candidates is None else candidates
+    found = discover.find_local_server(candidates)
     if found is None:
-        ports = ", ".join(str(candidate.port) for candidate in discover.CANDIDATES)
+        ports = ", ".join(str(candidate.port) for candidate in candidates)
         # Said without -v: a server on another port is not found, and the user should know where ayder looked.
         console.notice(f"no local server answered on {ports}; using Ollama at {config.resolved_base_url} "
                        "(--base-url, OLLAMA_HOST or OPENAI_BASE_URL name another)")
@@ -59,13 +62,14 @@ def _with_served_model(config: Config, found: FoundServer) -> Config:
 
 
 def runtime_for(config: Config, env: Mapping[str, str], console: Console, secrets: Secrets,
-                known: Runtime | None = None) -> Runtime:
-    """`config` resolved once to an endpoint, and a client for it. The window is asked of the server
-    unless `known` (the runtime in use) talks to the same model there. The key is masked first."""
+                known: Runtime | None = None, pause: Callable[[float], None] | None = None) -> Runtime:
+    """`config` resolved once to an endpoint, and a client for it (`pause`: its wait between two
+    tries). The window is asked of the server unless `known` (the runtime in use) talks to the same
+    model there. The key is masked first."""
     endpoint = endpoint_of(config, env)
     _mask_key(endpoint, secrets, console)
     if known is None or known.endpoint != endpoint:
-        client = make_client(endpoint, log=console.log)
+        client = make_client(endpoint, log=console.log, pause=pause)
     else:
         client = known.client  # only settings the client does not hold changed
     if known is not None and endpoint.serves_as(known.endpoint):

@@ -71,7 +71,7 @@ def build_services(
 ) -> Services:
     env, cwd = environment.env, environment.cwd
     secrets = secrets_of(config, env)  # as loaded: a server found below gets no key, /provider may give one
-    config = with_discovered_server(config, env, console)
+    config = with_discovered_server(config, env, console, environment.local_servers)
     instructions = (read_instructions(config, environment, root, console) if use_instructions
                     else no_instructions(console))
     conversation = Conversation(compose_system_prompt(load_system_prompt(config.prompts, root),
@@ -80,7 +80,7 @@ def build_services(
     conversation.preamble = environment_note(root, cwd, env)
     console.mask_with(secrets)  # from here on, nothing printed shows a key
     store = SessionStore(root, redact=secrets.mask, keep=config.max_sessions)
-    runtime = runtime_for(config, env, console, secrets)
+    runtime = runtime_for(config, env, console, secrets, pause=environment.pause)
     config = runtime.config
     context = ToolContext(
         root,
@@ -92,6 +92,7 @@ def build_services(
         tool_timeout_s=config.tool_timeout_s,
         mask=secrets.mask,
         env={name: value for name, value in env.items() if name not in ("OPENAI_API_KEY", config.api_key_env)},
+        clock=environment.clock,
     )
     executor = ToolExecutor(
         default_registry(),

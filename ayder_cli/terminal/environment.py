@@ -1,8 +1,9 @@
 """Environment: what one run is given, as one value built once and passed down.
 
 Its streams and what each is connected to, its environment variables, its
-working directory, whether colour is off, and the clock and the pipe wait the
-modes keep time with. main() builds it from the process (or from what a caller
+working directory, whether colour is off, the clock and the pipe wait the
+modes keep time with, the pause between two tries of a request, and the ports
+asked for a server when none is configured. main() builds it from the process (or from what a caller
 gives); tests build it directly, with only the fields they care about.
 Building one changes nothing of the process.
 """
@@ -35,7 +36,9 @@ class Environment:
     no_color: bool = False  # --no-color, or NO_COLOR set to anything but empty
     lenient_stdin: LenientStdin | None = None  # piped stdin, read so that no byte can fail it
     piped_stdin_wait_s: float = PIPED_STDIN_WAIT_S
-    clock: Callable[[], float] = time.monotonic  # the REPL's double-Ctrl-C window is timed with it
+    clock: Callable[[], float] = time.monotonic  # the REPL's double-Ctrl-C window and the tools' deadlines
+    pause: Callable[[float], None] | None = None  # between two tries of a request; None: a real sleep
+    local_servers: tuple | None = None  # discover.Candidate's asked with no server configured; None: the usual
 
     @classmethod
     def of(cls, stdin: IO | None = None, stdout: IO[str] | None = None, stderr: IO[str] | None = None,
