@@ -47,6 +47,16 @@ def _venv_bin_first_on_path() -> None:
 _venv_bin_first_on_path()
 
 
+def pytest_xdist_auto_num_workers(config) -> int | None:
+    """-n auto (setup.cfg): a worker more than the cores. Many tests spend their time waiting (an
+    ayder process starting, a timeout running out, a reply held back), and the extra worker keeps
+    the cores busy meanwhile: on two cores the suite ends about a tenth sooner.
+    PYTEST_XDIST_AUTO_NUM_WORKERS, when set, still decides (None: xdist's own count)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") or not hasattr(os, "sched_getaffinity"):
+        return None
+    return len(os.sched_getaffinity(0)) + 1
+
+
 # --- every test
 
 
