@@ -12,7 +12,6 @@ helpers (server_args, read_until, call_tool, write_json, ...) from support/ too.
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -29,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from support.fakellm import FakeLLM  # noqa: E402
 from support.files import NOTES, OUTSIDE_SECRET  # noqa: E402
 from support.harness import PROTOCOLS, PipedRun, end_process, run_in_process, run_process, spawn_process  # noqa: E402
+from support.homes import Homes  # noqa: E402
 from support.pty_harness import TerminalRun, spawn_on_pty, terminal_env  # noqa: E402
 
 AYDER_ENV_VARS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OLLAMA_HOST", "AYDER_MODEL", "AYDER_PROVIDER",
@@ -47,36 +47,17 @@ def _venv_bin_first_on_path() -> None:
 _venv_bin_first_on_path()
 
 
+def pytest_xdist_auto_num_workers(config) -> int | None:
+    """-n auto (setup.cfg): a worker more than the cores. Many tests spend their time waiting (an
+    ayder process starting, a timeout running out, a reply held back), and the extra worker keeps
+    the cores busy meanwhile: on two cores the suite ends about a tenth sooner.
+    PYTEST_XDIST_AUTO_NUM_WORKERS, when set, still decides (None: xdist's own count)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") or not hasattr(os, "sched_getaffinity"):
+        return None
+    return len(os.sched_getaffinity(0)) + 1
+
+
 # --- every test
-
-
-class Homes:
-    """The HOME of each test: an empty directory, the same one again when the last test left it empty
-    and as it was. A new directory for each of the thousands of tests, and deleting it later, would
-    cost milliseconds each on a slow disk, where most tests never write to HOME."""
-
-    def __init__(self, factory: pytest.TempPathFactory) -> None:
-        self.factory = factory
-        self.current: Path | None = None
-
-    def empty_one(self) -> Path:
-        if self.current is None or not self._emptied(self.current):
-            self.current = self.factory.mktemp("home")
-        return self.current
-
-    @staticmethod
-    def _emptied(home: Path) -> bool:
-        try:
-            if os.stat(home).st_mode & 0o777 != 0o700:  # a test changed HOME itself
-                return False
-            for entry in os.scandir(home):
-                if entry.is_dir(follow_symlinks=False):
-                    shutil.rmtree(entry.path)
-                else:
-                    os.unlink(entry.path)
-        except OSError:  # something a test made cannot be removed: leave it, take a new one
-            return False
-        return True
 
 
 @pytest.fixture(scope="session")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from support import fakellm
-from support.harness import server_args
 from support.fakellm import Reply
+from support.harness import server_args
 
 OLLAMA_SHOW = {  # the shape of Ollama's POST /api/show
     "parameters": "num_ctx 2048\nstop \"<|im_end|>\"",

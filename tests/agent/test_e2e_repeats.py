@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from support.fakellm import Reply
 from support.files import NOTES
 from support.harness import server_args
-from support.fakellm import Reply
 from support.requests_seen import activity_lines, messages, numbered, of_role
 
 from ayder_cli.agent.repeats import REPEAT_NOTE

@@ -13,8 +13,8 @@ from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
-from support.files import write_json
 from support.fakellm import FakeLLM, Reply
+from support.files import write_json
 
 from ayder_cli.cli import cli
 from ayder_cli.setup.config_layers import load_config

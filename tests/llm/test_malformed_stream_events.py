@@ -7,8 +7,8 @@ import json
 
 import pytest
 import responses
-from support.harness import server_args
 from support.fakellm import Reply
+from support.harness import server_args
 
 from ayder_cli.setup.config import Config
 from ayder_cli.setup.keys import endpoint_of

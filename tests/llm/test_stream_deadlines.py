@@ -8,9 +8,9 @@ import time
 
 import pytest
 import responses
+from support.fakellm import Reply
 from support.files import write_json
 from support.harness import server_args
-from support.fakellm import Reply
 
 from ayder_cli.setup.config import Config
 from ayder_cli.setup.config_checks import check_value

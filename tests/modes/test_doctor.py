@@ -7,9 +7,9 @@ import os
 
 import pytest
 
+from support.fakellm import FakeLLM, Reply
 from support.harness import server_args
 from support.requests_seen import sent_messages
-from support.fakellm import FakeLLM, Reply
 
 from ayder_cli.storage.profiles import profiles_path
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 
 import pytest
+from support.fakellm import Reply
 from support.files import write_json
 from support.harness import server_args
-from support.fakellm import Reply
 
 SECRET = "sk-test-ZQX9-very-secret-4242"
 

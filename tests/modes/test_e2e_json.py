@@ -7,9 +7,9 @@ import subprocess
 
 import pexpect
 import pytest
+from support.fakellm import Reply
 from support.files import write_json
 from support.harness import KEPT, ayder_command, server_args, sigint_mid_reply
-from support.fakellm import Reply
 
 ANSWER = "The file says hello."
 KEY = "sk-live-SECRET-4242"

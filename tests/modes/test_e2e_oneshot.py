@@ -12,10 +12,10 @@ import threading
 from dataclasses import replace
 
 import pytest
+from support.fakellm import Reply
 from support.files import write_json
 from support.harness import ayder_command, read_until, server_args
 from support.requests_seen import sent_messages
-from support.fakellm import Reply
 
 from ayder_cli import __version__
 from ayder_cli.cli import main, run_in

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import subprocess
 
+from support.fakellm import Reply
 from support.harness import server_args
 from support.requests_seen import sent_messages
-from support.fakellm import Reply
 
 from ayder_cli.setup.prompts import bundled_prompts_dir
 

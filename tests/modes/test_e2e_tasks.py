@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from support.harness import server_args
 from support.fakellm import Reply
+from support.harness import server_args
 
 
 def write_task(project, number: int, title: str, status: str = "pending") -> None:

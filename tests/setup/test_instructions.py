@@ -12,10 +12,10 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
+from support.fakellm import Reply
 from support.files import write_json
 from support.harness import server_args
 from support.requests_seen import without_environment
-from support.fakellm import Reply
 
 from ayder_cli.terminal.commands.info import INIT_REQUEST
 from ayder_cli.setup.instructions import git_state, load_instructions

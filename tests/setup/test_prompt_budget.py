@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from support.harness import server_args
 from support.fakellm import Reply
+from support.harness import server_args
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import prompt_size  # noqa: E402

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from support.harness import server_args
 from support.fakellm import Reply
+from support.harness import server_args
 
 from ayder_cli.storage.atomic import TEMP_PREFIX
 

@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
+from support.fakellm import Reply
 from support.files import write_json
 from support.harness import server_args
-from support.fakellm import Reply
 
 from ayder_cli.setup.config import KEYS, Config
 from ayder_cli.storage.session_lock import EMPTY_PID_FILE_STALE_S, SessionLock, read_holder

@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 
 import pytest
-from support.harness import server_args
 from support.fakellm import Reply
+from support.harness import server_args
 
 from ayder_cli.storage.atomic import atomic_write
 from ayder_cli.storage.undo import MAX_FILE_BYTES, UndoError, UndoJournal

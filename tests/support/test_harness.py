@@ -12,6 +12,7 @@ import pytest
 from support.fakellm import Reply
 from support.files import write_json
 from support.harness import PipedRun, alive, read_until, run_in_process, run_process, server_args
+from support.homes import Homes
 from support.pty_harness import TerminalRun, finish
 from support.requests_seen import sent_messages
 from support.tool_calls import call_tool
@@ -193,3 +194,18 @@ def test_sent_messages_takes_the_environment_note_off_the_user_message():
 def test_write_json_makes_the_directories(tmp_path):
     path = write_json(tmp_path / "a" / "b" / "config.json", {"num_ctx": 8192})
     assert path.read_text() == '{"num_ctx": 8192}'
+
+
+def test_each_test_gets_an_empty_home(tmp_path_factory):
+    homes = Homes(tmp_path_factory)
+    home = homes.empty_one()
+    (home / ".config" / "ayder").mkdir(parents=True)
+    (home / ".config" / "ayder" / "config.json").write_text("{}")
+    (home / "history").write_text("typed\n")
+    (home / "link").symlink_to(tmp_path_factory.getbasetemp())  # removed, not followed
+    assert homes.empty_one() == home and list(home.iterdir()) == []
+    assert tmp_path_factory.getbasetemp().is_dir()
+    home.chmod(0o755)  # a test changed HOME itself: the next test gets another one
+    other = homes.empty_one()
+    assert other != home and list(other.iterdir()) == []
+

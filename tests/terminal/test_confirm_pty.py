@@ -12,9 +12,9 @@ from __future__ import annotations
 import subprocess
 
 import pytest
+from support.fakellm import Reply
 from support.harness import ayder_command
 from support.pty_harness import expect_prompt, finish
-from support.fakellm import Reply
 
 pexpect = pytest.importorskip("pexpect")
 

@@ -6,8 +6,8 @@ import io
 import subprocess
 import sys
 
-from support.harness import server_args
 from support.fakellm import Reply
+from support.harness import server_args
 
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment

@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 
 import pytest
-from support.harness import server_args
 from support.fakellm import Reply
+from support.harness import server_args
 
 from ayder_cli.masking import MaskedStream, Secrets
 

@@ -13,11 +13,11 @@ import threading
 from dataclasses import replace
 
 import pytest
+from support.fakellm import Reply
 from support.harness import server_args, sigint_mid_reply
 from support.pty_harness import (PTY_COLUMNS, PTY_ROWS, TerminalRun, expect_prompt, finish, terminal_env,
                                  wait_for_raw_mode)
 from support.requests_seen import sent_messages
-from support.fakellm import Reply
 
 pexpect = pytest.importorskip("pexpect")
 from pexpect.fdpexpect import fdspawn  # noqa: E402 -- only where pexpect is there

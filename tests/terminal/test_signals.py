@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
-from support.harness import alive, server_args
 from support.fakellm import Reply
+from support.harness import alive, server_args
 
 from ayder_cli.errors import ExitStatus
 from ayder_cli.terminal.signals import Terminated, adopt_orphans, ending_cleanly

@@ -3,8 +3,8 @@ help, /tools wrapped at word boundaries, counts that agree in number."""
 
 from __future__ import annotations
 
-from support.harness import server_args
 from support.fakellm import Reply
+from support.harness import server_args
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 

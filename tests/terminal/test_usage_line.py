@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import io
 
-from support.harness import server_args
 from support.fakellm import Reply
+from support.harness import server_args
 
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from support.harness import server_args
 from support.fakellm import Reply
+from support.harness import server_args
 
 
 def test_permissions_command_shows_and_toggles(fake, run_ayder):

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from support.fakellm import Reply
 from support.files import NOTES, write_json
 from support.harness import server_args
-from support.fakellm import Reply
 from support.requests_seen import activity_lines, all_request_text, messages, numbered, of_role, tool_names
 
 SECRET = "TOP-SECRET-OUTSIDE-CONTENT"

@@ -10,10 +10,10 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from support.fakellm import Reply
 from support.files import OUTSIDE_SECRET
 from support.harness import server_args
 from support.tool_calls import call_tool
-from support.fakellm import Reply
 
 from ayder_cli.terminal.commands import CommandResult, run_command
 from ayder_cli.terminal.console import Console

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import time
 
-from support.harness import server_args
 from support.fakellm import Reply
+from support.harness import server_args
 
 from ayder_cli.tools.base import ToolContext
 from ayder_cli.tools.files import list_files

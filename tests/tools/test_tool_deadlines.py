@@ -8,10 +8,10 @@ import json
 import shutil
 
 import pytest
+from support.fakellm import Reply
 from support.files import write_json
 from support.harness import server_args
 from support.tool_calls import call_tool
-from support.fakellm import Reply
 
 from ayder_cli.setup import services
 from ayder_cli.errors import ConfigError
