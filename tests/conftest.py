@@ -80,10 +80,12 @@ def isolated_env(homes, monkeypatch):
     return home
 
 
-@pytest.fixture(autouse=True)
-def no_local_servers(monkeypatch):
-    """Discovery asks no port: no test depends on a server the developer runs (test_discover sets its own)."""
-    monkeypatch.setattr("ayder_cli.llm.discover.CANDIDATES", ())
+@pytest.fixture
+def seams() -> dict:
+    """The Environment fields every in-process run of a test is given (run_ayder, start_ayder,
+    ayder_on_pty): discovery asks no port, so no test depends on a server the developer runs.
+    A fixture may add to it (a clock) before the test runs ayder."""
+    return {"local_servers": ()}
 
 
 @pytest.fixture(autouse=True)
@@ -151,24 +153,24 @@ def notes(project):
 
 
 @pytest.fixture
-def run_ayder(project):
+def run_ayder(project, seams):
     """Run ayder in the project directory, in-process (see run_in_process); stdin is /dev/null unless
     input is given. -> CompletedProcess(args, returncode, stdout, stderr), as subprocess.run gives."""
 
     def run(*args: str, input: str | bytes | None = None, env: dict | None = None, timeout: float = 60,
             cwd: Path | None = None) -> subprocess.CompletedProcess:
-        return run_in_process(args, input=input, env=env, timeout=timeout, cwd=cwd or project)
+        return run_in_process(args, input=input, env=env, timeout=timeout, cwd=cwd or project, seams=seams)
 
     return run
 
 
 @pytest.fixture
-def start_ayder(project):
+def start_ayder(project, seams):
     """Start ayder in-process with pipes (a PipedRun, Popen's methods); each is closed at the end."""
     started: list[PipedRun] = []
 
     def start(*args: str, env: dict | None = None, stdin=subprocess.DEVNULL, cwd: Path | None = None) -> PipedRun:
-        run = PipedRun(args, env={**os.environ, **(env or {})}, cwd=cwd or project, stdin=stdin)
+        run = PipedRun(args, env={**os.environ, **(env or {})}, cwd=cwd or project, stdin=stdin, seams=seams)
         started.append(run)
         return run
 
@@ -178,14 +180,14 @@ def start_ayder(project):
 
 
 @pytest.fixture
-def ayder_on_pty(project, isolated_env, monkeypatch):
+def ayder_on_pty(project, isolated_env, monkeypatch, seams):
     """Start ayder in-process on a terminal in the project directory -> a TerminalRun (pexpect's methods)."""
     runs: list[TerminalRun] = []
 
     def start(*args: str, term: str = "dumb", color: bool = True, stdout: Path | None = None) -> TerminalRun:
         for name, value in terminal_env(term, color).items():
             monkeypatch.setenv(name, value)  # prompt_toolkit reads TERM and the rest from os.environ
-        run = TerminalRun(args, env=dict(os.environ), cwd=project, stdout_path=stdout)
+        run = TerminalRun(args, env=dict(os.environ), cwd=project, stdout_path=stdout, seams=seams)
         runs.append(run)
         return run
 

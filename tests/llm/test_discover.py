@@ -12,15 +12,14 @@ import time
 from dataclasses import replace
 
 import pytest
-from click.testing import CliRunner
 from support.fakellm import FakeLLM, Reply
 from support.files import write_json
+from support.harness import run_in_process
 
-from ayder_cli.cli import cli
 from ayder_cli.setup.config_layers import load_config
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
-from ayder_cli.llm import discover, providers
+from ayder_cli.llm import providers
 from ayder_cli.llm.discover import Candidate, find_local_server
 from ayder_cli.setup.server import with_discovered_server
 
@@ -33,26 +32,28 @@ def llama_cpp_at(url: str) -> Candidate:
     return Candidate("openai", "llama.cpp-style", url, "/models")
 
 
+class Candidates:
+    """The ports discovery asks, in priority order: set by a test, handed to ayder in its Environment."""
+
+    def __init__(self) -> None:
+        self.chosen: tuple[Candidate, ...] = ()
+
+    def __call__(self, *found: Candidate) -> None:
+        self.chosen = found
+
+
 @pytest.fixture
-def candidates(monkeypatch):
-    """Set the ports discovery asks, in priority order."""
-
-    def point_at(*found: Candidate) -> None:
-        monkeypatch.setattr(discover, "CANDIDATES", found)
-
-    return point_at
+def candidates() -> Candidates:
+    return Candidates()
 
 
 @pytest.fixture
-def ayder(project, monkeypatch):
-    """Run the ayder command in this process (so the candidates above apply): (exit status, stdout, stderr)."""
-    monkeypatch.chdir(project)
+def ayder(project, candidates):
+    """Run the ayder command in this process, asking the candidates above: (exit status, stdout, stderr)."""
 
     def run(*args: str) -> tuple[int, str, str]:
-        result = CliRunner().invoke(cli, list(args), standalone_mode=False)
-        if result.exception is not None:
-            raise result.exception
-        return result.return_value, result.stdout, result.stderr
+        result = run_in_process(args, cwd=project, seams={"local_servers": candidates.chosen})
+        return result.returncode, result.stdout, result.stderr
 
     return run
 
@@ -178,7 +179,7 @@ def test_a_server_named_in_the_environment_is_not_probed(fake, candidates, proje
              "AYDER_BASE_URL": fake.url, "AYDER_PROVIDER": "openai"}[variable]
     monkeypatch.setenv(variable, value)
     candidates(ollama_at(fake.url))
-    config = with_discovered_server(*configured(project), console())
+    config = with_discovered_server(*configured(project), console(), candidates.chosen)
     assert fake.requests == []
     assert config.sources["base_url"] != "found on this machine"
 
@@ -189,15 +190,15 @@ def test_a_server_named_in_a_config_file_is_not_probed(fake, candidates, project
     write_json(project / ".ayder" / "config.json", setting)
     candidates(ollama_at(fake.url))
     before, env = configured(project)
-    assert with_discovered_server(before, env, console()) == before
+    assert with_discovered_server(before, env, console(), candidates.chosen) == before
     assert fake.requests == []
 
 
 @pytest.mark.parametrize("flag", ["--version", "--help"])
 def test_version_and_help_do_not_probe(fake, candidates, ayder, flag):
     candidates(ollama_at(fake.url))
-    result = CliRunner().invoke(cli, [flag])
-    assert result.exit_code == 0
+    status, _, _ = ayder(flag)
+    assert status == 0
     assert fake.requests == []
 
 

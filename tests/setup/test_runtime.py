@@ -34,7 +34,8 @@ class Session:
 
     def __init__(self, project, env: dict[str, str], **flags) -> None:
         self.out, self.err = io.StringIO(), io.StringIO()
-        environment = Environment(stdout=self.out, stderr=self.err, env={**os.environ, **env}, no_color=True)
+        environment = Environment(stdout=self.out, stderr=self.err, env={**os.environ, **env}, no_color=True,
+                                  local_servers=())
         config = load_config(env=environment.env, root=project, flags=flags)
         self.services = build_services(config, environment, root=project,
                                        console=Console(environment, verbose=True), flags=flags)

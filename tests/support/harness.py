@@ -21,6 +21,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from support.fakellm import FakeLLM, Reply
@@ -44,21 +45,28 @@ def ayder_command() -> list[str]:
 # --- in this process
 
 
+def run_main(args, seams: dict | None = None, **given) -> int:
+    """ayder run as main() would run it with the streams, env and cwd `given`, and the Environment's
+    fields in `seams` set (the clock, the ports discovery asks): what a test passes in, not patches."""
+    from ayder_cli.cli import run_in
+    from ayder_cli.terminal.environment import Environment
+
+    return run_in(replace(Environment.of(**given), **(seams or {})), list(args))
+
+
 def run_in_process(args, *, input: str | bytes | None = None, env: dict | None = None, timeout: float = 60,
-                   cwd: Path) -> subprocess.CompletedProcess:
+                   cwd: Path, seams: dict | None = None) -> subprocess.CompletedProcess:
     """ayder's main() in this process, as the process would run: a real pipe (or /dev/null) for stdin,
     the environment of the process (env added) and the working directory given. A run that takes
     longer than timeout fails the test (its thread is left behind, as a hung process would be)."""
-    from ayder_cli.cli import main
-
     stdout, stderr = io.StringIO(), io.StringIO()
     stdin, writer = _stdin_for(input)
     ended: dict = {}
 
     def target() -> None:
         try:
-            ended["code"] = main(list(args), stdin=stdin, stdout=stdout, stderr=stderr,
-                                 env={**os.environ, **(env or {})}, cwd=cwd)
+            ended["code"] = run_main(args, seams, stdin=stdin, stdout=stdout, stderr=stderr,
+                                     env={**os.environ, **(env or {})}, cwd=cwd)
         except BaseException as exc:  # noqa: BLE001 - handed to the test below
             ended["error"] = exc
 
@@ -99,9 +107,7 @@ class PipedRun:
     asked (else /dev/null): what subprocess.Popen gives for the process, for tests that read the
     output as it comes or keep stdin open. Its file objects are bytes, as Popen's are."""
 
-    def __init__(self, args, *, env: dict, cwd: Path, stdin=subprocess.DEVNULL) -> None:
-        from ayder_cli.cli import main
-
+    def __init__(self, args, *, env: dict, cwd: Path, stdin=subprocess.DEVNULL, seams: dict | None = None) -> None:
         (out_read, out_write), (err_read, err_write) = os.pipe(), os.pipe()
         self.stdout, self.stderr = open(out_read, "rb"), open(err_read, "rb")  # noqa: SIM115
         # As in a process: stdout block-buffered into a pipe, stderr line-buffered.
@@ -119,8 +125,8 @@ class PipedRun:
 
         def run() -> None:
             try:
-                self.returncode = main(list(args), stdin=their_stdin, stdout=theirs[0], stderr=theirs[1],
-                                       env=env, cwd=cwd)
+                self.returncode = run_main(args, seams, stdin=their_stdin, stdout=theirs[0], stderr=theirs[1],
+                                           env=env, cwd=cwd)
             except BaseException as exc:  # noqa: BLE001 - raised again by wait()
                 self.error = exc
             finally:

@@ -16,7 +16,7 @@ import threading
 import time
 from pathlib import Path
 
-from support.harness import ayder_command
+from support.harness import ayder_command, run_main
 
 try:
     import pexpect
@@ -40,9 +40,8 @@ class TerminalRun(fdspawn):
     methods, as with pexpect.spawn. Ctrl-C typed at a prompt (sendcontrol("c")) reaches the prompt as
     a key; Ctrl-C as a signal (sendintr) needs a real process: spawn_on_pty."""
 
-    def __init__(self, args, *, env: dict, cwd: Path, stdout_path: Path | None = None, timeout: float = 20):
-        from ayder_cli.cli import main
-
+    def __init__(self, args, *, env: dict, cwd: Path, stdout_path: Path | None = None, timeout: float = 20,
+                 seams: dict | None = None):
         master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", PTY_ROWS, PTY_COLUMNS, 0, 0))
         stdin = open(slave, encoding="utf-8")  # noqa: SIM115 - closed when the run ends
@@ -56,7 +55,7 @@ class TerminalRun(fdspawn):
 
         def run() -> None:
             try:
-                self.exitstatus = main(list(args), stdin=stdin, stdout=stdout, stderr=stderr, env=env, cwd=cwd)
+                self.exitstatus = run_main(args, seams, stdin=stdin, stdout=stdout, stderr=stderr, env=env, cwd=cwd)
             finally:
                 for stream in streams:  # the last hold on the terminal: the test reads EOF
                     try:

@@ -50,11 +50,11 @@ def test_run_in_process_gives_up_at_its_timeout(fake, project):
     assert time.monotonic() - started < 10
 
 
-def test_run_in_process_raises_what_main_raised(project, monkeypatch):
+def test_run_in_process_raises_what_ayder_raised(project, monkeypatch):
     def broken_main(*args, **kwargs):
         raise RuntimeError("main broke")
 
-    monkeypatch.setattr("ayder_cli.cli.main", broken_main)
+    monkeypatch.setattr("ayder_cli.cli.run_in", broken_main)  # what main() and the harness both call
     with pytest.raises(RuntimeError, match="main broke"):
         run_in_process(["--version"], cwd=project)
 

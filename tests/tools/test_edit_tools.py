@@ -589,7 +589,7 @@ def commands_for(root):
 
     def make(journal):
         err = io.StringIO()
-        environment = Environment(stdout=io.StringIO(), stderr=err, no_color=True)
+        environment = Environment(stdout=io.StringIO(), stderr=err, no_color=True, local_servers=())
         services = build_services(Config(), environment, root=root, console=Console(environment))
         built.append(services)
         services.executor.context.journal = journal  # the journal the test's own tool calls wrote to

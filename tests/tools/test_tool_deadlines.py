@@ -3,7 +3,6 @@ directory stops at it, keeping what it found and saying so. A clock that jumps s
 
 from __future__ import annotations
 
-import functools
 import json
 import shutil
 
@@ -13,7 +12,6 @@ from support.files import write_json
 from support.harness import server_args
 from support.tool_calls import call_tool
 
-from ayder_cli.setup import services
 from ayder_cli.errors import ConfigError
 from ayder_cli.setup.config_checks import check_value
 from ayder_cli.tools import search
@@ -45,9 +43,9 @@ def jumping_context(project, search_backend: str = "auto") -> ToolContext:
 
 
 @pytest.fixture
-def tools_clock_jumps(monkeypatch):
-    """The tools of ayder run in-process get the jumping clock of `jumping_context`."""
-    monkeypatch.setattr(services, "ToolContext", functools.partial(ToolContext, clock=JumpingClock(4)))
+def tools_clock_jumps(seams):
+    """The tools of ayder run in-process get the jumping clock of `jumping_context` (the run's Environment's)."""
+    seams["clock"] = JumpingClock(4)
 
 
 def many_files(root, count: int = 8):

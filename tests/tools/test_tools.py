@@ -469,7 +469,7 @@ def test_tools_command_lists_each_tool_with_its_permission(root):
     from ayder_cli.setup.services import build_services
 
     err = io.StringIO()
-    environment = Environment(stdout=io.StringIO(), stderr=err, no_color=True)
+    environment = Environment(stdout=io.StringIO(), stderr=err, no_color=True, local_servers=())
     services = build_services(Config(), environment, root=root, console=Console(environment))
     context = command_context(services)
     err.seek(0), err.truncate()  # what building said (no server configured) is not /tools' output
@@ -487,7 +487,7 @@ def test_tools_command_names_the_groups_not_offered_and_offers_them(root):
     from ayder_cli.setup.services import build_services
 
     err = io.StringIO()
-    environment = Environment(stdout=io.StringIO(), stderr=err, no_color=True)
+    environment = Environment(stdout=io.StringIO(), stderr=err, no_color=True, local_servers=())
     services = build_services(Config(), environment, root=root, console=Console(environment))
     context = command_context(services)
     run_command("/tools", context)
