@@ -7,20 +7,16 @@ ayder runs in-process on the terminal (support/pty_harness.py); the tests of Ctr
 from __future__ import annotations
 
 import io
-import os
 import signal
 import threading
-from dataclasses import replace
 
 import pytest
 from support.fakellm import Reply
 from support.harness import server_args, sigint_mid_reply
-from support.pty_harness import (PTY_COLUMNS, PTY_ROWS, TerminalRun, expect_prompt, finish, terminal_env,
-                                 wait_for_raw_mode)
+from support.pty_harness import (expect_prompt, finish, wait_for_raw_mode)
 from support.requests_seen import sent_messages
 
 pexpect = pytest.importorskip("pexpect")
-from pexpect.fdpexpect import fdspawn  # noqa: E402 -- only where pexpect is there
 
 DEFAULT_REPLY = "Default fake reply."
 INTERRUPTED_NOTE = "[reply interrupted by the user]"
@@ -329,45 +325,10 @@ def test_ctrl_c_twice_at_an_empty_prompt_leaves_after_one_hint(fake, repl):
     assert fake.chat_requests() == []
 
 
-class ReplOnAClock(TerminalRun):
-    """TerminalRun's in-process run, in an Environment whose clock the test moves instead of waiting."""
-
-    def __init__(self, args, *, env: dict, cwd, clock) -> None:
-        import fcntl
-        import struct
-        import termios
-
-        from ayder_cli.cli import run_in
-        from ayder_cli.terminal.environment import Environment
-
-        master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", PTY_ROWS, PTY_COLUMNS, 0, 0))
-        stdin = open(slave, encoding="utf-8")  # noqa: SIM115 - closed when the run ends
-        stdout, stderr = (open(os.dup(slave), "w", encoding="utf-8", buffering=1) for _ in range(2))  # noqa: SIM115
-        environment = replace(Environment.of(stdin, stdout, stderr, env, cwd), clock=clock)
-        self.exitstatus = None
-
-        def run() -> None:
-            try:
-                self.exitstatus = run_in(environment, list(args))
-            finally:
-                for stream in (stdin, stdout, stderr):  # the last hold on the terminal: the test reads EOF
-                    try:
-                        stream.close()
-                    except OSError:
-                        pass
-
-        fdspawn.__init__(self, master, encoding="utf-8", timeout=20)
-        self.thread = threading.Thread(target=run, name="ayder-on-a-clock", daemon=True)
-        self.thread.start()
-
-
-def test_ctrl_c_twice_far_apart_stays_and_hints_once(fake, project, isolated_env, monkeypatch):
-    fake.default = Reply(text=DEFAULT_REPLY)
-    for name, value in terminal_env().items():
-        monkeypatch.setenv(name, value)  # prompt_toolkit reads TERM and the rest from os.environ
+def test_ctrl_c_twice_far_apart_stays_and_hints_once(fake, repl, seams):
     now = [100.0]
-    child = ReplOnAClock(["--base-url", fake.url], env=dict(os.environ), cwd=project, clock=lambda: now[0])
+    seams["clock"] = lambda: now[0]  # the REPL's clock, moved by the test instead of waited for
+    child = repl("--base-url", fake.url)
     try:
         expect_prompt(child)
         child.sendcontrol("c")
