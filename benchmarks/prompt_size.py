@@ -62,9 +62,9 @@ def isolated_env(home: Path) -> dict[str, str]:
 def first_request(root: Path, env: dict[str, str], flags: dict, native: bool):
     """(services, the ChatRequest ayder sends first for PROMPT) in one mode."""
     from ayder_cli.setup.config_layers import load_config
+    from ayder_cli.setup.services import build_services
     from ayder_cli.terminal.console import Console
     from ayder_cli.terminal.environment import Environment
-    from ayder_cli.setup.services import build_services
 
     config = load_config(env=env, root=root, flags=flags)
     config = replace(config, native_tools="on" if native else "off")

@@ -233,9 +233,9 @@ def floor_run(endpoint: str, protocol: str) -> int:
 
 
 def ayder_client(base_url: str, protocol: str):
+    from ayder_cli.llm import make_client
     from ayder_cli.setup.config import Config
     from ayder_cli.setup.keys import endpoint_of
-    from ayder_cli.llm import make_client
 
     provider = "openai" if protocol == "sse" else "ollama"
     return make_client(endpoint_of(Config(provider=provider, base_url=base_url, max_retries=0), {}))

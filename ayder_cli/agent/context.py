@@ -22,10 +22,10 @@ from ayder_cli.agent.fit import Budget, shorten_middles
 from ayder_cli.agent.request import whole_reply
 from ayder_cli.agent.usage import SessionUsage
 from ayder_cli.intents import parse
-from ayder_cli.llm.base import Reply, ChatClient, ChatRequest, LLMError
+from ayder_cli.llm.base import ChatClient, ChatRequest, LLMError, Reply
+from ayder_cli.llm.providers import provider_named
 from ayder_cli.llm.served import context_overflow
 from ayder_cli.setup.config import Config
-from ayder_cli.llm.providers import provider_named
 
 
 class Host(Protocol):

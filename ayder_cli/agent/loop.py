@@ -27,7 +27,7 @@ from ayder_cli.agent.streaming import stream_reply
 from ayder_cli.agent.tool_fallback import ToolMode
 from ayder_cli.agent.usage import SessionUsage
 from ayder_cli.intents import StreamFilter
-from ayder_cli.llm.base import Reply, ChatClient, ChatRequest, LLMError, StreamCutError
+from ayder_cli.llm.base import ChatClient, ChatRequest, LLMError, Reply, StreamCutError
 from ayder_cli.setup.config import Config
 from ayder_cli.setup.runtime import Runtime
 from ayder_cli.storage.checkpoint import CheckpointStore

@@ -13,7 +13,7 @@ from typing import Any
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.intents import call_format_instructions
 from ayder_cli.llm.accumulate import Accumulator
-from ayder_cli.llm.base import Reply, ChatClient, ChatRequest
+from ayder_cli.llm.base import ChatClient, ChatRequest, Reply
 from ayder_cli.setup.config import Config
 from ayder_cli.tools.executor import ToolExecutor
 

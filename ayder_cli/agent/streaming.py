@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from ayder_cli.agent.callbacks import Callbacks
 from ayder_cli.intents import StreamFilter
 from ayder_cli.llm.accumulate import Accumulator
-from ayder_cli.llm.base import Reply, Delta, StreamCutError
+from ayder_cli.llm.base import Delta, Reply, StreamCutError
 
 
 def stream_reply(start: Callable[[], Iterator[Delta]], display: StreamFilter, callbacks: Callbacks,

@@ -13,8 +13,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import ModuleType
 
-from ayder_cli.intents.dialects import (call_line, glm, harmony, hermes_json, invoke, json_reply, minimax, mistral,
-                                        pythonic, special_tokens, tool_fence, xml_function)
+from ayder_cli.intents.dialects import (
+    call_line,
+    glm,
+    harmony,
+    hermes_json,
+    invoke,
+    json_reply,
+    minimax,
+    mistral,
+    pythonic,
+    special_tokens,
+    tool_fence,
+    xml_function,
+)
 
 
 @dataclass(frozen=True)

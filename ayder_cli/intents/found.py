@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ayder_cli.wording import short
 from ayder_cli.calls import ToolCall, decode_arguments
+from ayder_cli.wording import short
 
 NAME = re.compile(r"[A-Za-z_][\w.\-]*")
 

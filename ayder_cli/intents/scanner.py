@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from enum import Enum
 
+from ayder_cli.intents import think
 from ayder_cli.intents.dialects import FENCES, OpenerIndex
 from ayder_cli.intents.dialects.common.base import Block, Context, Ends, NeedMore, NotMine, Where
 from ayder_cli.intents.display import Output
-from ayder_cli.intents import think
 from ayder_cli.intents.found import Found, ParsedReply
 from ayder_cli.intents.scan_buffer import ScanBuffer
 from ayder_cli.partial import partial_at_end

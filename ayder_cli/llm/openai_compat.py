@@ -9,11 +9,17 @@ import requests
 
 from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
 from ayder_cli.llm.endpoint import Endpoint
-from ayder_cli.llm.http import (ReplyWatch, Transport, empty_reply_error, error_text, iter_body, server_message,
-                               whole_json)
+from ayder_cli.llm.http import (
+    ReplyWatch,
+    Transport,
+    empty_reply_error,
+    error_text,
+    iter_body,
+    server_message,
+    whole_json,
+)
 from ayder_cli.llm.providers import OPENAI
-from ayder_cli.llm.served import (ServedWindow, from_llama_cpp_props, from_lm_studio_models,
-                                  from_openai_models)
+from ayder_cli.llm.served import ServedWindow, from_llama_cpp_props, from_lm_studio_models, from_openai_models
 from ayder_cli.llm.sse import Skipped, decode_sse
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from ayder_cli.wording import counted
 from ayder_cli.llm.base import StreamCutError
+from ayder_cli.wording import counted
 
 
 class LineSplitter:

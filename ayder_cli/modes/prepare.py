@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from ayder_cli.errors import UsageError
+from ayder_cli.llm.providers import provider_named
 from ayder_cli.modes.options import Mode, Options
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
-from ayder_cli.llm.providers import provider_named
 
 if TYPE_CHECKING:
     from ayder_cli.setup.config import Config

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ayder_cli.storage.layout import Layout
 from ayder_cli.errors import ConfigError
+from ayder_cli.storage.layout import Layout
 
 
 def bundled_prompts_dir() -> Path:

@@ -17,7 +17,8 @@ from ayder_cli.agent.usage import SessionUsage
 from ayder_cli.masking import Secrets
 from ayder_cli.setup.instructions import environment_note
 from ayder_cli.storage.sessions import Session, SessionInfo, SessionInUse, SessionStore
-from ayder_cli.storage.transcript import SessionError, load as load_session, usage_of
+from ayder_cli.storage.transcript import SessionError, usage_of
+from ayder_cli.storage.transcript import load as load_session
 from ayder_cli.storage.undo import UndoJournal
 from ayder_cli.storage.undo_store import UndoStore
 from ayder_cli.terminal.console import Console

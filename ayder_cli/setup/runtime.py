@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ayder_cli.setup.config import Config
-from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.llm.base import ChatClient
+from ayder_cli.llm.endpoint import Endpoint
+from ayder_cli.setup.config import Config
 
 
 @dataclass(frozen=True)

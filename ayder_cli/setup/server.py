@@ -10,13 +10,13 @@ from urllib.parse import urlsplit
 from ayder_cli.errors import ConfigError
 from ayder_cli.llm import make_client
 from ayder_cli.llm.endpoint import Endpoint
+from ayder_cli.llm.providers import provider_named
 from ayder_cli.masking import Secrets
 from ayder_cli.setup.config import Config
 from ayder_cli.setup.config_layers import names_a_server
 from ayder_cli.setup.keys import api_keys, endpoint_of
 from ayder_cli.setup.runtime import Runtime
 from ayder_cli.terminal.console import Console
-from ayder_cli.llm.providers import provider_named
 
 if TYPE_CHECKING:
     from ayder_cli.llm.discover import FoundServer

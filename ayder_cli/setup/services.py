@@ -22,11 +22,11 @@ from ayder_cli.terminal.confirm import TerminalConfirmer
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.tools import default_registry
+from ayder_cli.tools.background import ProcessManager
 from ayder_cli.tools.base import ToolContext
+from ayder_cli.tools.deny import DEFAULT_SHELL_DENY
 from ayder_cli.tools.executor import Permissions, ToolExecutor, ToolPolicy
 from ayder_cli.tools.leftovers import start_removing_leftovers
-from ayder_cli.tools.background import ProcessManager
-from ayder_cli.tools.deny import DEFAULT_SHELL_DENY
 
 
 @dataclass

@@ -7,7 +7,6 @@ from pathlib import Path
 from ayder_cli.errors import ToolError
 
 
-
 def resolve_in_root(root: Path, path_str: str) -> Path:
     """The real path (symlinks, `..`, `~` resolved) of path_str, relative to root; ToolError if outside it."""
     if not path_str.strip():

@@ -14,8 +14,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Mapping
 
-from ayder_cli.storage.xdg import xdg_state_dir
 from ayder_cli.storage.atomic import replace_with
+from ayder_cli.storage.xdg import xdg_state_dir
 
 
 def profiles_path(env: Mapping[str, str]) -> Path:

@@ -32,8 +32,19 @@ from ayder_cli.masking import masked_within
 from ayder_cli.storage.atomic import append_record, replace_with
 from ayder_cli.storage.layout import Layout, make_directory
 from ayder_cli.storage.session_lock import LockHolder, SessionLock, pid_alive, read_holder
-from ayder_cli.storage.transcript import (FILE_NAME, SessionError, SessionNotFound, ends_torn, first_prompt, header,
-                                          load, new_file_name, session_id_of, started_at, usage_record)
+from ayder_cli.storage.transcript import (
+    FILE_NAME,
+    SessionError,
+    SessionNotFound,
+    ends_torn,
+    first_prompt,
+    header,
+    load,
+    new_file_name,
+    session_id_of,
+    started_at,
+    usage_record,
+)
 
 NAMES_FILE = "names.json"
 DEFAULT_KEEP = 100

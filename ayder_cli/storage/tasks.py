@@ -25,9 +25,9 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-from ayder_cli.storage.layout import Layout
 from ayder_cli.errors import AyderError, ToolError, UsageError
 from ayder_cli.storage.atomic import atomic_write
+from ayder_cli.storage.layout import Layout
 from ayder_cli.storage.paths import display_path
 
 TASKS_DIR = Layout(Path(".")).tasks  # as shown to the user: relative to the root

@@ -17,9 +17,9 @@ from contextlib import contextmanager
 from typing import IO, Callable, ContextManager, Iterator, Mapping
 
 from ayder_cli.terminal.environment import Environment, is_tty
+from ayder_cli.terminal.style import BOLD, CYAN, DIM, GREEN, RED, RESET, YELLOW
 from ayder_cli.tools.base import Preview
 from ayder_cli.tools.executor import PERMISSION_NAMES, Answer, ConfirmRequest, Decision
-from ayder_cli.terminal.style import BOLD, CYAN, DIM, GREEN, RED, RESET, YELLOW
 
 QUESTION = "Allow? y yes, n no, a always for this tool, d deny with a reason [y/N/a/d] "
 REASON_QUESTION = "Reason for the model: "

@@ -6,12 +6,12 @@ import threading
 from typing import IO
 
 from ayder_cli.calls import describe
-from ayder_cli.wording import counted
 from ayder_cli.llm.base import Reply, Usage
 from ayder_cli.masking import MaskedStream, Secrets
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.terminal.style import DIM, GREEN, RED, RESET, YELLOW
 from ayder_cli.terminal.usage_line import describe_message_usage
+from ayder_cli.wording import counted
 
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
@@ -105,7 +105,9 @@ class Console:
         self._end_err_line()
         if self.markdown:
             if self._markdown is None:
-                from ayder_cli.terminal.markdown_view import MarkdownView  # lazy: start-up before the first reply stays fast
+                from ayder_cli.terminal.markdown_view import (
+                    MarkdownView,  # lazy: start-up before the first reply stays fast
+                )
                 self._markdown = MarkdownView(self._secrets)
             rendered = self._markdown.feed(text)  # what can be shown yet: markup waits for its line's end
             if rendered:

@@ -13,8 +13,18 @@ from __future__ import annotations
 import re
 
 from ayder_cli.masking import MASK, Secrets
-from ayder_cli.terminal.style import (BOLD, CYAN, DIM, ITALIC, NO_BOLD, NO_COLOUR, NO_ITALIC, NO_UNDERLINE, RESET,
-                                      UNDERLINE)
+from ayder_cli.terminal.style import (
+    BOLD,
+    CYAN,
+    DIM,
+    ITALIC,
+    NO_BOLD,
+    NO_COLOUR,
+    NO_ITALIC,
+    NO_UNDERLINE,
+    RESET,
+    UNDERLINE,
+)
 
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)")
 HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)(?:\s+#+)?\s*$")

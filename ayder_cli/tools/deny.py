@@ -18,8 +18,15 @@ from typing import Any, Callable, Iterable
 from ayder_cli.errors import ToolError
 from ayder_cli.tools.base import ToolContext
 from ayder_cli.tools.shell_words import MAX_DEPTH
-from ayder_cli.tools.what_runs import (Run, WhatRuns, absolute_path, expand_home, home_directory, normalized_path,
-                                      what_runs)
+from ayder_cli.tools.what_runs import (
+    Run,
+    WhatRuns,
+    absolute_path,
+    expand_home,
+    home_directory,
+    normalized_path,
+    what_runs,
+)
 
 # --- what a target is
 

@@ -18,7 +18,8 @@ import re
 from typing import Any, Iterator, NamedTuple
 
 try:  # re's parser and compiler: private modules, so every use has a fallback
-    from re import _compiler as sre_compile, _parser as sre_parse  # type: ignore[attr-defined]
+    from re import _compiler as sre_compile  # type: ignore[attr-defined]
+    from re import _parser as sre_parse
 except ImportError:  # pragma: no cover - Python 3.10
     import sre_compile  # type: ignore[no-redef]
     import sre_parse  # type: ignore[no-redef]

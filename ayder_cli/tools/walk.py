@@ -11,7 +11,6 @@ from ayder_cli.tools.deadline import Deadline
 from ayder_cli.tools.gitignore import IgnoreRules, ignored_by, never_shown
 
 
-
 class Entry(NamedTuple):
     """One entry the walk yields (a tuple: the walk makes one per file, and a tuple is made fastest)."""
 

@@ -11,8 +11,21 @@ from __future__ import annotations
 
 import re
 
-from ayder_cli.intents.dialects import (call_line, glm, harmony, hermes_json, invoke, json_reply, markers, minimax,
-                                        mistral, pythonic, special_tokens, tool_fence, xml_function)
+from ayder_cli.intents.dialects import (
+    call_line,
+    glm,
+    harmony,
+    hermes_json,
+    invoke,
+    json_reply,
+    markers,
+    minimax,
+    mistral,
+    pythonic,
+    special_tokens,
+    tool_fence,
+    xml_function,
+)
 from ayder_cli.intents.dialects.common.base import Dialect, Where
 
 TABLE: list[Dialect] = [

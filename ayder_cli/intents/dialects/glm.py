@@ -8,8 +8,17 @@ the next key, the closer or the end of the reply follows it.
 from __future__ import annotations
 
 from ayder_cli.intents.coerce import CoerceError, typed
-from ayder_cli.intents.dialects.common.base import (MAX_TAG, NEED_MORE, NON_SPACE, NOT_MINE, Block, Dialect, Ends,
-                                                    Verdict, may_become)
+from ayder_cli.intents.dialects.common.base import (
+    MAX_TAG,
+    NEED_MORE,
+    NON_SPACE,
+    NOT_MINE,
+    Block,
+    Dialect,
+    Ends,
+    Verdict,
+    may_become,
+)
 from ayder_cli.intents.found import NAME
 from ayder_cli.wording import short
 

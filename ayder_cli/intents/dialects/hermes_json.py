@@ -9,8 +9,16 @@ from __future__ import annotations
 
 import json
 
-from ayder_cli.intents.dialects.common.base import (MAX_TAG, NEED_MORE, NON_SPACE, NOT_MINE, Block, Dialect, Ends,
-                                                    Verdict)
+from ayder_cli.intents.dialects.common.base import (
+    MAX_TAG,
+    NEED_MORE,
+    NON_SPACE,
+    NOT_MINE,
+    Block,
+    Dialect,
+    Ends,
+    Verdict,
+)
 from ayder_cli.intents.dialects.common.json_extent import JsonExtent, json_values
 from ayder_cli.wording import short
 

@@ -7,8 +7,16 @@ from __future__ import annotations
 import json
 import re
 
-from ayder_cli.intents.dialects.common.base import (MAX_TAG, NEED_MORE, NON_SPACE, NOT_MINE, Block, Dialect, Ends,
-                                                    Verdict)
+from ayder_cli.intents.dialects.common.base import (
+    MAX_TAG,
+    NEED_MORE,
+    NON_SPACE,
+    NOT_MINE,
+    Block,
+    Dialect,
+    Ends,
+    Verdict,
+)
 from ayder_cli.intents.dialects.common.json_extent import JsonExtent
 from ayder_cli.wording import short
 

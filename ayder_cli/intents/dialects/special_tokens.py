@@ -15,8 +15,16 @@ import json
 import re
 from dataclasses import dataclass
 
-from ayder_cli.intents.dialects.common.base import (MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict,
-                                                    may_become)
+from ayder_cli.intents.dialects.common.base import (
+    MAX_TAG,
+    NEED_MORE,
+    NOT_MINE,
+    Block,
+    Dialect,
+    Ends,
+    Verdict,
+    may_become,
+)
 from ayder_cli.intents.dialects.common.json_extent import JsonExtent
 from ayder_cli.wording import short
 

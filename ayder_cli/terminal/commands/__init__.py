@@ -5,7 +5,14 @@ module; what one command alone needs is imported inside it.
 """
 
 from ayder_cli.terminal.commands import checkpoint, info, model, session, tasks, tools  # noqa: F401 -- registers them
-from ayder_cli.terminal.commands.base import (COMMANDS, Command, CommandContext, CommandResult, ModeCommands,
-                                              command_help, run_command)
+from ayder_cli.terminal.commands.base import (
+                                              COMMANDS,
+                                              Command,
+                                              CommandContext,
+                                              CommandResult,
+                                              ModeCommands,
+                                              command_help,
+                                              run_command,
+)
 
 __all__ = ["COMMANDS", "Command", "CommandContext", "CommandResult", "ModeCommands", "command_help", "run_command"]

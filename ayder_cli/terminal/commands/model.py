@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ayder_cli.llm.providers import provider_named
 from ayder_cli.terminal.commands.base import CommandContext, command
 from ayder_cli.wording import counted
-from ayder_cli.llm.providers import provider_named
 
 
 @command("model", usage="[NAME]", help="switch model, or list the server's models")

@@ -17,11 +17,32 @@ import json
 import re
 
 from ayder_cli.intents.coerce import CoerceError, typed
-from ayder_cli.intents.dialects.common.base import (MAX_TAG, NEED_MORE, NON_SPACE, NOT_MINE, Block, Context, Ends,
-                                                    Verdict, may_become, partial_closer)
-from ayder_cli.intents.dialects.common.xml_tags import (AFTER_CALL_TAG, AFTER_CLOSER, CALL_TAGS, PARAMETER_CLOSERS,
-                                                        PARAMETER_TAGS, WRAPPER_CLOSERS, call_name, could_be_tag,
-                                                        one_newline_off, param_key, right_after_tag, tag_name)
+from ayder_cli.intents.dialects.common.base import (
+    MAX_TAG,
+    NEED_MORE,
+    NON_SPACE,
+    NOT_MINE,
+    Block,
+    Context,
+    Ends,
+    Verdict,
+    may_become,
+    partial_closer,
+)
+from ayder_cli.intents.dialects.common.xml_tags import (
+    AFTER_CALL_TAG,
+    AFTER_CLOSER,
+    CALL_TAGS,
+    PARAMETER_CLOSERS,
+    PARAMETER_TAGS,
+    WRAPPER_CLOSERS,
+    call_name,
+    could_be_tag,
+    one_newline_off,
+    param_key,
+    right_after_tag,
+    tag_name,
+)
 from ayder_cli.wording import short
 
 # A '<' that may start a tag of these dialects (or the wrapper's closer); "a < b" in a value cannot.
