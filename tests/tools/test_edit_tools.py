@@ -7,7 +7,6 @@ import io
 import os
 import stat
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from support.fakellm import Reply
@@ -324,10 +323,9 @@ def test_etc_passwd_is_refused_before_anything_is_asked(context, spec):
     arguments = {key: value for key, value in arguments.items() if key in spec.parameters["properties"]}
     with pytest.raises(ToolError, match="outside the project root"):
         spec.preview(context, arguments)
-    asked = []
-    result = executor(context, granted=("r",), confirmer=SimpleNamespace(confirm=asked.append)).run(
-        ToolCall("c", spec.name, arguments))
-    assert not result.ok and "outside the project root" in result.error and asked == []
+    asked = Recorder(Decision.YES)
+    result = executor(context, granted=("r",), confirmer=asked).run(ToolCall("c", spec.name, arguments))
+    assert not result.ok and "outside the project root" in result.error and asked.requests == []
 
 
 def test_only_write_file_changes_a_file_that_is_not_utf8(context, root):
