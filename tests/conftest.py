@@ -81,19 +81,18 @@ def isolated_env(homes, monkeypatch):
 
 
 @pytest.fixture
-def seams() -> dict:
+def seams(retry_pauses) -> dict:
     """The Environment fields every in-process run of a test is given (run_ayder, start_ayder,
-    ayder_on_pty): discovery asks no port, so no test depends on a server the developer runs.
+    ayder_on_pty): discovery asks no port, so no test depends on a server the developer runs, and
+    no test waits in real time between two tries of a request (the pauses are recorded).
     A fixture may add to it (a clock) before the test runs ayder."""
-    return {"local_servers": ()}
+    return {"local_servers": (), "pause": retry_pauses.append}
 
 
-@pytest.fixture(autouse=True)
-def retry_pauses(monkeypatch) -> list[float]:
-    """No test waits in real time between two tries of a request: the pauses asked for are recorded."""
-    pauses: list[float] = []
-    monkeypatch.setattr("ayder_cli.llm.http.pause_before_retry", pauses.append)
-    return pauses
+@pytest.fixture
+def retry_pauses() -> list[float]:
+    """The pauses between two tries of a request that ayder run in-process asked for (see seams)."""
+    return []
 
 
 # --- the server, the project, the files in it

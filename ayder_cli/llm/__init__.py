@@ -10,8 +10,10 @@ from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.llm.providers import provider_named
 
 
-def make_client(endpoint: Endpoint, log: Callable[[str], None] | None = None) -> ChatClient:
-    """The client for the endpoint's provider, with its key, timeouts, stream deadlines and retries."""
+def make_client(endpoint: Endpoint, log: Callable[[str], None] | None = None,
+                pause: Callable[[float], None] | None = None) -> ChatClient:
+    """The client for the endpoint's provider, with its key, timeouts, stream deadlines and retries
+    (`pause`: how it waits between two tries; None: a real sleep)."""
     # The HTTP stack (requests) is loaded here, when a mode needs the network, not at import.
     from ayder_cli.llm.http import Transport
 
@@ -37,6 +39,7 @@ def make_client(endpoint: Endpoint, log: Callable[[str], None] | None = None) ->
         stream_idle_timeout_s=endpoint.stream_idle_timeout_s,
         request_timeout_s=endpoint.request_timeout_s,
         log=log,
+        sleep=pause,
     )
     # The client's module loads requests too: imported here for the same reason.
     module, _, name = provider.client.partition(":")

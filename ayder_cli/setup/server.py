@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 from urllib.parse import urlsplit
 
 from ayder_cli.errors import ConfigError
@@ -62,13 +62,14 @@ def _with_served_model(config: Config, found: FoundServer) -> Config:
 
 
 def runtime_for(config: Config, env: Mapping[str, str], console: Console, secrets: Secrets,
-                known: Runtime | None = None) -> Runtime:
-    """`config` resolved once to an endpoint, and a client for it. The window is asked of the server
-    unless `known` (the runtime in use) talks to the same model there. The key is masked first."""
+                known: Runtime | None = None, pause: Callable[[float], None] | None = None) -> Runtime:
+    """`config` resolved once to an endpoint, and a client for it (`pause`: its wait between two
+    tries). The window is asked of the server unless `known` (the runtime in use) talks to the same
+    model there. The key is masked first."""
     endpoint = endpoint_of(config, env)
     _mask_key(endpoint, secrets, console)
     if known is None or known.endpoint != endpoint:
-        client = make_client(endpoint, log=console.log)
+        client = make_client(endpoint, log=console.log, pause=pause)
     else:
         client = known.client  # only settings the client does not hold changed
     if known is not None and endpoint.serves_as(known.endpoint):

@@ -80,7 +80,7 @@ def build_services(
     conversation.preamble = environment_note(root, cwd, env)
     console.mask_with(secrets)  # from here on, nothing printed shows a key
     store = SessionStore(root, redact=secrets.mask, keep=config.max_sessions)
-    runtime = runtime_for(config, env, console, secrets)
+    runtime = runtime_for(config, env, console, secrets, pause=environment.pause)
     config = runtime.config
     context = ToolContext(
         root,

@@ -59,13 +59,15 @@ class Settings:
         checked = {key: check_value(f"/{key}", key, value) for key, value in values.items()}
         sources = {**self.config.sources, **{key: f"/{key}" for key in checked}}
         config = replace(self.config, **checked, sources=sources)
-        self.loop.use(runtime_for(config, self.environment.env, self.console, self.secrets, known=self.runtime))
+        self.loop.use(runtime_for(config, self.environment.env, self.console, self.secrets, known=self.runtime,
+                                  pause=self.environment.pause))
 
     def switch_provider(self, provider: str) -> None:
         """Re-resolve every layer as if -p PROVIDER had been given (base URL, key, defaults, window)."""
         flags = {**self.flags, "provider": provider, "base_url": None}
         config = load_config(env=self.environment.env, root=self.root, config_file=self.config_file, flags=flags)
-        self.loop.use(runtime_for(config, self.environment.env, self.console, self.secrets))
+        self.loop.use(runtime_for(config, self.environment.env, self.console, self.secrets,
+                                  pause=self.environment.pause))
         self.flags = flags
 
     def reload_prompt(self) -> str:

@@ -2,7 +2,8 @@
 
 Its streams and what each is connected to, its environment variables, its
 working directory, whether colour is off, the clock and the pipe wait the
-modes keep time with, and the ports asked for a server when none is configured. main() builds it from the process (or from what a caller
+modes keep time with, the pause between two tries of a request, and the ports
+asked for a server when none is configured. main() builds it from the process (or from what a caller
 gives); tests build it directly, with only the fields they care about.
 Building one changes nothing of the process.
 """
@@ -36,6 +37,7 @@ class Environment:
     lenient_stdin: LenientStdin | None = None  # piped stdin, read so that no byte can fail it
     piped_stdin_wait_s: float = PIPED_STDIN_WAIT_S
     clock: Callable[[], float] = time.monotonic  # the REPL's double-Ctrl-C window and the tools' deadlines
+    pause: Callable[[float], None] | None = None  # between two tries of a request; None: a real sleep
     local_servers: tuple | None = None  # discover.Candidate's asked with no server configured; None: the usual
 
     @classmethod

@@ -38,17 +38,15 @@ def sleeps() -> list[float]:
 
 def openai(sleeps: list[float] | None = None, env: dict | None = None, **values) -> OpenAIClient:
     config = Config(provider="openai", base_url=OPENAI, **values)
-    client = make_client(endpoint_of(config, env or {}))
+    client = make_client(endpoint_of(config, env or {}), pause=(sleeps if sleeps is not None else []).append)
     assert isinstance(client, OpenAIClient)
-    client.transport.sleep = (sleeps if sleeps is not None else []).append
     return client
 
 
 def ollama(sleeps: list[float] | None = None, env: dict | None = None, **values) -> OllamaClient:
     config = Config(provider="ollama", base_url=OLLAMA, **values)
-    client = make_client(endpoint_of(config, env or {}))
+    client = make_client(endpoint_of(config, env or {}), pause=(sleeps if sleeps is not None else []).append)
     assert isinstance(client, OllamaClient)
-    client.transport.sleep = (sleeps if sleeps is not None else []).append
     return client
 
 
@@ -355,8 +353,7 @@ def test_connection_error_is_retried_with_backoff(server, sleeps):
 def test_a_refused_connection_on_this_machine_fails_at_once(closed_url, sleeps):
     # Nothing listens on the port: waiting will not change that, so there is no retry and no backoff.
     config = Config(provider="ollama", base_url=closed_url, max_retries=3)
-    client = make_client(endpoint_of(config, {}))
-    client.transport.sleep = sleeps.append
+    client = make_client(endpoint_of(config, {}), pause=sleeps.append)
     with pytest.raises(LLMError) as caught:
         collect(client, request())
     assert "connection refused" in caught.value.message and closed_url in caught.value.message
