@@ -1,4 +1,4 @@
-"""The tool groups, named once: setup.config checks tool_groups against them, each ToolSpec names its own.
+"""The tool groups, named once: setup.config_checks checks tool_groups against them, each ToolSpec names its own.
 
 Core is always offered; the others when the config (tool_groups), --tools or a mode that
 needs them (--implement: tasks) asks for them, so the first request stays small. A leaf

@@ -1,6 +1,6 @@
 """Endpoint: where requests go and how, resolved once from the config (setup/keys.endpoint_of).
 
-It sits at the bottom of the package: `config` builds one and `llm.make_client`
+It sits at the bottom of the package: `setup.keys` builds one and `llm.make_client`
 takes one, so the clients never read the config and the config never loads the
 HTTP stack.
 """

@@ -2,7 +2,7 @@
 
 The checks run in order, each a short method of Doctor that returns its mark and
 text; run_doctor() prints them on stderr as they finish and writes what they
-learned to the server profile (profiles.py), so the next session starts from it.
+learned to the server profile (storage/profiles.py), so the next session starts from it.
 Every request the doctor sends is built by the session's own request building
 (agent/request.py) over a throwaway conversation: the session's conversation and
 transcript never see them.

@@ -3,7 +3,7 @@
 A transcript is `<root>/.ayder/sessions/<UTC timestamp>-<6 hex id>.jsonl`,
 e.g. `20261122T015500Z-3fa9c1.jsonl`. Its first line is a header
 (`{"type": "session", ...}`); every later line is one message in the OpenAI
-shape of `conversation.py`, or a `{"type": "usage", ...}` line after a reply
+shape of `agent/conversation.py`, or a `{"type": "usage", ...}` line after a reply
 holding the session's token totals so far (so `/usage` goes on after
 `--continue`). `load()` skips a torn or broken line with a warning and keeps
 the rest. Writing it, one line at a time: sessions.py.
