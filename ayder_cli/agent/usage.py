@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ayder_cli.llm.base import Usage
-
-TOTALS = ("prompt_tokens", "completion_tokens", "cached_tokens", "requests")
+from ayder_cli.storage.transcript import USAGE_FIELDS
 
 
 @dataclass
@@ -19,12 +18,12 @@ class SessionUsage:
 
     def totals(self) -> dict[str, int]:
         """What a session saves (so /usage goes on after --continue)."""
-        return {key: getattr(self, key) for key in TOTALS}
+        return {key: getattr(self, key) for key in USAGE_FIELDS}
 
     def restore(self, totals: dict[str, int]) -> None:
         """Go on from the totals an earlier run saved."""
         for key, value in totals.items():
-            if key in TOTALS:
+            if key in USAGE_FIELDS:
                 setattr(self, key, value)
 
     def add(self, usage: Usage | None) -> None:
