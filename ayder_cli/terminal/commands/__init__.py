@@ -7,7 +7,6 @@ module; what one command alone needs is imported inside it.
 from ayder_cli.terminal.commands import checkpoint, info, model, session, tasks, tools  # noqa: F401 -- registers them
 from ayder_cli.terminal.commands.base import (
                                               COMMANDS,
-                                              Command,
                                               CommandContext,
                                               CommandResult,
                                               ModeCommands,
@@ -15,4 +14,4 @@ from ayder_cli.terminal.commands.base import (
                                               run_command,
 )
 
-__all__ = ["COMMANDS", "Command", "CommandContext", "CommandResult", "ModeCommands", "command_help", "run_command"]
+__all__ = ["COMMANDS", "CommandContext", "CommandResult", "ModeCommands", "command_help", "run_command"]
