@@ -63,8 +63,6 @@ TOOLS = [
     ),
 ]
 
-TOOL_NAMES = [spec["function"]["name"] for spec in TOOLS]
-
 
 @dataclass(frozen=True)
 class Case:
