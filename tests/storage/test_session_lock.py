@@ -148,7 +148,7 @@ def test_a_second_continue_while_the_first_runs_starts_a_new_session(fake, first
 
 
 def session_in_use_fail(project: Path, monkeypatch) -> list[str]:
-    """The flags that set session_in_use: "fail" (until config.py knows the key: set on the Config class)."""
+    """The flags that set session_in_use: "fail" (until setup/config.py knows the key: set on the Config class)."""
     if "session_in_use" in KEYS:
         return ["-c", str(write_json(project / "fail.json", {"session_in_use": "fail"}))]
     monkeypatch.setattr(Config, "session_in_use", "fail", raising=False)
