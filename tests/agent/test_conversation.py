@@ -8,9 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ayder_cli.agent.conversation import NO_RESULT, Conversation, render_result
-from ayder_cli.calls import ToolCall
+from ayder_cli.calls import ToolCall, ToolResult
 from ayder_cli.llm.base import Reply
-from ayder_cli.tools.base import ToolResult
 
 
 def call(call_id: str = "call_0", name: str = "read_file", **arguments) -> ToolCall:

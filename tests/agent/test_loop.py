@@ -5,10 +5,11 @@ from __future__ import annotations
 from ayder_cli.setup.config import Config
 from ayder_cli.setup.keys import endpoint_of
 from ayder_cli.agent.conversation import Conversation
+from ayder_cli.calls import ToolResult
 from ayder_cli.llm.base import Delta, ToolCallFragment, Usage
 from ayder_cli.agent.loop import ChatLoop
 from ayder_cli.setup.runtime import Runtime
-from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolResult, ToolSpec
+from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolSpec
 from ayder_cli.tools.executor import ToolExecutor
 
 
