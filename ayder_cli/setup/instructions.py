@@ -10,7 +10,6 @@ sent before the text of a conversation's first user message instead.
 
 from __future__ import annotations
 
-import os
 import platform
 import subprocess
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from ayder_cli.storage.xdg import xdg_config_path
+from ayder_cli.tools.git_command import run_git
 from ayder_cli.tools.process_groups import COMMAND_SHELL
 
 INSTRUCTIONS_FILE = "AGENTS.md"
@@ -191,11 +191,7 @@ def git_state(root: Path, timeout_s: float = GIT_TIMEOUT_S, env: Mapping[str, st
     """'branch main, clean', 'branch main, uncommitted changes', 'not a git repository', ...; never raises.
     env: the environment git runs in (None: ayder's own)."""
     try:
-        done = subprocess.run(
-            ["git", "status", "--porcelain=v2", "--branch"],
-            cwd=root, capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL,
-            env={**(os.environ if env is None else env), "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"},  # no index.lock
-        )
+        done = run_git(["status", "--porcelain=v2", "--branch"], root, timeout_s, env=env)
     except FileNotFoundError:
         return "unknown (git is not installed)"
     except subprocess.TimeoutExpired:
