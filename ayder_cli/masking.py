@@ -77,11 +77,28 @@ class MaskedStream:
 
 
 def masked_within(value: Any, mask: Callable[[str], str]) -> Any:
-    """`value` with every string inside it (in dicts and lists, however deep) passed through `mask`."""
+    """`value` with every string inside it (in dicts and lists, however deep), dict keys too (a
+    tool call's argument names are the model's to choose), passed through `mask`."""
     if isinstance(value, str):
         return mask(value)
     if isinstance(value, dict):
-        return {key: masked_within(item, mask) for key, item in value.items()}
+        masked: dict = {}
+        for key, item in value.items():
+            masked[_masked_key(key, mask, masked)] = masked_within(item, mask)
+        return masked
     if isinstance(value, (list, tuple)):
         return [masked_within(item, mask) for item in value]
     return value
+
+
+def _masked_key(key: Any, mask: Callable[[str], str], taken: dict) -> Any:
+    """The key masked; two keys masked alike stay two (`***`, `***#2`), so no value is lost."""
+    if not isinstance(key, str):
+        return key
+    masked = mask(key)
+    if masked not in taken:
+        return masked
+    number = 2
+    while f"{masked}#{number}" in taken:
+        number += 1
+    return f"{masked}#{number}"

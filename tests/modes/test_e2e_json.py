@@ -141,6 +141,19 @@ def test_keys_are_masked_in_json_events_even_split_across_deltas(fake, run_ayder
     assert events[-1]["answer"] == "your key is ***."
 
 
+def test_keys_are_masked_in_json_events_when_a_tool_call_uses_one_as_an_argument_name(fake, run_ayder, project):
+    (project / "notes.txt").write_text("hello\n")
+    call = {"name": "read_file", "arguments": {"file_path": "notes.txt", KEY: {KEY: "x"}}, "id": "call_1"}
+    fake.queue(Reply(text="", tool_calls=[call]), Reply(text=ANSWER))
+    result = run_ayder(*server_args(fake, "openai"), "--json", "read it", env={"OPENAI_API_KEY": KEY})
+    assert result.returncode == 0, result.stderr
+    assert KEY not in result.stdout and KEY not in result.stderr
+    [tool_call] = [event for event in events_of(result.stdout) if event["type"] == "tool_call"]
+    assert tool_call["arguments"] == {"file_path": "notes.txt", "***": {"***": "x"}}
+    saved = "".join(path.read_text() for path in (project / ".ayder").rglob("*.jsonl"))
+    assert saved and KEY not in saved
+
+
 def test_denial_without_a_terminal_is_said_once_and_counted(fake, project):
     """No controlling terminal: every write is denied by policy, said once on stderr, counted in --json."""
     target = project / "a.txt"

@@ -8,7 +8,7 @@ import pytest
 from support.fakellm import Reply
 from support.harness import server_args
 
-from ayder_cli.masking import MaskedStream, Secrets
+from ayder_cli.masking import MaskedStream, Secrets, masked_within
 
 KEY = "sk-live-SECRET-4242"
 
@@ -73,6 +73,13 @@ def test_a_held_back_start_that_is_not_a_key_is_written_when_the_reply_ends():
     assert out.getvalue() == "ends with "  # it could still become the key
     stream.settle()
     assert out.getvalue() == "ends with sk-"
+
+
+def test_keys_are_masked_in_dict_keys_and_two_keys_masked_alike_both_stay():
+    secrets = Secrets(["sk-live-SECRET-4242"])
+    value = {"sk-live-SECRET-4242": 1, "x-sk-live-SECRET-4242": [{"sk-live-SECRET-4242": "sk-live-SECRET-4242"}],
+             "***": 3}
+    assert masked_within(value, secrets.mask) == {"***": 1, "x-***": [{"***": "***"}], "***#2": 3}
 
 
 def test_short_values_are_not_taken_for_secrets():
