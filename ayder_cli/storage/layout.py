@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ayder_cli.storage.no_follow import STATE_DIR, check_no_links  # STATE_DIR: the folder's name, relative to the root
+from ayder_cli.storage.no_follow import STATE_DIR, check_no_links
 
 
 @dataclass(frozen=True)

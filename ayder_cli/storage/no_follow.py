@@ -17,9 +17,9 @@ from pathlib import Path
 
 from ayder_cli.errors import AyderError
 
-STATE_DIR = ".ayder"  # also layout.STATE_DIR; named here so layout can import this module
+STATE_DIR = ".ayder"  # the folder's name, relative to the project root (layout.py re-exports it)
 O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)  # 0 on Windows: the lstat walk below stands alone
-LINK_HINT = "ayder never writes through a link under .ayder/; remove the link (a cloned project may have planted it)"
+LINK_HINT = "remove the link (a cloned project may have planted it): ayder keeps its state only in real folders"
 
 
 class PlantedLink(AyderError):
@@ -51,8 +51,7 @@ def check_no_links(path: Path, *, directory: bool = False) -> None:
         except FileNotFoundError:
             return  # nothing below a missing part exists either
         if stat.S_ISLNK(info.st_mode):
-            raise PlantedLink(f"{step} is a symbolic link; ayder does not write or delete through it",
-                              hint=LINK_HINT)
+            raise _link_error(step)
         must_be_directory = directory or position < len(steps) - 1 or position == 0
         if must_be_directory and not stat.S_ISDIR(info.st_mode):
             raise PlantedLink(f"{step} is not a directory; ayder keeps its state there", hint=LINK_HINT)
@@ -67,9 +66,17 @@ def open_no_follow(path: Path, flags: int, mode: int = 0o600) -> int:
         return os.open(path, flags | extra, mode)
     except OSError as error:
         if extra and _is_link(path):  # ELOOP: planted between the check and the open
-            raise PlantedLink(f"{path} is a symbolic link; ayder does not write or delete through it",
-                              hint=LINK_HINT) from None
+            raise _link_error(path) from None
         raise error
+
+
+def _link_error(path: Path) -> PlantedLink:
+    try:
+        to = f" (to {os.readlink(path)})"
+    except OSError:
+        to = ""
+    return PlantedLink(f"{path} is a symbolic link{to}; ayder does not read, write or delete through it",
+                       hint=LINK_HINT)
 
 
 def _is_link(path: Path) -> bool:

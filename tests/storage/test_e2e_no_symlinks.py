@@ -162,3 +162,27 @@ def test_notes_checkpoint_and_tasks_are_not_written_through_a_link(fake, run_ayd
     assert result.returncode == 0, result.stderr
     assert list(outside.iterdir()) == []
     assert f"{linked.split('/')[-1]} is a symbolic link" in everything_sent(fake)
+
+
+def test_a_planted_checkpoint_link_is_not_restored(fake, run_ayder, project, isolated_env):
+    secret = isolated_env / "secret.md"
+    secret.write_text(f"# Checkpoint 1\n\n{OUTSIDE_SECRET}\n")
+    (project / ".ayder" / "memory").mkdir(parents=True)
+    (project / ".ayder" / "memory" / "current_memory.md").symlink_to(secret)
+    fake.queue(Reply(text="hello"))
+    result = run_ayder(*server_args(fake, "ollama"), "--restore", "hi")
+    assert OUTSIDE_SECRET not in everything_sent(fake)
+    assert result.returncode == 1
+    assert f"current_memory.md is a symbolic link (to {secret})" in result.stderr
+
+
+def test_a_planted_notes_link_is_not_read_to_the_model(fake, run_ayder, project, isolated_env):
+    secret = isolated_env / "notes.jsonl"
+    secret.write_text(json.dumps({"content": OUTSIDE_SECRET}) + "\n")
+    (project / ".ayder" / "memory").mkdir(parents=True)
+    (project / ".ayder" / "memory" / "memories.jsonl").symlink_to(secret)
+    fake.queue(Reply(text="", tool_calls=[{"name": "load_memory", "arguments": {}}]), Reply(text="Done."))
+    result = run_ayder(*server_args(fake, "ollama"), "--tools", "memory", "what do you remember?")
+    assert result.returncode == 0, result.stderr
+    assert OUTSIDE_SECRET not in everything_sent(fake)
+    assert "memories.jsonl is a symbolic link" in everything_sent(fake)
