@@ -99,10 +99,14 @@ def project_dirs(root: Path, cwd: Path | None) -> list[Path]:
     return dirs
 
 
-def find_instruction_files(root: Path, cwd: Path | None, env: Mapping[str, str],
-                           extra: Sequence[str] = ()) -> list[tuple[Path, str]]:
-    """(path, label) of every instruction file, user-wide first, then root first; each file once."""
+def find_instruction_files(root: Path, cwd: Path | None, env: Mapping[str, str], extra: Sequence[str] = (),
+                           warn: Callable[[str], None] = lambda message: None) -> list[tuple[Path, str]]:
+    """(path, label) of every instruction file, user-wide first, then root first; each file once.
+
+    A project's file that is a link out of the root is left out, with a warning: a cloned project
+    must not send ~/.ssh/... to the server as its "instructions". The user-wide ones are the user's."""
     names = instruction_names(extra)
+    real_root = root.resolve()
     found: list[tuple[Path, str]] = []
     seen: set[Path] = set()
     places = [(user_instructions_dir(env), True)] + [(d, False) for d in project_dirs(root, cwd)]
@@ -112,10 +116,13 @@ def find_instruction_files(root: Path, cwd: Path | None, env: Mapping[str, str],
             if not path.is_file():
                 continue
             real = path.resolve()
+            label = f"{name} (user-wide)" if user_wide else path.relative_to(root).as_posix()
+            if not user_wide and not real.is_relative_to(real_root):
+                warn(f"{label} links outside the project ({real}); not read")
+                continue
             if real in seen:  # e.g. CLAUDE.md -> AGENTS.md, or the root seen twice
                 continue
             seen.add(real)
-            label = f"{name} (user-wide)" if user_wide else path.relative_to(root).as_posix()
             found.append((path, label))
     return found
 
@@ -127,7 +134,7 @@ def load_instructions(root: Path, cwd: Path | None, env: Mapping[str, str], extr
     files: list[InstructionFile] = []
     left_out: list[str] = []
     room = limit
-    for path, label in find_instruction_files(root, cwd, env, extra):
+    for path, label in find_instruction_files(root, cwd, env, extra, warn):
         try:
             text = path.read_text(encoding="utf-8").strip()
         except (OSError, UnicodeDecodeError) as exc:

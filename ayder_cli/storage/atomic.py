@@ -14,6 +14,7 @@ from typing import Any
 
 from ayder_cli.errors import ToolError
 from ayder_cli.storage.layout import STATE_DIR, ignore_everything, make_directory
+from ayder_cli.storage.no_follow import check_no_links, open_no_follow
 from ayder_cli.storage.paths import display_path
 
 TEMP_PREFIX = ".ayder-tmp-"
@@ -24,8 +25,10 @@ def atomic_write(path: Path, data: str, root: Path, journal: Any, tool_name: str
     """Write data (UTF-8) to path inside root, atomically; returns whether the file was created.
 
     The mode of an existing file is kept; missing parent directories are made.
-    ToolError for anything that cannot be written (outside root, .git, a directory, I/O).
+    ToolError for anything that cannot be written (outside root, .git, a directory, I/O);
+    PlantedLink for a link on the way to a file under .ayder/ (a checkpoint, a task).
     """
+    check_no_links(Path(path))
     root = Path(root).resolve()
     target = Path(path).resolve()
     shown = display_path(root, target)
@@ -114,7 +117,9 @@ def replace_with(target: Path, data: bytes, mode: int | None) -> None:
 
     mode None: a new file (0o666 less the umask); else the permission bits to give it.
     An existing file's owner and group are kept where the process may set them.
+    PlantedLink when target is under .ayder/ and a link is on the way (the temporary would land there).
     """
+    check_no_links(target)
     temp, fd = _create_temp(target.parent)
     try:
         with os.fdopen(fd, "wb") as stream:
@@ -169,9 +174,9 @@ def fsync_directory(directory: Path) -> None:
 
 def append_record(path: Path, data: bytes, mode: int = 0o600) -> None:
     """Append one record (a whole line) with O_APPEND and fsync: a crash loses at most this record,
-    never an earlier one. OSError propagates."""
+    never an earlier one. OSError propagates; PlantedLink for a link under .ayder/."""
     make_directory(path.parent)
-    descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, mode)
+    descriptor = open_no_follow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, mode)
     try:
         while data:
             written = os.write(descriptor, data)

@@ -10,6 +10,7 @@ from typing import Callable
 
 from ayder_cli.storage.atomic import atomic_write
 from ayder_cli.storage.layout import Layout
+from ayder_cli.storage.no_follow import check_no_links
 
 
 class CheckpointStore:
@@ -29,6 +30,7 @@ class CheckpointStore:
         return self.path.is_file()
 
     def read(self) -> str:
+        check_no_links(self.path)  # a planted link to an outside file is not read to the model
         return self.path.read_text(encoding="utf-8")
 
     def write(self, summary: str, cycle: int) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-STATE_DIR = ".ayder"  # the folder's name, relative to the project root
+from ayder_cli.storage.no_follow import STATE_DIR, check_no_links
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,7 @@ def make_directory(directory: Path, mode: int = 0o777) -> None:
     """mkdir -p for anything under a project's .ayder/: the folder, when this makes it, gets a
     .gitignore of `*` first (as pytest does for its cache), so it never shows in `git status`."""
     directory = Path(directory)
+    check_no_links(directory, directory=True)  # a planted .ayder -> ~ is refused, never mkdir'd through
     parts = directory.parts
     if STATE_DIR in parts:
         state = Path(*parts[:len(parts) - parts[::-1].index(STATE_DIR)])

@@ -10,6 +10,7 @@ from typing import Callable
 
 from ayder_cli.storage.atomic import append_record
 from ayder_cli.storage.layout import Layout
+from ayder_cli.storage.no_follow import check_no_links
 
 
 def append_note(root: Path, content: str, category: str, tags: list[str],
@@ -29,6 +30,7 @@ def append_note(root: Path, content: str, category: str, tags: list[str],
 def read_notes(root: Path) -> list[dict]:
     """Every note kept, oldest first; a line that is not a note (a torn last line after a crash) is skipped."""
     path = Layout(root).memories
+    check_no_links(path)  # a planted link to an outside file is not read to the model
     notes = []
     if path.is_file():
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():

@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ayder_cli.storage.layout import make_directory
+from ayder_cli.storage.no_follow import open_no_follow
 
 try:
     import fcntl
@@ -58,7 +59,8 @@ class SessionLock:
         return self._fd is not None or self._owns_pid_file
 
     def acquire(self) -> LockHolder | None:
-        """Take the lock: None once this process holds it, else who does. OSError if it cannot be tried."""
+        """Take the lock: None once this process holds it, else who does. OSError if it cannot be tried;
+        PlantedLink if the lock file (or a folder above it under .ayder/) is a link."""
         if self.held:
             return None
         make_directory(self.path.parent)
@@ -81,7 +83,7 @@ class SessionLock:
 
     def _acquire_flock(self) -> LockHolder | None:
         while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            fd = open_no_follow(self.path, os.O_RDWR | os.O_CREAT, 0o600)  # a planted link is never truncated
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -102,7 +104,7 @@ class SessionLock:
     def _acquire_pid_file(self) -> LockHolder | None:
         for _ in range(3):  # a stale file is removed, then the create is tried again
             try:
-                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                fd = open_no_follow(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             except FileExistsError:
                 holder = read_holder(self.path)
                 if not _is_stale(self.path, holder):

@@ -31,6 +31,7 @@ from typing import Any
 from ayder_cli.masking import masked_within
 from ayder_cli.storage.atomic import append_record, replace_with
 from ayder_cli.storage.layout import Layout, make_directory
+from ayder_cli.storage.no_follow import PlantedLink, check_no_links
 from ayder_cli.storage.session_lock import LockHolder, SessionLock, pid_alive, read_holder
 from ayder_cli.storage.transcript import (
     FILE_NAME,
@@ -211,7 +212,8 @@ class SessionStore:
     # ---- helpers
 
     def _files(self) -> list[tuple[Path, str]]:
-        """(path, id) of every session file."""
+        """(path, id) of every session file; PlantedLink if the folder is a link (prune would delete there)."""
+        check_no_links(self.directory, directory=True)
         try:
             entries = list(self.directory.iterdir())
         except FileNotFoundError:
@@ -283,6 +285,7 @@ class Session:
     def resume(cls, path: str | os.PathLike[str], redact: Callable[[str], str] = _identity) -> Session:
         """Go on appending to the transcript at path."""
         path = Path(path)
+        check_no_links(path)  # a planted <id>.jsonl link: its target is neither read nor appended to
         if not path.is_file():
             raise SessionNotFound(f"no session file {path}", hint="/sessions lists the sessions there are")
         # <root>/.ayder/sessions/<file>: the store is the one of that project
@@ -325,6 +328,12 @@ class Session:
             raise SessionError(f"cannot save the session name in {self.store._names_path()}: {error}") from error
 
     def _write(self, text: str) -> None:
+        try:
+            self._append(text)
+        except PlantedLink as error:  # the lock, the transcript or a folder above them is a link
+            raise SessionError(error.message, hint=error.hint) from None
+
+    def _append(self, text: str) -> None:
         holder = self.lock()  # before the file exists: no one else can start appending to it
         if holder is not None:
             raise SessionInUse(f"session {self.id} is in use by {holder.describe()}",

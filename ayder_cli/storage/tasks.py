@@ -28,6 +28,7 @@ from pathlib import Path
 from ayder_cli.errors import AyderError, ToolError, UsageError
 from ayder_cli.storage.atomic import atomic_write
 from ayder_cli.storage.layout import Layout
+from ayder_cli.storage.no_follow import check_no_links
 from ayder_cli.storage.paths import display_path
 
 TASKS_DIR = Layout(Path(".")).tasks  # as shown to the user: relative to the root
@@ -66,7 +67,10 @@ class Task:
 
 
 def tasks_dir(root: Path) -> Path:
-    return Layout(Path(root).resolve()).tasks
+    """.ayder/tasks/; PlantedLink if it (or .ayder) is a link: tasks are neither read nor written through it."""
+    directory = Layout(Path(root).resolve()).tasks
+    check_no_links(directory, directory=True)
+    return directory
 
 
 def task_id(number: int) -> str:

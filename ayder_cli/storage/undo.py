@@ -24,6 +24,7 @@ from typing import Protocol
 
 from ayder_cli.errors import AyderError
 from ayder_cli.storage.atomic import fsync_directory, replace_with
+from ayder_cli.storage.no_follow import PlantedLink
 
 MAX_FILE_BYTES = 8 * 1024 * 1024  # a bigger file's old content is not kept (its entry says so)
 MAX_TOTAL_BYTES = 64 * 1024 * 1024  # old contents kept per session; the oldest go first beyond it
@@ -199,8 +200,8 @@ class UndoJournal:
             entry.path.parent.mkdir(parents=True, exist_ok=True)
             replace_with(entry.path, previous, entry.mode)
             return f"restored {entry.display} ({entry.tool})"
-        except OSError as exc:
-            raise UndoError(f"cannot undo {entry.describe()}: {exc.strerror or exc}") from None
+        except (OSError, PlantedLink) as exc:
+            raise UndoError(f"cannot undo {entry.describe()}: {getattr(exc, 'strerror', None) or exc}") from None
 
     def _previous(self, entry: UndoEntry) -> bytes:
         if entry.previous is not None:
@@ -240,10 +241,10 @@ class UndoJournal:
             if entry.previous is not None and not entry.not_saved:
                 self.store.put_content(entry, entry.previous)
             self.store.save(self._saved_entries(), self._next_number)
-        except OSError as exc:
+        except (OSError, PlantedLink) as exc:  # a planted link: refused, kept in memory as a full disk is
             entry.saved = False
             self.warn(f"the undo journal could not save what {entry.tool} replaced in {entry.display} "
-                      f"({exc.strerror or exc}); undo of this change is unavailable after ayder exits")
+                      f"({getattr(exc, 'strerror', None) or exc}); undo of this change is unavailable after ayder exits")
             return
         if not entry.not_saved:
             entry.previous = None  # read back from the store when /undo needs it
@@ -258,7 +259,7 @@ class UndoJournal:
         if self.store is not None and entry.saved:
             try:
                 self.store.drop_content(entry)
-            except OSError:
+            except (OSError, PlantedLink):
                 pass  # an orphan file, removed when the journal is next loaded
 
     def _save_index(self) -> None:
@@ -266,8 +267,8 @@ class UndoJournal:
             return
         try:
             self.store.save(self._saved_entries(), self._next_number)
-        except OSError as exc:
-            self.warn(f"the undo journal on disk could not be updated ({exc.strerror or exc}); "
+        except (OSError, PlantedLink) as exc:
+            self.warn(f"the undo journal on disk could not be updated ({getattr(exc, 'strerror', None) or exc}); "
                       "/undo in this run is not affected")
 
     def _saved_entries(self) -> list[UndoEntry]:

@@ -20,6 +20,7 @@ from typing import Any
 
 from ayder_cli.storage.atomic import replace_with
 from ayder_cli.storage.layout import make_directory
+from ayder_cli.storage.no_follow import check_no_links
 from ayder_cli.storage.undo import UndoEntry
 
 INDEX_NAME = "index.json"
@@ -51,15 +52,19 @@ class UndoStore:
         replace_with(self._content_path(entry.number), data, PRIVATE_FILE)
 
     def read_content(self, entry: UndoEntry) -> bytes:
+        check_no_links(self._content_path(entry.number))
         return self._content_path(entry.number).read_bytes()
 
     def drop_content(self, entry: UndoEntry) -> None:
+        check_no_links(self.directory, directory=True)
         self._content_path(entry.number).unlink(missing_ok=True)
 
     # ---- reading
 
     def load(self) -> tuple[list[UndoEntry], int, list[str]]:
-        """(entries oldest first, the next entry number, a warning for each problem found)."""
+        """(entries oldest first, the next entry number, a warning for each problem found).
+        PlantedLink if the journal's folder is a link: its orphans would be deleted wherever it points."""
+        check_no_links(self.directory, directory=True)
         index = self.directory / INDEX_NAME
         try:
             document = json.loads(index.read_text(encoding="utf-8"))
