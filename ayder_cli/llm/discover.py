@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 import requests
@@ -73,15 +73,17 @@ def find_local_server(candidates: tuple[Candidate, ...] | None = None,
     """The first candidate, in order, that answers with a model list; None if none does in time.
 
     All are asked in parallel; this returns as soon as every candidate before
-    the winner has failed, without waiting for the slower ones behind it.
+    the winner has failed, without waiting for the slower ones behind it. Those
+    still reading then stop at their next piece and close their connection.
     """
     candidates = CANDIDATES if candidates is None else candidates
     answers: list[tuple[str, ...] | None] = [None] * len(candidates)
     done = [threading.Event() for _ in candidates]
+    decided = threading.Event()
 
     def ask(index: int) -> None:
         try:
-            answers[index] = list_models(candidates[index])
+            answers[index] = list_models(candidates[index], cancelled=decided.is_set)
         finally:
             done[index].set()
 
@@ -89,21 +91,25 @@ def find_local_server(candidates: tuple[Candidate, ...] | None = None,
         # Daemon threads: a port that never answers must not hold up ayder's exit.
         threading.Thread(target=ask, args=(index,), daemon=True, name="ayder-discover").start()
     deadline = time.monotonic() + deadline_s
-    for index, candidate in enumerate(candidates):
-        done[index].wait(max(0.0, deadline - time.monotonic()))
-        models = answers[index]
-        if models is not None:
-            return FoundServer(candidate.provider, candidate.kind, candidate.base_url, models)
-    return None
+    try:
+        for index, candidate in enumerate(candidates):
+            done[index].wait(max(0.0, deadline - time.monotonic()))
+            models = answers[index]
+            if models is not None:
+                return FoundServer(candidate.provider, candidate.kind, candidate.base_url, models)
+        return None
+    finally:
+        decided.set()
 
 
-def list_models(candidate: Candidate) -> tuple[str, ...] | None:
-    """The model names the candidate lists; None if nothing answers there with a model list."""
+def list_models(candidate: Candidate, cancelled: Callable[[], bool] | None = None) -> tuple[str, ...] | None:
+    """The model names the candidate lists; None if nothing answers there with a model list (capped,
+    in time) or once `cancelled` says the answer is no longer wanted."""
     with requests.Session() as session:
         session.trust_env = False  # a proxy from the environment must not stand between us and loopback
         return model_names(fetch_json(session, "GET", candidate.base_url + candidate.models_path,
                                       timeout=(CONNECT_TIMEOUT_S, READ_TIMEOUT_S), allow_redirects=False,
-                                      headers={"User-Agent": "ayder"}))
+                                      headers={"User-Agent": "ayder"}, cancelled=cancelled))
 
 
 def model_names(listing: Any) -> tuple[str, ...] | None:

@@ -12,6 +12,7 @@ import requests
 import urllib3
 
 from ayder_cli.llm.base import Delta, LLMError, StreamCutError
+from ayder_cli.llm.body import load_capped
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_BACKOFF_S = 8.0
@@ -38,6 +39,7 @@ class Transport:
     ) -> None:
         self.session = requests.Session()
         self.session.headers.update(headers)
+        self.session.hooks["response"].append(unread_redirect_body)
         self.timeout = (connect_timeout_s, read_timeout_s)
         self.max_retries = max_retries
         self.unreachable = unreachable
@@ -61,14 +63,17 @@ class Transport:
         stream: bool = False,
         error_for: Callable[[requests.Response], LLMError],
     ) -> requests.Response:
-        """The response once its status is OK; an LLMError otherwise."""
+        """The response once its status is OK; an LLMError otherwise.
+
+        Unless `stream`, the body has been read (at most MAX_BODY_BYTES, within the read timeout
+        counted from the request): requests itself would read any size for as long as it comes."""
         for attempt in range(self.max_retries + 1):
             last = attempt == self.max_retries
             started = time.monotonic()
             if self.log:
                 self.log(f"{method} {url}" + (f" (retry {attempt})" if attempt else ""))
             try:
-                response = self.session.request(method, url, json=body, stream=stream, timeout=self.timeout)
+                response = self.session.request(method, url, json=body, stream=True, timeout=self.timeout)
             except requests.exceptions.ConnectionError as exc:
                 if last or isinstance(exc, requests.exceptions.SSLError) or refused_on_loopback(url, exc):
                     raise self.unreachable(url, exc) from exc
@@ -88,20 +93,35 @@ class Transport:
                 response.close()
                 self.sleep(wait)
                 continue
+            deadline = started + self.timeout[1] if self.timeout[1] is not None else None
             if response.status_code >= 400:
+                try:
+                    load_capped(response, url, deadline=deadline)
+                except LLMError as exc:  # the status still says what failed; the body's trouble is its detail
+                    response._content = exc.message.encode()
                 try:
                     raise error_for(response)
                 finally:
                     response.close()
+            if not stream:
+                load_capped(response, url, deadline=deadline)
             return response
         raise AssertionError("unreachable")  # pragma: no cover
 
     def probe(self, method: str, url: str, body: dict[str, Any] | None = None) -> Any:
         """One quick look at a server's own endpoint: its JSON, or None on any failure (never retried)."""
-        return fetch_json(self.session, method, url, json=body, timeout=(min(self.timeout[0], 2.0), 5.0))
+        return fetch_json(self.session, method, url, json=body,
+                          timeout=(min(self.timeout[0], 2.0), min(self.timeout[1] or 5.0, 5.0)))
 
     def close(self) -> None:
         self.session.close()
+
+
+def unread_redirect_body(response: requests.Response, **_: Any) -> requests.Response:
+    """requests reads a redirect's whole body, uncapped, before following it: leave it unread."""
+    if response.is_redirect and response._content is False:
+        response._content, response._content_consumed = b"", True
+    return response
 
 
 def refused_on_loopback(url: str, exc: BaseException) -> bool:
@@ -240,18 +260,22 @@ def whole_json(response: requests.Response, url: str, redact: Callable[[str], st
     return payload
 
 
-def fetch_json(session: requests.Session, method: str, url: str, **options: Any) -> Any:
-    """The JSON a server answers with 200, or None on any failure: no retry, no error."""
+def fetch_json(session: requests.Session, method: str, url: str, *, timeout: tuple[float, float],
+               cancelled: Callable[[], bool] | None = None, **options: Any) -> Any:
+    """The JSON a server answers with 200, or None on any failure: no retry, no error. The body is
+    capped and must be whole within the read timeout from the request (or until `cancelled`)."""
+    deadline = time.monotonic() + timeout[1]
     try:
-        response = session.request(method, url, **options)
+        response = session.request(method, url, stream=True, timeout=timeout, **options)
     except requests.exceptions.RequestException:
         return None
     with response:
         if response.status_code != 200:
             return None
         try:
+            load_capped(response, url, deadline=deadline, cancelled=cancelled)
             return response.json()
-        except ValueError:
+        except (LLMError, ValueError):
             return None
 
 
