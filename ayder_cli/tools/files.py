@@ -20,6 +20,7 @@ from ayder_cli.wording import counted
 
 MAX_LINES = 2000  # per read_file call
 MAX_LINE_CHARS = 2000  # a minified file's one long line should not fill the whole reply
+LINE_HEAD_BYTES = 4 * MAX_LINE_CHARS + 4  # of a line, at most this is held: enough for MAX_LINE_CHARS in UTF-8
 MAX_ENTRIES = 1000  # per list_files call
 COUNT_TOTAL_UP_TO_BYTES = 4 * 1024 * 1024  # beyond this, a range read does not scan on for the total
 NOTE_ROOM = 200  # characters kept free for the closing note
@@ -63,10 +64,10 @@ def _read_lines(
     number = 0  # lines read so far
     more = False  # the file goes on past the last line shown
     out_of_room = False
-    for number, raw in enumerate(stream, 1):
+    for number, (raw, skipped) in enumerate(_bounded_lines(stream), 1):
         if number < start:
             continue
-        line = f"{number:>6}\t{_decode(raw)}"
+        line = f"{number:>6}\t{_decode(raw, skipped)}"
         if shown and used + len(line) + 1 > budget:
             more = out_of_room = True
             break
@@ -93,8 +94,22 @@ def _read_lines(
     return ToolResult(ok=True, output="\n".join(shown) + note, summary=counted(len(shown), "line"))
 
 
-def _decode(raw: bytes) -> str:
+def _bounded_lines(stream: io.BufferedReader):
+    """Each line as (its first LINE_HEAD_BYTES, the bytes of it skipped): a 1 GB line is never held whole."""
+    while head := stream.readline(LINE_HEAD_BYTES):
+        skipped = 0
+        if not head.endswith(b"\n"):
+            while (rest := stream.readline(1 << 16)) and not rest.endswith(b"\n"):
+                skipped += len(rest)
+            skipped += len(rest.rstrip(b"\r\n"))
+        yield head, skipped
+
+
+def _decode(raw: bytes, skipped: int = 0) -> str:
     text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+    if skipped:  # the rest of the line was not read into memory: its size in bytes is what is known
+        more = len(text[MAX_LINE_CHARS:].encode("utf-8")) + skipped
+        return f"{text[:MAX_LINE_CHARS]}… [{more:,} more bytes on this line]"
     if len(text) > MAX_LINE_CHARS:
         text = f"{text[:MAX_LINE_CHARS]}… [{len(text) - MAX_LINE_CHARS:,} more characters on this line]"
     return text

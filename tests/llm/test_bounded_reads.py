@@ -71,6 +71,19 @@ def test_an_endless_ollama_show_is_an_unknown_window(timed_ayder):
     assert_bounded(server)
 
 
+def test_a_props_that_trickles_for_ever_is_given_up_at_timeout_s(timed_ayder):
+    server = flooding({"/props": 200}, head=b'{"default_generation_settings": {"n_ctx": 2048, "x": "', every_s=0.05)
+    try:
+        result, took = timed_ayder(*server_args(server, "openai"), "-v", "q")
+    finally:
+        server.stop()
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+    assert "llama.cpp /props" not in result.stderr
+    assert TIMEOUT_S - 0.5 < took < TIMEOUT_S + 2  # the probe waited up to timeout_s, no longer
+    assert_bounded(server)
+
+
 @pytest.mark.parametrize("protocol, path", [("openai", "/v1/chat/completions"), ("ollama", "/api/chat")])
 def test_an_endless_error_body_is_one_line_naming_the_status(timed_ayder, protocol, path):
     server = flooding({path: 500}, head=b'{"error": "')

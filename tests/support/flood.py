@@ -2,13 +2,15 @@
 
     with FloodingLLM({"/props": 200, "/v1/chat/completions": 500}) as server: ...
 
-Every other path is the ordinary FakeLLM. `served` is how many body bytes the endless answers
+Every other path is the ordinary FakeLLM. With `every_s`, the body trickles instead: a few bytes
+at that pace, so each read gets something and only a deadline ends it. `served` is how many body bytes the endless answers
 got into the socket before the client closed it; `finished` is set once every one of them ended.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 
 from support.fakellm import FakeLLM, _Handler
 
@@ -17,10 +19,11 @@ GIVE_UP_BYTES = 512 * 1024 * 1024  # a client that never stops must not fill the
 
 
 class FloodingLLM(FakeLLM):
-    def __init__(self, endless: dict[str, int], head: bytes = b'{"data": "') -> None:
+    def __init__(self, endless: dict[str, int], head: bytes = b'{"data": "', every_s: float = 0.0) -> None:
         super().__init__()
         self.endless = endless  # path -> HTTP status of the endless answer
         self.head = head  # the start of the body, so it looks like the JSON asked for
+        self.every_s = every_s
         self.served = 0
         self.answers = 0  # endless answers begun
         self.running = 0  # endless answers still writing
@@ -71,7 +74,8 @@ class _FloodHandler(_Handler):
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
                 self.wfile.flush()
                 fake.served += len(data)
-                data = b"a" * PIECE
+                data = b"a" * (16 if fake.every_s else PIECE)
+                time.sleep(fake.every_s)
         except OSError:  # the client closed the connection: what the tests expect
             pass
         finally:
