@@ -71,6 +71,19 @@ def test_an_endless_ollama_show_is_an_unknown_window(timed_ayder):
     assert_bounded(server)
 
 
+def test_an_endless_redirect_body_is_not_read(timed_ayder):
+    server = flooding({"/props": 302, "/api/v0/models": 302})
+    try:
+        result, took = timed_ayder(*server_args(server, "openai"), "-v", "q")
+    finally:
+        server.stop()
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "ok"
+    assert took < TIMEOUT_S + 2
+    assert server.answers == 2, result.stderr
+    assert_bounded(server)
+
+
 def test_a_props_that_trickles_for_ever_is_given_up_at_timeout_s(timed_ayder):
     server = flooding({"/props": 200}, head=b'{"default_generation_settings": {"n_ctx": 2048, "x": "', every_s=0.05)
     try:

@@ -68,6 +68,8 @@ class _FloodHandler(_Handler):
             self.send_response(fake.endless[self.path])
             self.send_header("Content-Type", "application/json")
             self.send_header("Transfer-Encoding", "chunked")
+            if 300 <= fake.endless[self.path] < 400:  # a redirect to nowhere, its body endless too
+                self.send_header("Location", "/moved")
             self.end_headers()
             data = fake.head + b"a" * (PIECE - len(fake.head))
             while fake.served < GIVE_UP_BYTES:
