@@ -15,6 +15,7 @@ from ayder_cli.storage.paths import display_path, resolve_in_root
 from ayder_cli.tools.base import ToolContext, ToolSpec
 from ayder_cli.tools.deadline import Deadline
 from ayder_cli.tools.gitignore import IgnoreRules, InvalidPattern, compile_glob
+from ayder_cli.tools.long_lines import CutLine, bounded_lines, bytes_after
 from ayder_cli.tools.walk import scan, walk_entries
 from ayder_cli.wording import counted
 
@@ -64,10 +65,10 @@ def _read_lines(
     number = 0  # lines read so far
     more = False  # the file goes on past the last line shown
     out_of_room = False
-    for number, (raw, skipped) in enumerate(_bounded_lines(stream), 1):
+    for number, raw in enumerate(bounded_lines(stream, LINE_HEAD_BYTES), 1):
         if number < start:
             continue
-        line = f"{number:>6}\t{_decode(raw, skipped)}"
+        line = f"{number:>6}\t{_decode(raw)}"
         if shown and used + len(line) + 1 > budget:
             more = out_of_room = True
             break
@@ -94,21 +95,10 @@ def _read_lines(
     return ToolResult(ok=True, output="\n".join(shown) + note, summary=counted(len(shown), "line"))
 
 
-def _bounded_lines(stream: io.BufferedReader):
-    """Each line as (its first LINE_HEAD_BYTES, the bytes of it skipped): a 1 GB line is never held whole."""
-    while head := stream.readline(LINE_HEAD_BYTES):
-        skipped = 0
-        if not head.endswith(b"\n"):
-            while (rest := stream.readline(1 << 16)) and not rest.endswith(b"\n"):
-                skipped += len(rest)
-            skipped += len(rest.rstrip(b"\r\n"))
-        yield head, skipped
-
-
-def _decode(raw: bytes, skipped: int = 0) -> str:
+def _decode(raw: bytes) -> str:
     text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-    if skipped:  # the rest of the line was not read into memory: its size in bytes is what is known
-        more = len(text[MAX_LINE_CHARS:].encode("utf-8")) + skipped
+    if isinstance(raw, CutLine):  # the rest of the line was not read into memory: its size in bytes is what is known
+        more = bytes_after(text, MAX_LINE_CHARS, raw.skipped)
         return f"{text[:MAX_LINE_CHARS]}… [{more:,} more bytes on this line]"
     if len(text) > MAX_LINE_CHARS:
         text = f"{text[:MAX_LINE_CHARS]}… [{len(text) - MAX_LINE_CHARS:,} more characters on this line]"

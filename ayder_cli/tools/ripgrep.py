@@ -17,9 +17,11 @@ from ayder_cli.storage.layout import STATE_DIR
 from ayder_cli.tools.deadline import NEVER, Deadline
 from ayder_cli.tools.gitignore import IgnoreRules
 from ayder_cli.tools.line_matches import Record
+from ayder_cli.tools.long_lines import LONG_LINE_BYTES, CutLine, bounded_lines
 from ayder_cli.tools.search_query import Query
 
 RG_TIMEOUT_S = 120.0
+RG_LINE_HEAD_BYTES = 4096 + 32 + LONG_LINE_BYTES  # the path, the line number, then the line's start
 _RG_LINE = re.compile(rb"(\d+)([:-])")
 
 
@@ -103,7 +105,7 @@ def _watchdog(process: subprocess.Popen, deadline: Deadline) -> threading.Timer 
 def _parse_rg(process: subprocess.Popen, root: Path, query: Query, deadline: Deadline = NEVER) -> Iterator[Record]:
     path_bytes, path, wanted = b"", "", True
     any_line = False
-    for raw in process.stdout:
+    for raw in bounded_lines(process.stdout, RG_LINE_HEAD_BYTES):  # a huge matching line is not held whole
         path_part, separator, rest = raw.partition(b"\0")
         if not separator:
             continue  # the "--" between groups: the formatter draws its own
@@ -117,7 +119,11 @@ def _parse_rg(process: subprocess.Popen, root: Path, query: Query, deadline: Dea
         if not wanted or found is None:
             continue
         any_line = True
-        yield path, int(found[1]), found[2] == b":", rest[found.end():].rstrip(b"\n")
+        text = rest[found.end():].rstrip(b"\n")
+        if isinstance(raw, CutLine):
+            text = CutLine(text)
+            text.skipped = raw.skipped
+        yield path, int(found[1]), found[2] == b":", text
     if not any_line and process.wait(timeout=RG_TIMEOUT_S) not in (0, 1) and not deadline.hit:
         raise RipgrepFailed
 

@@ -22,6 +22,7 @@ from ayder_cli.storage.paths import display_path, resolve_in_root
 from ayder_cli.tools.base import ToolContext, ToolSpec
 from ayder_cli.tools.deadline import NEVER, Deadline
 from ayder_cli.tools.gitignore import IgnoreRules, InvalidPattern, compile_glob
+from ayder_cli.tools.long_lines import LONG_LINE_BYTES, CutLine
 from ayder_cli.tools.line_matches import Record, Tally, Text, file_records, is_plain_literal, required_literal
 from ayder_cli.tools.ripgrep import RipgrepFailed, rg_records
 from ayder_cli.tools.search_query import Query
@@ -155,11 +156,18 @@ def _format(records: Iterator[Record | Tally], query: Query, max_results: int) -
 
 
 def _result_line(path: str, number: int, is_match: bool, text: Text) -> str:
+    skipped = text.skipped if isinstance(text, CutLine) else 0  # rg's line, not read to its end
+    size = len(text) + skipped if isinstance(text, bytes) else None
     if isinstance(text, bytes):
         text = text.decode("utf-8", errors="replace")
     text = text.rstrip("\r")
     if len(text) > MAX_LINE_CHARS:
-        text = f"{text[:MAX_LINE_CHARS]}… [{len(text) - MAX_LINE_CHARS:,} more characters]"
+        size = size if size is not None else len(text.encode("utf-8", errors="surrogateescape"))
+        if size > LONG_LINE_BYTES:  # the rest counted alike whether it was read (Python) or skipped (rg)
+            more = size - len(text[:MAX_LINE_CHARS].encode("utf-8", errors="surrogateescape"))
+            text = f"{text[:MAX_LINE_CHARS]}… [{more:,} more bytes]"
+        else:
+            text = f"{text[:MAX_LINE_CHARS]}… [{len(text) - MAX_LINE_CHARS:,} more characters]"
     mark = ":" if is_match else "-"
     return f"{path}{mark}{number}{mark} {text}"
 
