@@ -660,3 +660,13 @@ def test_the_third_attacks_spellings_are_refused_end_to_end(fake, run_ayder, iso
 def test_a_command_named_by_a_substitution_runs_end_to_end(fake, run_ayder, command):
     answer = ask_to_run(fake, run_ayder, command)
     assert "refused" not in answer and "Python 3." in answer
+
+
+def test_a_script_found_by_a_substitution_runs_end_to_end(fake, run_ayder, project):
+    if shutil.which("git") is None:
+        pytest.skip("no git")
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / "build.sh").write_text("#!/bin/sh\necho built-it\n")
+    (project / "build.sh").chmod(0o755)
+    answer = ask_to_run(fake, run_ayder, '"$(git rev-parse --show-toplevel)/build.sh"')
+    assert "refused" not in answer and "built-it" in answer
