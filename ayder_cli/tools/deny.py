@@ -17,7 +17,9 @@ from typing import Any, Callable, Iterable
 
 from ayder_cli.errors import ToolError
 from ayder_cli.tools.base import ToolContext
-from ayder_cli.tools.shell_words import MAX_DEPTH
+from ayder_cli.tools.braces import expand_braces
+from ayder_cli.tools.fork_bomb import is_fork_bomb
+from ayder_cli.tools.shell_words import MAX_DEPTH, TooDeep
 from ayder_cli.tools.what_runs import (
     Run,
     WhatRuns,
@@ -37,6 +39,7 @@ SYSTEM_DIRECTORIES = frozenset(
 HOMES_PARENTS = ("/home", "/Users")  # a directory right inside them is somebody's home
 _GLOB = re.compile(r"[*?[]|\{[^}]*(?:,|\.\.)[^}]*\}")
 _MATCHES_ALL = re.compile(r"[.*?]*\*[.*?]*")  # *, .*, *.*: a glob that takes everything in its directory
+_BRACKET = re.compile(r"\[[!^]?\]?[^]]*\]")  # [!.], [a-z]: one character, for _MATCHES_ALL like `?`
 _DISK = re.compile(r"/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|r?disk\d|dm-\d|md\d|mapper/|disk/|root$)")
 
 
@@ -50,7 +53,7 @@ def target_kind(target: str, cwd: str | None = None) -> str | None:
     parts = [part for part in path.split("/") if part]
     for at, part in enumerate(parts):
         if _GLOB.search(part):
-            takes_all = _MATCHES_ALL.fullmatch(part) is not None and at == len(parts) - 1
+            takes_all = _MATCHES_ALL.fullmatch(_BRACKET.sub("?", part)) is not None and at == len(parts) - 1
             if at == 0:  # a glob right under / takes top-level system directories
                 return ROOT if takes_all else SYSTEM
             return _directory_kind("/" + "/".join(parts[:at]), homes) if takes_all else None
@@ -76,10 +79,11 @@ def _is_disk(target: str, cwd: str | None) -> bool:
 
 
 def _options_and_operands(args: Iterable[str]) -> tuple[list[str], list[str]]:
-    """GNU style: options may come anywhere before `--`; everything after it is an operand."""
+    """GNU style: options may come anywhere before `--`; everything after it is an operand.
+    Braces are expanded first, as bash would: `rm -rf {/,}` is `rm -rf /`."""
     options: list[str] = []
     operands: list[str] = []
-    rest = iter(args)
+    rest = iter([expanded for arg in args for expanded in expand_braces(arg) if expanded])
     for arg in rest:
         if arg == "--":
             operands.extend(rest)
@@ -157,7 +161,12 @@ def _powers_off(run: Run) -> bool:
     return False
 
 
-FORK_BOMB_PATTERN = re.compile(r"(?<![\w:.-])([\w:.-]+)\s*\(\s*\)\s*\{\s*\1\s*\|\s*\1\s*&")
+def _defines_a_fork_bomb(found: WhatRuns) -> bool:
+    try:
+        return any(is_fork_bomb(text) for text in found.texts)
+    except TooDeep:  # refused by TOO_DEEP, after the rules that could name the harm
+        found.too_deep = True
+        return False
 
 
 def _any_run(check: Callable[[Run], bool]) -> Callable[[WhatRuns], bool]:
@@ -185,7 +194,7 @@ RULES: dict[str, Callable[[WhatRuns], bool]] = {
     MKFS: _any_run(_formats),
     DD_TO_DISK: _any_run(_dd_to_disk),
     WRITE_TO_DISK: _any_run(_writes_to_disk),
-    FORK_BOMB: lambda found: any(FORK_BOMB_PATTERN.search(text) for text in found.texts),
+    FORK_BOMB: _defines_a_fork_bomb,
     CHMOD_ROOT: _any_run(_changes_every_file(("chmod",))),
     CHOWN_ROOT: _any_run(_changes_every_file(("chown", "chgrp"))),
     POWER_OFF: _any_run(_powers_off),

@@ -5,7 +5,7 @@ continuations, comments, the operators that separate commands (`;` `&` `&&` `||`
 `|&` newline `(` `)` and case's `;;`), redirections with their targets (here-documents
 and here-strings too), and the commands inside `$(...)`, `` `...` ``, `<(...)` and
 `>(...)`, which it parses in turn. Reserved words that only lead into a command
-(`if`, `then`, `do`, `{`, `!`, `function NAME`, ...) are dropped from its front.
+(`if`, `then`, `do`, `{`, `!`, `function NAME`, `coproc`, ...) are dropped from its front.
 
 It expands nothing: `$HOME`, `~`, `*` and `$(...)` stay in a word as written, for the
 judge to read. It never rejects odd input: an unterminated quote or substitution runs
@@ -339,11 +339,14 @@ def _finish(command: SimpleCommand, commands: list[SimpleCommand]) -> None:
 
 
 def _drop_leading_reserved_words(words: list[Word]) -> None:
-    """`if`, `then`, `{`, `!`, `function NAME`...: what follows them is the command."""
+    """`if`, `then`, `{`, `!`, `function NAME`, `coproc`...: what follows them is the command."""
     while words and words[0].plain and not words[0].scripts:
         if words[0].text in _LEADING_WORDS:
             del words[0]
         elif words[0].text == "function" and len(words) > 1:
             del words[:2]
+        elif words[0].text == "coproc":  # coproc CMD, coproc NAME { CMD; }: CMD runs
+            named = len(words) > 2 and words[2].plain and words[2].text == "{"
+            del words[:3 if named else 1]
         else:
             return

@@ -14,7 +14,9 @@ from ayder_cli.tools import shell_words
 from ayder_cli.tools.shell_words import SimpleCommand, TooDeep
 
 _TILDE = re.compile(r"~([\w.-]*)(?=/|$)")
-_HOME_VARIABLE = re.compile(r"\$HOME(?!\w)|\$\{HOME(?:[:%#/^,@][^}]*)?\}")
+# $HOME, ${HOME}, and ${HOME...} forms that give HOME when it is set: ${HOME%/}, ${HOME:-x}, ${HOME-x}, ${HOME?}
+_HOME_VARIABLE = re.compile(r"\$HOME(?!\w)|\$\{HOME(?:[:%#/^,@=?-][^}]*)?\}")
+_HOME_ALTERNATE = re.compile(r"\$\{HOME:?\+")  # ${HOME+word}: the word, since HOME is set
 
 
 # --- paths as the shell would expand them
@@ -40,6 +42,7 @@ def _collapsed(path: str) -> str:
 def expand_home(text: str) -> tuple[str, set[str]]:
     """The text with ~, ~user, $HOME and ${HOME} replaced as the shell would; and the homes it named."""
     homes = set()
+    text = _alternates_taken(text)
     tilde = _TILDE.match(text)
     if tilde:
         homes.add(_home_of(tilde.group(1)))
@@ -48,6 +51,20 @@ def expand_home(text: str) -> tuple[str, set[str]]:
         homes.add(home_directory())
         text = _HOME_VARIABLE.sub(lambda _: home_directory(), text)
     return text, homes
+
+
+def _alternates_taken(text: str) -> str:
+    """${HOME+word} and ${HOME:+word} replaced by their word (which may itself say $HOME)."""
+    for _ in range(8):  # nested ones, a few levels; deeper is not a spelling anyone types
+        start = _HOME_ALTERNATE.search(text)
+        if start is None:
+            return text
+        at, depth = start.end(), 1
+        while at < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[at], 0)
+            at += 1
+        text = text[:start.start()] + text[start.end():at - 1 if depth == 0 else at] + text[at:]
+    return text
 
 
 def normalized_path(text: str, cwd: str | None) -> str | None:
@@ -191,7 +208,9 @@ class WhatRuns:
                 break
             argv = WRAPPERS[name].command_after(argv[1:])
         self._add(Run(name, tuple(argv[1:]), redirects, self.cwd))
-        if argv and _BLANK.search(argv[0]):  # a whole command line as one word: sudo -s 'cmd', watch 'cmd'
+        # A whole command line as one word: sudo -s 'cmd', watch 'cmd'. A blank inside a substitution
+        # does not count: `$(which python3) -V` would be itself again; its inner command is judged already.
+        if argv and _BLANK.search(_substitutions_removed(argv[0])):
             self.script(" ".join(argv), depth + 1, same_shell=False)
         for text, same_shell in _scripts_run_by(name, argv[1:], stdin):
             self.script(text, depth + 1, same_shell)
@@ -215,6 +234,24 @@ def what_runs(command: str) -> WhatRuns:
 def program_name(word: str) -> str:
     """The program a command word names: /bin/rm and ./rm are rm."""
     return word.rsplit("/", 1)[-1]
+
+
+def _substitutions_removed(word: str) -> str:
+    """The word without its $(...) and `...` (a ${x:-a b} stays: unquoted, its blank splits words)."""
+    kept, at = [], 0
+    while at < len(word):
+        if word.startswith("$(", at):
+            at, depth = at + 2, 1
+            while at < len(word) and depth:
+                depth += (word[at] == "(") - (word[at] == ")")
+                at += 1
+        elif word[at] == "`":
+            end = word.find("`", at + 1)
+            at = len(word) if end < 0 else end + 1
+        else:
+            kept.append(word[at])
+            at += 1
+    return "".join(kept)
 
 
 def _without_assignments(argv: list[str]) -> list[str]:

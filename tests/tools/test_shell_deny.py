@@ -1,21 +1,27 @@
 """The shell deny list judges what would run, not the text: spellings, wrappers, nesting, and the tool itself.
 
-The tables only call denied_by. The end-to-end tests run the real tool with HOME set to a
-temporary directory, so a command that got through would only delete that directory.
+The tables only call denied_by. The end-to-end tests run the real tool (and the last ones the
+real `ayder -x`) with HOME set to a temporary directory, so a command that got through would
+only delete that directory.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import time
 
 import pytest
+from support.fakellm import Reply
+from support.harness import server_args
 from support.tool_calls import call_tool
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ayder_cli.tools import background as background_module
 from ayder_cli.tools.base import ToolContext
+from ayder_cli.tools.braces import MAX_WORDS, expand_braces
 from ayder_cli.tools.background import ProcessManager
 from ayder_cli.tools.deny import (
     CHMOD_ROOT, CHOWN_ROOT, DD_TO_DISK, DEFAULT_SHELL_DENY, FORK_BOMB, MKFS, POWER_OFF, REASONS, RM_HOME,
@@ -246,6 +252,18 @@ DENIED = [
     ("bomb(){ bomb|bomb& }; bomb", FORK_BOMB),
     ("f(){ f | f & }; f", FORK_BOMB),
     ("bash -c ':(){ :|:& };:'", FORK_BOMB),
+    # ... in the spellings a pattern missed: any name, no `&`, a subshell body, `function`, quoted calls
+    (": () { : | : & } ; :", FORK_BOMB),
+    ("function f { f|f& }; f", FORK_BOMB),
+    ("f(){ f|f; }; f", FORK_BOMB),
+    ("f() ( f|f& ); f", FORK_BOMB),
+    ("f(){ f& f& };f", FORK_BOMB),
+    ("+(){ +|+& };+", FORK_BOMB),
+    ('f(){ "f"|\\f& };f', FORK_BOMB),
+    ("f(){ $(f)|f& };f", FORK_BOMB),
+    ("bomb()\n{\n  bomb | bomb &\n}\nbomb", FORK_BOMB),
+    ("a(){ b|b& }; b(){ a|a& }; a", FORK_BOMB),
+    ("eval 'g(){ g|g& }; g'", FORK_BOMB),
     # chmod, chown, chgrp -R on / or a system directory
     ("chmod -R 777 /", CHMOD_ROOT),
     ("sudo chmod 777 -R /", CHMOD_ROOT),
@@ -272,9 +290,37 @@ DENIED = [
     ("loginctl poweroff", POWER_OFF),
     ("ls; sudo systemctl halt", POWER_OFF),
     ("nohup reboot &", POWER_OFF),
+    # the misses of the third attack (issue 19): HOME's other ${...} forms, brace expansion, coproc,
+    # a glob over HOME's dotfiles
+    ("rm -rf ${HOME?}", RM_HOME),
+    ("rm -rf ${HOME-x}", RM_HOME),
+    ("rm -rf ${HOME:=x}", RM_HOME),
+    ("rm -rf ${HOME+$HOME}", RM_HOME),
+    ("rm -rf ${HOME:+${HOME}}", RM_HOME),
+    ("rm -rf ${HOME+/}", RM_ROOT),
+    ("bash -c 'rm -rf {~,/tmp/x}'", RM_HOME),
+    ("rm -rf {~,/tmp/x}", RM_HOME),
+    ("rm -rf {/,}", RM_ROOT),
+    ("rm -rf /tmp{,/..}", RM_ROOT),
+    ("rm -rf {/u,/e}sr", RM_SYSTEM_DIRECTORY),
+    ("rm -{r,f} /", RM_ROOT),
+    ("chmod -R 777 {/,x}", CHMOD_ROOT),
+    ("bash -c 'coproc rm -rf ~; wait'", RM_HOME),
+    ("coproc rm -rf /", RM_ROOT),
+    ("coproc X { rm -rf ~; }", RM_HOME),
+    ("rm -rf ~/.[!.]*", RM_HOME),
+    ("rm -rf ~/.??*", RM_HOME),
+    ("rm -rf ~/[a-z]*", RM_HOME),
+    ("rm -rf /[!.]*", RM_ROOT),
+    # commands whose first word is a substitution: judged by the command inside it
+    ("$(rm -rf ~) -V", RM_HOME),
+    ("`rm -rf /` -V", RM_ROOT),
+    ('"$(rm -rf ~)/build.sh"', RM_HOME),
+    ("${x:-rm -rf /}", TOO_DEEP),  # unquoted, the default's words would run; it cannot be judged
     # too deep to judge
     ("echo " + "$(" * 30 + "ls" + ")" * 30, TOO_DEEP),
     ("eval " * 40 + "ls", TOO_DEEP),
+    ("f(){ " * 20_000, TOO_DEEP),
 ]
 
 ALLOWED = [
@@ -367,6 +413,27 @@ ALLOWED = [
     "init",
     "f() { echo hi; }; f",
     ":(){ echo hi; }; :",
+    "f(){ f; }; f",  # endless, but one process: not a fork bomb
+    'walk() { for d in "$1"/*/; do [ -d "$d" ] && walk "$d" & done; wait; }; walk .',
+    "fib() { if [ $1 -lt 2 ]; then echo $1; else echo $(( $(fib $(($1-1))) + $(fib $(($1-2))) )); fi; }; fib 8",
+    "a(){ ls; }; b(){ a|a& }; b",
+    # braces, globs and ${HOME...} that name no home or root
+    "rm -rf {build,dist}",
+    "rm -rf ~/{.cache,tmp}",
+    "rm -rf ${HOME}/{a,b}",
+    "rm -rf ~/*.log ~/.[a-z]*.bak",
+    "rm -rf build/[!.]*",
+    "rm -rf ${HOME+/tmp/x}",
+    "rm -rf ${HOME-x}/.cache",
+    "coproc sleep 1",
+    "find . -exec echo {} +",
+    # a first word that is a substitution: judged by what it runs, not refused as too deep
+    "$(which python3) -V",
+    "`which python3` -V",
+    "$(npm bin)/eslint .",
+    '"$(git rev-parse --show-toplevel)/build.sh"',
+    "$(command -v node) --version && ls",
+    "sudo -s 'ls $(pwd)'",
     # wrappers around harmless commands
     "sudo apt-get install -y ripgrep",
     "timeout 5 pytest -q",
@@ -531,3 +598,75 @@ def test_a_deletion_inside_home_runs(context, home):
     result = call_tool(context, "run_shell_command", command="rm -r ~/project/tmp")
     assert result.ok, result.error
     assert not (home / "project" / "tmp").exists() and (home / "marker").exists()
+
+
+# --- brace expansion, as bash does it
+
+
+@pytest.mark.parametrize("word", [
+    "{~,/tmp/x}", "{/,}", "a{b,c{d,e}}f", "x{,}y", "{a,b}{c,d}", "~/{.ssh,.config}", "{a}", "{}", "${HOME}",
+    "a{b,c", "{a,b}}", "{{a,b},c}",
+])
+def test_braces_expand_as_bash_expands_them(word):
+    if shutil.which("bash") is None:
+        pytest.skip("no bash to compare with")
+    shown = subprocess.run(["bash", "-c", f"set -f; HOME=/h; printf '%s\\n' {word}"], capture_output=True,
+                           text=True, check=True).stdout.splitlines()
+    expanded = [("/h" + text[1:] if text.startswith("~") else text).replace("${HOME}", "/h")
+                for text in expand_braces(word)]
+    assert [text for text in expanded if text] == shown
+
+
+def test_braces_stop_at_a_bounded_number_of_words():
+    assert len(expand_braces("{a,b}" * 30)) == MAX_WORDS
+
+
+# --- end to end: the model asks, `ayder -x` runs the tool
+
+
+def plant_home(home):
+    (home / "marker").write_text("keep")
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_test").write_text("secret key")
+
+
+def ask_to_run(fake, run_ayder, command):
+    """`ayder -x` with a model that asks for one run_shell_command; what the tool answered the model."""
+    fake.queue(Reply(text="", tool_calls=[{"name": "run_shell_command", "arguments": {"command": command}}]),
+               Reply(text="Done."))
+    result = run_ayder(*server_args(fake, "openai"), "-x", "tidy up")
+    assert result.returncode == 0, result.stderr
+    return [m for m in fake.chat_requests()[1]["body"]["messages"] if m["role"] == "tool"][0]["content"]
+
+
+@pytest.mark.parametrize(("command", "reason"), [
+    ("rm -rf ${HOME?}", REASONS[RM_HOME]),
+    ("rm -rf ${HOME-x}", REASONS[RM_HOME]),
+    ("rm -rf ${HOME+$HOME}", REASONS[RM_HOME]),
+    ("bash -c 'rm -rf {~,/tmp/x}'", REASONS[RM_HOME]),
+    ("bash -c 'coproc rm -rf ~; wait'", REASONS[RM_HOME]),
+    ("rm -rf ~/.[!.]*", REASONS[RM_HOME]),
+    ("bomb() { bomb | bomb & }; bomb", REASONS[FORK_BOMB]),
+])
+def test_the_third_attacks_spellings_are_refused_end_to_end(fake, run_ayder, isolated_env, command, reason):
+    plant_home(isolated_env)
+    answer = ask_to_run(fake, run_ayder, command)
+    assert "refused: `" in answer and reason in answer and "never run, even with -x" in answer
+    assert (isolated_env / "marker").read_text() == "keep"
+    assert (isolated_env / ".ssh" / "id_test").read_text() == "secret key"
+
+
+@pytest.mark.parametrize("command", ["$(which python3) -V", "`which python3` -V"])
+def test_a_command_named_by_a_substitution_runs_end_to_end(fake, run_ayder, command):
+    answer = ask_to_run(fake, run_ayder, command)
+    assert "refused" not in answer and "Python 3." in answer
+
+
+def test_a_script_found_by_a_substitution_runs_end_to_end(fake, run_ayder, project):
+    if shutil.which("git") is None:
+        pytest.skip("no git")
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / "build.sh").write_text("#!/bin/sh\necho built-it\n")
+    (project / "build.sh").chmod(0o755)
+    answer = ask_to_run(fake, run_ayder, '"$(git rev-parse --show-toplevel)/build.sh"')
+    assert "refused" not in answer and "built-it" in answer
