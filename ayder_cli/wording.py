@@ -11,6 +11,11 @@ def counted(number: int, word: str, plural: str | None = None) -> str:
     return f"{number} {word if number == 1 else plural or word + 's'}"
 
 
+def with_article(kind: str | None) -> str:
+    """'an integer', 'a string': a JSON schema type as a noun in a sentence."""
+    return f"an {kind}" if kind in ("integer", "object", "array") else f"a {kind}"
+
+
 def short(value: Any, limit: int = 160) -> str:
     """A value cut to one short line (blanks folded, `…` where it was cut), for messages."""
     text = value if isinstance(value, str) else json.dumps(value, default=str)

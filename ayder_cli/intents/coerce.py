@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from ayder_cli.calls import structured_value
+from ayder_cli.wording import with_article
 
 _TRUE_FALSE = {"true": True, "false": False}
-_ARTICLE = {"integer": "an integer", "object": "an object", "array": "an array"}
 
 
 class CoerceError(ValueError):
@@ -34,7 +34,7 @@ def typed(value: str, schema: dict | None, key: str) -> Any:
         converted = _as(kind, text)
         if converted is not _NO:
             return converted
-    expected = " or ".join(_ARTICLE.get(kind, f"a {kind}") for kind in kinds)
+    expected = " or ".join(with_article(kind) for kind in kinds)
     shown = text if len(text) <= 40 else text[:37] + "..."
     raise CoerceError(f"argument {key!r} must be {expected}, got {shown!r}")
 

@@ -14,12 +14,11 @@ from typing import Any, Mapping, NamedTuple
 from ayder_cli.calls import ToolResult
 from ayder_cli.errors import ToolError
 from ayder_cli.tools.base import ToolContext, ToolSpec
-from ayder_cli.tools.capture import Capture
+from ayder_cli.tools.capture import READ_CHUNK, Capture
 from ayder_cli.tools.deny import check_command, refuse_before_asking
 from ayder_cli.tools.process_groups import kill_group, kill_groups, spawn
 from ayder_cli.wording import short
 
-READ_CHUNK = 65536
 START_PEEK_S = 0.5  # run_background_process waits this long, so a command that fails at once says why
 KEEP_FINISHED = 20  # finished processes remembered (with their output) for get_background_output
 KILL_TAIL_LINES = 20  # lines of output shown when a process is killed

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+READ_CHUNK = 65536  # the most read from a command's pipe at a time
+
 
 class Capture:
     """The head and the tail of an output stream, in bounded memory, and how many bytes went by."""

@@ -19,13 +19,12 @@ from typing import Any
 from ayder_cli.calls import ToolResult
 from ayder_cli.errors import ToolError
 from ayder_cli.tools.base import ToolContext, ToolSpec
-from ayder_cli.tools.capture import Capture
+from ayder_cli.tools.capture import READ_CHUNK, Capture
 from ayder_cli.tools.deny import check_command, refuse_before_asking
 from ayder_cli.tools.process_groups import group_alive, kill_group, spawn
 
 PIPE_GRACE_S = 0.3  # after the shell exits, how long output from what it left behind is still awaited
 POLL_S = 0.05  # how often the shell is checked on while its pipes are quiet
-READ_CHUNK = 65536
 FRAME_ROOM = 400  # characters kept for the status lines and the section headers
 
 

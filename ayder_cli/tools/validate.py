@@ -7,9 +7,9 @@ import re
 from typing import Any
 
 from ayder_cli.calls import structured_value
+from ayder_cli.wording import with_article
 
 _INTEGER_TEXT = re.compile(r"\s*[-+]?\d+\s*")
-_ARTICLE = {"integer": "an integer", "object": "an object", "array": "an array"}
 
 # The one alias table: the names models use for a file or a directory, whatever the tool.
 # A tool whose schema has the parameter on the left accepts every name on the right for it.
@@ -124,7 +124,7 @@ def json_type(value: Any) -> str:
 
 
 def _with_article(type_name: str | None) -> str:
-    return _ARTICLE.get(type_name or "", f"a {type_name}")
+    return with_article(type_name)
 
 
 def _unknown_argument(name: str, properties: dict[str, Any]) -> str:
