@@ -22,8 +22,8 @@ from ayder_cli.storage.paths import display_path, resolve_in_root
 from ayder_cli.tools.base import ToolContext, ToolSpec
 from ayder_cli.tools.deadline import NEVER, Deadline
 from ayder_cli.tools.gitignore import IgnoreRules, InvalidPattern, compile_glob
-from ayder_cli.tools.long_lines import LONG_LINE_BYTES, CutLine
 from ayder_cli.tools.line_matches import Record, Tally, Text, file_records, is_plain_literal, required_literal
+from ayder_cli.tools.long_lines import LONG_LINE_BYTES, CutLine
 from ayder_cli.tools.ripgrep import RipgrepFailed, rg_records
 from ayder_cli.tools.search_query import Query
 from ayder_cli.tools.walk import walk_entries
