@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import time
 
 import pytest
 from support.fakellm import Reply
@@ -542,11 +541,11 @@ def test_any_text_is_judged_without_an_error(text):
     denied_by(text, DEFAULT_SHELL_DENY)
 
 
-def test_a_long_command_is_judged_quickly():
-    command = "echo " + "'a b' \"c $d\" $(e) " * 20_000 + "; rm -rf build"
-    started = time.monotonic()
-    assert denied_by(command, DEFAULT_SHELL_DENY) is None
-    assert time.monotonic() - started < 2
+@pytest.mark.parametrize("tail, refused", [("rm -rf build", False), ("rm -rf ~", True)])
+def test_a_long_command_is_judged_to_its_end(tail, refused):
+    # Its cost against the length is measured in benchmarks/deny_list.py, not here.
+    command = "echo " + "'a b' \"c $d\" $(e) " * 2_000 + "; " + tail
+    assert (denied_by(command, DEFAULT_SHELL_DENY) is not None) is refused
 
 
 # --- end to end: the tool itself
