@@ -35,10 +35,14 @@ def refused_line(sandbox: Sandbox | None, output: str) -> str | None:
         for given in _paths_in(line):
             candidates += 1
             path = _absolute(given, sandbox)
-            if path is None or any(_beneath(path, place) for place in places) or not _user_may_write(path):
+            if path is None:  # a name relative to some other directory (rmtree's, by its fd): named as given
+                shown = given.strip()
+            elif any(_beneath(path, place) for place in places) or not _user_may_write(path):
                 continue
-            if str(path) not in found:
-                found.append(str(path))
+            else:
+                shown = str(path)
+            if shown not in found:
+                found.append(shown)
     read_only = sandbox.mode == READ_ONLY
     fix = "set sandbox to workspace-write, or to off" if read_only else KEY_HINT
     where = "the sandbox is read-only" if read_only else "outside the project"
@@ -53,21 +57,23 @@ def refused_line(sandbox: Sandbox | None, output: str) -> str | None:
 
 def _paths_in(line: str) -> list[str]:
     quoted = [next(group for group in match.groups() if group) for match in QUOTED.finditer(line)]
+    quoted = [text for text in quoted if "\x00" not in text and text.strip().rstrip(".")]
     rest = QUOTED.sub(" ", line)
     bare = list(BARE.finditer(rest))
-    found = [text for text in quoted if text.strip()] + [match.group(1) for match in bare]
+    found = quoted + [match.group(1) for match in bare]
     if len(found) > 1 and bare[:1] and bare[0].start(1) == 0 and rest[bare[0].end(1):].startswith(":"):
         found.remove(bare[0].group(1))  # "/bin/sh: 1: cannot create x": the program's name, not what it wrote
     return found
 
 
 def _absolute(given: str, sandbox: Sandbox) -> Path | None:
+    """The path, absolute; None for a relative name that is not the project's (so not known where)."""
     given = given.strip().rstrip(".")
-    if not given or "\x00" in given:
-        return None
     path = sandbox.expand(given) if given.startswith("~") else Path(given)
     if not path.is_absolute():
         path = sandbox.root / path  # commands run in the project root
+        if not path.exists():
+            return None
     return Path(os.path.normpath(path))
 
 
