@@ -197,3 +197,10 @@ def test_a_denial_with_no_path_gets_the_general_line(places):
     assert refused_line(box, "Permission denied at -e line 1.") == (
         "sandbox: a write may have been refused (outside the project; if so, add it to sandbox_writable in your "
         "config, or set sandbox to off)")
+
+
+def test_a_name_relative_to_another_directory_is_named_as_printed(places):
+    """shutil.rmtree walks by directory fd: its error names the entry alone, not in the project."""
+    box = sandbox(places, abi_seam=max(ABI, 1))
+    assert refused_line(box, "PermissionError: [Errno 13] Permission denied: 'id_test'").startswith(
+        "sandbox: writing id_test was refused (outside the project;")
