@@ -316,8 +316,8 @@ def run_doctor(services) -> int:
         if result is not None:
             show(console, label, result)
     sandbox = services.executor.context.sandbox
-    if sandbox is not None:  # not a check of the server: it never fails the doctor
-        show(console, "sandbox", Result(OK if sandbox.active else UNKNOWN, sandbox.describe()))
+    if sandbox is not None:  # not a check of the server (no mark): it never fails the doctor
+        console.info(f"sandbox: {sandbox.describe()}")
     console.info(f"learned profile written to {doctor.remember()}")
     return ExitStatus.OK if doctor.usable and not failed else ExitStatus.ERROR
 
