@@ -1,7 +1,7 @@
 """Landlock, the Linux kernel's sandbox for unprivileged processes, through ctypes.
 
-Three system calls (the generic numbers, the same on x86_64, aarch64 and most other
-architectures): create a ruleset naming the access rights it handles, add rules that allow
+Three system calls (the generic numbers, the same on x86_64, aarch64, arm, riscv, ppc,
+s390 and loongarch; alpha and mips number them otherwise and are treated as lacking it): create a ruleset naming the access rights it handles, add rules that allow
 some of them beneath a directory (or on a TCP port), and restrict the calling thread with
 it. A thread once restricted stays so, and so does every process it starts; the rest of the
 process is untouched, which is what lets ayder restrict only what it spawns (sandbox.py).
@@ -89,7 +89,7 @@ def probe() -> tuple[int, str]:
     """The kernel's Landlock ABI version, and why not when it is 0 (not Linux, too old, turned off)."""
     if not sys.platform.startswith("linux"):
         return 0, f"Landlock is a Linux feature (this is {platform.system() or sys.platform})"
-    if platform.machine().lower().startswith("alpha"):  # the one architecture with other numbers
+    if platform.machine().lower().startswith(("alpha", "mips")):  # their numbers are not the generic ones
         return 0, "Landlock's system calls are not known here for this architecture"
     try:
         version = _syscall(SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(CREATE_RULESET_VERSION))
