@@ -315,6 +315,9 @@ def run_doctor(services) -> int:
             break
         if result is not None:
             show(console, label, result)
+    sandbox = services.executor.context.sandbox
+    if sandbox is not None:  # not a check of the server (no mark): it never fails the doctor
+        console.info(f"sandbox: {sandbox.describe()}")
     console.info(f"learned profile written to {doctor.remember()}")
     return ExitStatus.OK if doctor.usable and not failed else ExitStatus.ERROR
 

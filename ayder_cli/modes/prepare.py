@@ -69,7 +69,8 @@ def ready_services(options: Options, environment: Environment, config: Config, r
             services.sessions.resume(options.resume_id)
         if mode is not Mode.DOCTOR and (mode is not Mode.REPL or options.restore):  # without --restore, the REPL asks
             offer_checkpoint(services, restore=options.restore)
-        _log_config(console, services.settings.config, services.settings.runtime.endpoint)  # with the server found
+        _log_config(console, services.settings.config, services.settings.runtime.endpoint,  # with the server found
+                    services.executor.context.sandbox)
         if mode is not Mode.DOCTOR:
             adopt_orphans()  # tools may run from here: what they detach is stopped at exit too
     except BaseException:
@@ -108,7 +109,7 @@ def _wants_the_checkpoint(services: Services, ask: Callable[[str], str]) -> bool
     return answer.strip().lower() in ("y", "yes")
 
 
-def _log_config(console: Console, config: Config, endpoint) -> None:
+def _log_config(console: Console, config: Config, endpoint, sandbox) -> None:
     if not console.verbose:
         return
     sources = config.sources
@@ -118,3 +119,5 @@ def _log_config(console: Console, config: Config, endpoint) -> None:
         f"model {config.resolved_model} ({sources.get('model')}), "
         f"API key {'set' if has_key else 'not set'}"
     )
+    if sandbox is not None:
+        console.log(f"sandbox: {sandbox.describe()}")

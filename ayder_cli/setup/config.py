@@ -54,6 +54,10 @@ class Config:
     session_in_use: str = "new"  # --continue on a session another ayder writes: "new" session, or "fail"
     max_sessions: int = 100  # transcripts kept per project; older ones go when a new one gets its first reply
     secret_env: tuple[str, ...] = ()  # environment variables whose values are masked like the API key
+    # The kernel sandbox of the commands the model runs (tools/sandbox.py): workspace-write, read-only, off.
+    sandbox: str = "workspace-write"
+    sandbox_writable: tuple[str, ...] = ()  # more places commands may write (absolute, or ~/...)
+    sandbox_network: bool = True  # false: TCP connect and bind refused (Landlock ABI 4 and later)
     # Where each value came from ("default", a file path, "environment", "flag").
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
 

@@ -15,6 +15,8 @@ from ayder_cli.llm.providers import PROVIDERS
 from ayder_cli.setup.config import KEYS, TOOL_GROUPS
 from ayder_cli.spelling import closest
 
+SANDBOX_MODES = ("workspace-write", "read-only", "off")  # what tools/sandbox.py does with each: its docstring
+
 
 def _is_number(value: Any) -> bool:
     """A finite int or float (JSON's NaN and Infinity are not numbers a setting can take)."""
@@ -149,6 +151,15 @@ def _env_names(value: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(value))
 
 
+def _writable_paths(value: Any) -> tuple[str, ...]:
+    """Absolute paths or paths from the home directory, e.g. ["~/.m2", "/srv/cache"]."""
+    if not isinstance(value, list | tuple) or not all(
+            isinstance(v, str) and (v.startswith("/") or v == "~" or v.startswith("~/")) and "\x00" not in v
+            for v in value):
+        raise ValueError('must be a list of absolute paths or paths starting with ~/, e.g. ["~/.m2", "/srv/cache"]')
+    return tuple(dict.fromkeys(value))
+
+
 CHECKS: dict[str, Callable[[Any], Any]] = {
     "provider": _text(choices=tuple(PROVIDERS)),
     "base_url": _url,
@@ -183,6 +194,9 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "session_in_use": _text(choices=("new", "fail")),
     "max_sessions": _number(1, integer=True),
     "secret_env": _env_names,
+    "sandbox": _text(choices=SANDBOX_MODES),
+    "sandbox_writable": _writable_paths,
+    "sandbox_network": _boolean,
 }
 assert set(CHECKS) == set(KEYS)
 

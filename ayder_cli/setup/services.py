@@ -27,6 +27,7 @@ from ayder_cli.tools.base import ToolContext
 from ayder_cli.tools.deny import DEFAULT_SHELL_DENY
 from ayder_cli.tools.executor import Permissions, ToolExecutor, ToolPolicy
 from ayder_cli.tools.leftovers import start_removing_leftovers
+from ayder_cli.tools.sandbox import Sandbox
 
 
 @dataclass
@@ -93,6 +94,8 @@ def build_services(
         mask=secrets.mask,
         env={name: value for name, value in env.items() if name not in ("OPENAI_API_KEY", config.api_key_env)},
         clock=environment.clock,
+        sandbox=Sandbox(config.sandbox, root, env, extra=config.sandbox_writable, network=config.sandbox_network,
+                        abi_seam=environment.landlock_abi, warn=console.notice),
     )
     executor = ToolExecutor(
         default_registry(),

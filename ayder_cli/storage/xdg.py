@@ -21,3 +21,8 @@ def xdg_config_path(env: Mapping[str, str]) -> Path:
 def history_path(env: Mapping[str, str]) -> Path:
     """The REPL's prompt history: the lines typed at it, across runs and projects."""
     return xdg_state_dir(env) / "history"
+
+
+def xdg_cache_dir(env: Mapping[str, str]) -> Path:
+    """The user's cache directory (not ayder's own): the sandbox lets commands write it."""
+    return Path(env.get("XDG_CACHE_HOME") or str(Path(env.get("HOME", "~")).expanduser() / ".cache"))

@@ -39,6 +39,7 @@ class Environment:
     clock: Callable[[], float] = time.monotonic  # the REPL's double-Ctrl-C window and the tools' deadlines
     pause: Callable[[float], None] | None = None  # between two tries of a request; None: a real sleep
     local_servers: tuple | None = None  # discover.Candidate's asked with no server configured; None: the usual
+    landlock_abi: int | None = None  # the Landlock ABI the sandbox assumes; None: the kernel's (tests: 0, none)
 
     @classmethod
     def of(cls, stdin: IO | None = None, stdout: IO[str] | None = None, stderr: IO[str] | None = None,

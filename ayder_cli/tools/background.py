@@ -17,6 +17,7 @@ from ayder_cli.tools.base import ToolContext, ToolSpec
 from ayder_cli.tools.capture import READ_CHUNK, Capture
 from ayder_cli.tools.deny import check_command, refuse_before_asking
 from ayder_cli.tools.process_groups import kill_group, kill_groups, spawn
+from ayder_cli.tools.sandbox_refusals import refused_line
 from ayder_cli.wording import short
 
 START_PEEK_S = 0.5  # run_background_process waits this long, so a command that fails at once says why
@@ -79,14 +80,14 @@ class ProcessManager:
         self._entries: dict[int, _Background] = {}
         self._next_id = 1
 
-    def start(self, command: str, env: Mapping[str, str] | None = None) -> int:
-        """Start the command (with env: see spawn); its id. ToolError when max_processes are already running."""
+    def start(self, command: str, env: Mapping[str, str] | None = None, sandbox=None) -> int:
+        """Start the command (with env and sandbox: see spawn); its id. ToolError when max_processes are already running."""
         running = [entry for entry in self._entries.values() if not entry.poll_ended()]
         if len(running) >= self.max_processes:
             ids = ", ".join(str(entry.id) for entry in running)
             raise ToolError(f"{len(running)} background processes are already running (ids {ids}), the most "
                             f"allowed; stop one with kill_background_process first")
-        process = spawn(command, self.root, subprocess.PIPE, subprocess.STDOUT, env=env)
+        process = spawn(command, self.root, subprocess.PIPE, subprocess.STDOUT, env=env, sandbox=sandbox)
         entry = _Background(self._next_id, command, process, Capture(self.max_output_chars), time.monotonic())
         self._next_id += 1
         entry.reader = threading.Thread(target=_read_into, args=(entry,), name=f"ayder-background-{entry.id}",
@@ -208,9 +209,9 @@ def run_background_process(context: ToolContext, args: dict[str, Any]) -> ToolRe
     manager = _manager(context)
     command = args["command"]
     check_command(command, context.shell_deny)
-    process_id = manager.start(command, env=context.env)
+    process_id = manager.start(command, env=context.env, sandbox=context.sandbox)
     exited = manager.wait(process_id, START_PEEK_S)
-    text = f"started process {process_id}\n{manager.output(process_id)}"
+    text = _with_refusal(context, f"started process {process_id}\n{manager.output(process_id)}")
     if exited and manager.status(process_id) != "exited with code 0":
         return ToolResult(ok=False, output=text, error=text, summary=f"process {process_id} ended at once")
     return ToolResult(ok=True, output=text, summary=f"process {process_id} started")
@@ -218,8 +219,14 @@ def run_background_process(context: ToolContext, args: dict[str, Any]) -> ToolRe
 
 def get_background_output(context: ToolContext, args: dict[str, Any]) -> ToolResult:
     manager = _manager(context)
-    text = manager.output(args["process_id"], args.get("tail"))
+    text = _with_refusal(context, manager.output(args["process_id"], args.get("tail")))
     return ToolResult(ok=True, output=text, summary=text.split("\n", 1)[0].split(": ", 1)[-1])
+
+
+def _with_refusal(context: ToolContext, text: str) -> str:
+    """The output, and a last line when it shows a write the sandbox refused."""
+    refused = refused_line(context.sandbox, text)
+    return f"{text}\n{refused}" if refused else text
 
 
 def list_background_processes(context: ToolContext, args: dict[str, Any]) -> ToolResult:

@@ -26,6 +26,7 @@ class ToolContext:
     # The environment commands start with (None: ayder's own); the API key is left out of it.
     env: Mapping[str, str] | None = None
     clock: Callable[[], float] = time.monotonic  # what tool_timeout_s is measured by (tests pass one that jumps)
+    sandbox: Any = None  # ayder_cli.tools.sandbox.Sandbox: where commands may write; None: no sandbox
     search_backend: str = "auto"  # search_codebase's: ripgrep when on PATH, else Python; "python" or "rg" force one
 
     def __post_init__(self) -> None:

@@ -24,14 +24,18 @@ KILL_ROUNDS = 5  # SIGKILL passes over ayder's descendants at exit, for those fo
 
 
 def spawn(command: str, cwd: Path, stdout: int, stderr: int,
-          env: Mapping[str, str] | None = None) -> subprocess.Popen:
+          env: Mapping[str, str] | None = None, sandbox=None) -> subprocess.Popen:
     """`/bin/sh -c command` in its own session (so its own process group), stdin closed;
-    env: its environment (None: ayder's own)."""
-    try:
+    env: its environment (None: ayder's own); sandbox: a tools.sandbox.Sandbox it is started in."""
+
+    def popen() -> subprocess.Popen:
         return subprocess.Popen(
             [COMMAND_SHELL, "-c", command], cwd=cwd, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
             start_new_session=True, env=env,
         )
+
+    try:
+        return sandbox.start(popen) if sandbox is not None else popen()
     except OSError as exc:
         raise ToolError(f"cannot start {COMMAND_SHELL}: {exc.strerror or exc}") from None
 

@@ -22,6 +22,7 @@ from ayder_cli.tools.base import ToolContext, ToolSpec
 from ayder_cli.tools.capture import READ_CHUNK, Capture
 from ayder_cli.tools.deny import check_command, refuse_before_asking
 from ayder_cli.tools.process_groups import group_alive, kill_group, spawn
+from ayder_cli.tools.sandbox_refusals import refused_line
 
 PIPE_GRACE_S = 0.3  # after the shell exits, how long output from what it left behind is still awaited
 POLL_S = 0.05  # how often the shell is checked on while its pipes are quiet
@@ -33,7 +34,8 @@ def run_shell_command(context: ToolContext, args: dict[str, Any]) -> ToolResult:
     check_command(command, context.shell_deny)
     timeout, notes = _timeout(args.get("timeout_s"), context.shell_timeout_s)
     keep = max(context.max_output_chars - FRAME_ROOM, 200)
-    process = spawn(command, context.root, subprocess.PIPE, subprocess.PIPE, env=context.env)
+    process = spawn(command, context.root, subprocess.PIPE, subprocess.PIPE, env=context.env,
+                    sandbox=context.sandbox)
     timed_out = leftovers = False
     try:
         streams = {process.stdout: Capture(keep), process.stderr: Capture(keep)}
@@ -52,6 +54,9 @@ def run_shell_command(context: ToolContext, args: dict[str, Any]) -> ToolResult:
     if leftovers:
         notes.append("note: processes it left running in the background were stopped; "
                      "use run_background_process for a server or a watcher")
+    refused = refused_line(context.sandbox, out.render(keep) + "\n" + err.render(keep))
+    if refused:
+        notes.append(refused)
     longer = "use run_background_process" if timeout >= context.shell_timeout_s else \
         "pass a larger timeout_s or use run_background_process"
     return _result(process.returncode, out, err, keep, timeout if timed_out else None, notes, longer)

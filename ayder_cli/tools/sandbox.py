@@ -1,0 +1,178 @@
+"""The kernel sandbox every command the model runs lives in (Landlock, where the kernel has it).
+
+In workspace-write, a command may read everywhere but write only the project, the temp
+directory (TMPDIR of the run, else /tmp), /dev, the user's cache directory, the package
+caches (npm, cargo, go, and pip's and uv's when moved out of it) and the paths the user lists
+in sandbox_writable; in read-only only /dev and the temp directory. With sandbox_network
+false, TCP connect and bind are refused too (Landlock ABI 4 and later).
+
+Only the command is restricted, never ayder: a short-lived thread restricts itself and
+starts the command, which inherits the restriction; the thread then ends, and ayder's
+other threads were never touched (Landlock and no_new_privs are kept per thread).
+Where Landlock is missing, commands run as before and the deny list stands alone.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Mapping
+
+from ayder_cli.errors import ToolError
+from ayder_cli.storage.xdg import xdg_cache_dir
+
+READ_ONLY = "read-only"
+KEY_HINT = "add it to sandbox_writable in your config, or set sandbox to off"
+
+
+@dataclass
+class Sandbox:
+    """The sandbox of one run: its mode and the run's environment, Landlock asked at first use."""
+
+    mode: str
+    root: Path
+    env: Mapping[str, str]  # the run's, not ayder's process's: HOME, TMPDIR and the caches are read from it
+    extra: tuple[str, ...] = ()  # sandbox_writable, as the user wrote them
+    network: bool = True  # sandbox_network: false refuses TCP connect and bind
+    abi_seam: int | None = None  # the ABI to assume instead of asking the kernel (tests: 0, missing)
+    warn: Callable[[str], None] = lambda text: None  # once per run, for a sandbox_writable path not there
+    _landlock: tuple[int, str] | None = field(default=None, init=False, repr=False)
+    _warned: set[str] = field(default_factory=set, init=False, repr=False)
+
+    def landlock(self) -> tuple[int, str]:
+        """The kernel's Landlock ABI (0: none) and why not; asked once, when first needed."""
+        if self._landlock is None:
+            if self.abi_seam is not None:
+                self._landlock = (self.abi_seam, "" if self.abi_seam else "Landlock is not available here")
+            else:
+                from ayder_cli.tools.landlock import probe  # ctypes only when a command runs or status asks
+
+                self._landlock = probe()
+        return self._landlock
+
+    @property
+    def active(self) -> bool:
+        return self.mode != "off" and self.landlock()[0] > 0
+
+    def describe(self) -> str:
+        """One line for /status, --doctor and -v: the mode and the ABI, or why there is no sandbox."""
+        if self.mode == "off":
+            return "off (sandbox in the config): commands write wherever the user can; the deny list stands alone"
+        abi, why = self.landlock()
+        if not abi:
+            return f"not available ({why}): commands write wherever the user can; the deny list stands alone"
+        places = "the temp directory and /dev" if self.mode == READ_ONLY else \
+            "the project, the temp directory, /dev and the caches"
+        if self.mode != READ_ONLY and self.extra:
+            places += " and sandbox_writable"
+        return f"{self.mode} (Landlock ABI {abi}): commands write only {places}; network {self._network_words(abi)}"
+
+    def _network_words(self, abi: int) -> str:
+        from ayder_cli.tools.landlock import NETWORK_ABI
+
+        if self.network:
+            return "allowed"
+        return "TCP refused" if abi >= NETWORK_ABI else f"not limited (needs Landlock ABI {NETWORK_ABI})"
+
+    def writable(self) -> list[Path]:
+        """The places a command may write, as given (missing ones left out when the rules are made)."""
+        places = [Path("/dev"), self.temp_dir()]
+        if self.mode == READ_ONLY:
+            return places
+        home = Path(self.env.get("HOME") or os.path.expanduser("~"))
+        places += [self.root, xdg_cache_dir(self.env), home / ".npm", home / ".cargo", home / "go"]
+        for name in ("NPM_CONFIG_CACHE", "npm_config_cache", "CARGO_HOME", "GOCACHE", "GOMODCACHE", "PIP_CACHE_DIR",
+                     "UV_CACHE_DIR"):
+            if self.env.get(name):
+                places.append(Path(self.env[name]))
+        places += [Path(part) for part in self.env.get("GOPATH", "").split(os.pathsep) if part]
+        return places + [self.expand(path) for path in self.extra]
+
+    def temp_dir(self) -> Path:
+        return Path(self.env.get("TMPDIR") or "/tmp")
+
+    def expand(self, given: str) -> Path:
+        """A sandbox_writable entry: `~` is the run's HOME."""
+        if (given == "~" or given.startswith("~/")) and self.env.get("HOME"):
+            return Path(self.env["HOME"], given[2:])
+        return Path(given).expanduser()
+
+    def start(self, popen: Callable[[], object]):
+        """popen() run in a thread that first restricts itself, so only the process it starts is
+        sandboxed; without the sandbox, just popen(). ToolError when the rules cannot be applied."""
+        if not self.active:
+            return popen()
+        ruleset = self._ruleset()
+        started: dict = {}
+
+        def restricted() -> None:
+            try:
+                ruleset.restrict_this_thread()
+            except OSError as exc:
+                started["error"] = ToolError(f"sandbox: Landlock refused to restrict the command ({exc.strerror}); "
+                                             "set sandbox to off in your config to run commands without it")
+                return
+            try:
+                started["process"] = popen()
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread below
+                started["error"] = exc
+
+        thread = threading.Thread(target=restricted, name="ayder-sandboxed-start", daemon=True)
+        try:
+            thread.start()
+            try:
+                thread.join()
+            except BaseException:  # Ctrl-C: the thread only forks, so wait for it, then stop what it started
+                thread.join()
+                _stop(started.get("process"))
+                raise
+        finally:
+            ruleset.close()
+        if "error" in started:
+            raise started["error"]
+        return started["process"]
+
+    def _ruleset(self):
+        from ayder_cli.tools.landlock import BIND_TCP, CONNECT_TCP, NETWORK_ABI, Ruleset, write_rights
+
+        abi = self.landlock()[0]
+        rights = write_rights(abi)
+        handled_net = BIND_TCP | CONNECT_TCP if not self.network and abi >= NETWORK_ABI else 0
+        try:
+            ruleset = Ruleset(abi, rights, handled_net)
+        except OSError as exc:
+            raise ToolError(f"sandbox: Landlock refused the rules ({exc.strerror}); set sandbox to off in your "
+                            "config to run commands without it") from None
+        for path in self.writable():
+            try:
+                ruleset.allow_beneath(path, rights if path.is_dir() else rights & _file_rights())
+            except OSError:
+                self._missing(path)
+        return ruleset
+
+    def _missing(self, path: Path) -> None:
+        """A place that is not there gets no rule; a sandbox_writable entry missing is said once."""
+        for given in self.extra:
+            if self.expand(given) == path and given not in self._warned:
+                self._warned.add(given)
+                self.warn(f"sandbox_writable: {given} does not exist (or cannot be opened); skipped")
+
+
+def _file_rights() -> int:
+    """The rights a rule on a single file may hold (those on directories are refused there)."""
+    from ayder_cli.tools.landlock import IOCTL_DEV, TRUNCATE, WRITE_FILE
+
+    return WRITE_FILE | TRUNCATE | IOCTL_DEV
+
+
+def _stop(process) -> None:
+    if process is None:
+        return
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    process.wait()
