@@ -63,6 +63,8 @@ def _status(context: CommandContext, args: str) -> None:
         ("context", f"{config.num_ctx or '?'} tokens ({settings.window_note or 'unknown'})"),
         ("last request", _last_request(context.loop.usage.last)),
     ]
+    if config.project_trust is not None:  # the project's config asked for what needs trust
+        rows.append(("project", config.project_trust.describe()))
     if instructions.files:
         rows += [("instructions" if i == 0 else "", f.describe()) for i, f in enumerate(instructions.files)]
         rows += [("", f"{label} (left out: over the size cap)") for label in instructions.left_out]
