@@ -81,7 +81,8 @@ def needing_trust(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _project_layer(path: Path, data: bytes, values: dict[str, Any], earlier: Mapping[str, Any],
-                   trust: TrustDecider | None, warn: Callable[[str], None]) -> tuple[dict[str, Any], ProjectTrust | None]:
+                   trust: TrustDecider | None,
+                   warn: Callable[[str], None]) -> tuple[dict[str, Any], ProjectTrust | None]:
     """The project's values that apply, and the trust decision when it asked for something that needs it.
     Only then is the decider called (it hashes the file, reads the approvals, may ask)."""
     asked = needing_trust(values)
@@ -95,6 +96,8 @@ def _project_layer(path: Path, data: bytes, values: dict[str, Any], earlier: Map
                 key, _, part = name.partition(".")
                 if part and key in values:
                     values[key] = {p: v for p, v in values[key].items() if p != part}
+                    if not values[key]:  # nothing of it left: yours stays whole
+                        del values[key]
     return _keeping_earlier_parts(values, earlier), decision
 
 

@@ -338,3 +338,17 @@ def test_trust_is_decided_only_when_the_project_asks_for_something_that_needs_it
     config = load_config(env=env, root=project, trust=decide)
     assert config.project_trust is None
     assert config.tools == {"disabled": ["run_shell_command"]} and config.model == "m"
+
+
+def test_a_project_setting_only_an_untrusted_deny_list_leaves_your_tools_whole(project, isolated_env):
+    from ayder_cli.setup.config_layers import load_config
+
+    env = {"HOME": str(isolated_env), "XDG_CONFIG_HOME": str(isolated_env / ".config")}
+    mine = {"disabled": ["run_shell_command"], "shell_deny": ["curl"]}
+    write_json(isolated_env / ".config" / "ayder" / "config.json", {"tools": mine})
+    plant(project, {"tools": {"shell_deny": []}})
+    warnings = []
+    config = load_config(env=env, root=project, warn=warnings.append)
+    assert config.tools == mine
+    assert config.project_trust is not None and not config.project_trust.trusted
+    assert len(warnings) == 1 and "tools.shell_deny ignored" in warnings[0]
