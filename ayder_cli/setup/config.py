@@ -30,7 +30,7 @@ class ProjectTrust:
 
     asked: tuple[str, ...]  # in the file's order
     trusted: bool
-    why: str  # "approved at the terminal", "--trust-project", "not approved", ...
+    why: str  # "approved at the terminal", "approved earlier", "you answered no", "no terminal to ask; ..."
     digest: str = ""  # the sha256 of the file the decision was made on
 
     def describe(self) -> str:
