@@ -35,6 +35,7 @@ class Options:
     allow_write: bool = False
     allow_execute: bool = False
     root: str | None = None
+    trust_project: bool = False  # --trust-project: the project config's settings that need trust, for this run
     continue_session: bool = False
     resume_id: str | None = None
     restore: bool = False

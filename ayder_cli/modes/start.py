@@ -74,7 +74,9 @@ def _start(options: Options, environment: Environment, console: Console) -> int:
     root = project_root(options.root, environment)
     config_file = environment.path(options.config_file) if options.config_file else None
     config = load_config(env=environment.env, root=root, config_file=config_file, flags=options.config_flags(),
-                         warn=console.notice)
+                         warn=console.notice, trust=_trust_decider(options, environment, root, console))
+    if config.project_trust is not None:
+        console.log(f"project config: {config.project_trust.describe()}")
     console.show_thinking = config.show_thinking
     if options.list_tasks:
         return _list_tasks(root, console)
@@ -92,6 +94,24 @@ def _start(options: Options, environment: Environment, console: Console) -> int:
     finally:
         services.close()  # background processes end with ayder
         console.settle()
+
+
+def _trust_decider(options: Options, environment: Environment, root: Path, console: Console):
+    """Whether the project's config may set what needs trust: called (and its modules loaded) only when
+    it asks for such a setting. The question is asked only with a person at the terminal."""
+
+    def decide(path, data, asked):
+        from ayder_cli.setup.project_trust import decide_trust
+
+        ask = None
+        if environment.stdin_is_tty and environment.stdout_is_tty and not options.json_events:
+            from ayder_cli.terminal.trust_question import trust_asker
+
+            ask = trust_asker(environment)
+        return decide_trust(path, data, asked, root=root, env=environment.env, ask=ask, flag=options.trust_project,
+                            warn=console.notice)
+
+    return decide
 
 
 def _mode(options: Options, environment: Environment, console: Console) -> tuple[Mode, str | None]:

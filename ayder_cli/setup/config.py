@@ -15,6 +15,28 @@ from ayder_cli.tool_groups import GROUPS
 
 TOOL_GROUPS = tuple(GROUPS)  # in the order they are offered
 
+# What a project's own .ayder/config.json sets only once the user trusts the project: what sends a
+# key somewhere or runs code. "tools.shell_deny" is a part of `tools`; the sandbox keys arrive with
+# the sandbox. Each later key of that kind (verify, mcp_servers) joins here.
+NEEDS_TRUST = frozenset({
+    "base_url", "provider", "api_key", "api_key_env", "api_key_file", "secret_env", "shell_timeout_s",
+    "tools.shell_deny", "sandbox", "sandbox_writable", "sandbox_network",
+})
+
+
+@dataclass(frozen=True)
+class ProjectTrust:
+    """The NEEDS_TRUST settings a project's config asked for, and whether they apply (-v, /status)."""
+
+    asked: tuple[str, ...]  # in the file's order
+    trusted: bool
+    why: str  # "approved at the terminal", "approved earlier", "you answered no", "no terminal to ask; ..."
+    digest: str = ""  # the sha256 of the file the decision was made on
+
+    def describe(self) -> str:
+        verb = "apply" if self.trusted else "are ignored"
+        return f"{'trusted' if self.trusted else 'not trusted'} ({self.why}): its {', '.join(self.asked)} {verb}"
+
 
 @dataclass(frozen=True)
 class Config:
@@ -60,6 +82,8 @@ class Config:
     sandbox_network: bool = True  # false: TCP connect and bind refused (Landlock ABI 4 and later)
     # Where each value came from ("default", a file path, "environment", "flag").
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+    # None: the project's config asked for nothing that needs trust.
+    project_trust: ProjectTrust | None = field(default=None, compare=False, repr=False)
 
     @property
     def resolved_base_url(self) -> str:
@@ -70,4 +94,4 @@ class Config:
         return self.model or provider_named(self.provider).default_model
 
 
-KEYS = tuple(f.name for f in fields(Config) if f.name != "sources")
+KEYS = tuple(f.name for f in fields(Config) if f.name not in ("sources", "project_trust"))

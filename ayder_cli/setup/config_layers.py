@@ -13,7 +13,7 @@ from typing import Any, Callable, Mapping
 
 from ayder_cli.errors import ConfigError
 from ayder_cli.llm.providers import PROVIDERS, provider_named
-from ayder_cli.setup.config import KEYS, Config
+from ayder_cli.setup.config import KEYS, NEEDS_TRUST, Config, ProjectTrust
 from ayder_cli.setup.config_checks import CHECKS, check_value, describe_value, unknown_key
 from ayder_cli.storage.layout import Layout
 from ayder_cli.storage.xdg import xdg_config_path
@@ -25,30 +25,90 @@ def project_config_path(root: Path) -> Path:
 
 def read_config_file(path: Path, warn: Callable[[str], None]) -> dict[str, Any]:
     """Parse and validate one JSON config file."""
+    return _parse_config_file(path, _config_bytes(path), warn)
+
+
+def _config_bytes(path: Path) -> bytes:
+    """The file's bytes (read once: a project's are hashed for its trust too)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_bytes()
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found") from None
     except IsADirectoryError:
         raise ConfigError(f"{path}: is a directory, not a config file",
                           hint="remove it, or put the settings in a file of that name") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config file: {exc}") from None
+
+
+def _parse_config_file(path: Path, data: bytes, warn: Callable[[str], None]) -> dict[str, Any]:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: cannot read config file: {exc}") from None
     try:
-        data = json.loads(text)
+        parsed = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(
             f"{path}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: must hold a JSON object, got {describe_value(data)}")
+    if not isinstance(parsed, dict):
+        raise ConfigError(f"{path}: must hold a JSON object, got {describe_value(parsed)}")
     values = {}
-    for key, value in data.items():
+    for key, value in parsed.items():
         if key not in CHECKS:
             raise unknown_key(str(path), key)
         values[key] = check_value(str(path), key, value)
     if values.get("api_key"):
         warn_if_shared(path, "holds an API key", warn)
+    return values
+
+
+# Decides whether a project's config may set what it asked for of NEEDS_TRUST:
+# (the file, its bytes, {name: value} asked) -> the decision (setup/project_trust.py).
+TrustDecider = Callable[[Path, bytes, dict[str, Any]], ProjectTrust]
+
+
+def needing_trust(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The NEEDS_TRUST settings among a file's values; a part of an object by its dotted name."""
+    asked = {}
+    for key, value in values.items():
+        if key in NEEDS_TRUST:
+            asked[key] = value
+        elif isinstance(value, dict):
+            asked.update({f"{key}.{part}": item for part, item in value.items() if f"{key}.{part}" in NEEDS_TRUST})
+    return asked
+
+
+def _project_layer(path: Path, data: bytes, values: dict[str, Any], earlier: Mapping[str, Any],
+                   trust: TrustDecider | None,
+                   warn: Callable[[str], None]) -> tuple[dict[str, Any], ProjectTrust | None]:
+    """The project's values that apply, and the trust decision when it asked for something that needs it.
+    Only then is the decider called (it hashes the file, reads the approvals, may ask)."""
+    asked = needing_trust(values)
+    decision = None
+    if asked:
+        decision = trust(path, data, asked) if trust else ProjectTrust(tuple(asked), False, "not asked")
+        if not decision.trusted:
+            warn(f"{path}: {', '.join(asked)} ignored, the project is not trusted ({decision.why})")
+            values = {key: value for key, value in values.items() if key not in asked}
+            for name in asked:
+                key, _, part = name.partition(".")
+                if part and key in values:
+                    values[key] = {p: v for p, v in values[key].items() if p != part}
+                    if not values[key]:  # nothing of it left: yours stays whole
+                        del values[key]
+    return _keeping_earlier_parts(values, earlier), decision
+
+
+def _keeping_earlier_parts(values: dict[str, Any], earlier: Mapping[str, Any]) -> dict[str, Any]:
+    """A project's object (`tools`) replaces yours, but never drops a part of it that needs trust
+    (your tools.shell_deny) unless it sets that part itself, trusted."""
+    for name in NEEDS_TRUST:
+        key, _, part = name.partition(".")
+        mine = earlier.get(key)
+        if part and key in values and part not in values[key] and isinstance(mine, dict) and part in mine:
+            values = {**values, key: {**values[key], part: mine[part]}}
     return values
 
 
@@ -92,12 +152,21 @@ def load_config(
     config_file: Path | None = None,
     flags: Mapping[str, Any] | None = None,
     warn: Callable[[str], None] = lambda message: None,
+    trust: TrustDecider | None = None,
 ) -> Config:
-    """Merge every layer into one validated Config."""
+    """Merge every layer into one validated Config. What the project's config asks for of NEEDS_TRUST
+    applies only if `trust` (None: nothing) says so."""
     layers: list[tuple[str, dict[str, Any]]] = []
-    for path in (xdg_config_path(env), project_config_path(root)):
-        if path.exists():  # a directory or an unreadable file there is an error, not "no config"
-            layers.append((str(path), read_config_file(path, warn)))
+    user_path, project_path = xdg_config_path(env), project_config_path(root)
+    # A directory or an unreadable file there is an error, not "no config".
+    if user_path.exists():
+        layers.append((str(user_path), read_config_file(user_path, warn)))
+    project_trust = None
+    if project_path.exists():
+        data = _config_bytes(project_path)
+        values, project_trust = _project_layer(project_path, data, _parse_config_file(project_path, data, warn),
+                                               layers[0][1] if layers else {}, trust, warn)
+        layers.append((str(project_path), values))
     if config_file is not None:
         layers.append((str(config_file), read_config_file(config_file, warn)))
     layers.append(("environment", _env_layer(env)))
@@ -128,7 +197,7 @@ def load_config(
         merged["base_url"] = env_url
         sources["base_url"] = "environment"
 
-    config = Config(**merged, sources=sources)
+    config = Config(**merged, sources=sources, project_trust=project_trust)
     if config.api_key_file:
         warn_if_shared(Path(config.api_key_file).expanduser(), "holds an API key", warn)
     return config

@@ -44,8 +44,10 @@ def with_discovered_server(config: Config, env: Mapping[str, str], console: Cons
         return config
     console.log(f"found {found.describe()}")
     sources = {**config.sources, "provider": FOUND, "base_url": FOUND}
-    # No key from the environment (OPENAI_API_KEY is usually meant for a cloud API) for whatever listens here.
-    config = replace(config, provider=found.provider, base_url=found.base_url, sources=sources, api_key_env="")
+    # No key at all for whatever listens here: a key goes only where your config, flags or environment
+    # sent it (OPENAI_API_KEY is usually meant for a cloud API, api_key for the server you named).
+    config = replace(config, provider=found.provider, base_url=found.base_url, sources=sources, api_key_env="",
+                     api_key=None, api_key_file=None)
     return _with_served_model(config, found)
 
 

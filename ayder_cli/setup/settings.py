@@ -65,7 +65,10 @@ class Settings:
     def switch_provider(self, provider: str) -> None:
         """Re-resolve every layer as if -p PROVIDER had been given (base URL, key, defaults, window)."""
         flags = {**self.flags, "provider": provider, "base_url": None}
-        config = load_config(env=self.environment.env, root=self.root, config_file=self.config_file, flags=flags)
+        from ayder_cli.setup.project_trust import decided_before  # loaded by /provider only
+
+        config = load_config(env=self.environment.env, root=self.root, config_file=self.config_file, flags=flags,
+                             trust=lambda *asked: decided_before(self.config.project_trust)(*asked))
         self.loop.use(runtime_for(config, self.environment.env, self.console, self.secrets,
                                   pause=self.environment.pause))
         self.flags = flags

@@ -21,7 +21,7 @@ HELP_SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Model and server", ("provider", "model", "base_url", "config_file", "num_ctx", "temperature", "max_tokens",
                           "iterations", "doctor")),
     ("System prompt and tools", ("prompts", "system_text", "no_instructions", "tool_groups")),
-    ("Permissions", ("allow_read", "allow_write", "allow_execute", "root")),
+    ("Permissions", ("allow_read", "allow_write", "allow_execute", "root", "trust_project")),
     ("Sessions", ("continue_session", "resume_id", "restore")),
     ("Tasks", ("list_tasks", "implement_id", "implement_all")),
     ("Output", ("json_events", "no_stream", "show_thinking", "no_color", "verbose", "debug")),

@@ -16,6 +16,7 @@ from support.fakellm import FakeLLM, Reply
 from support.files import write_json
 from support.harness import run_in_process
 
+from ayder_cli.setup.config import ProjectTrust
 from ayder_cli.setup.config_layers import load_config
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
@@ -254,9 +255,10 @@ def test_the_first_answer_in_priority_order_does_not_wait_for_a_silent_port_behi
 
 
 def configured(project):
-    """The Config the command line would build with no flags, and the environment it was built from."""
+    """The Config the command line would build with no flags (in a project the user trusts), and the
+    environment it was built from."""
     env = dict(os.environ)
-    return load_config(env=env, root=project), env
+    return load_config(env=env, root=project, trust=lambda path, data, asked: ProjectTrust(tuple(asked), True, "")), env
 
 
 def console() -> Console:

@@ -80,8 +80,8 @@ def test_401_names_the_env_var_and_never_shows_the_key(fake, run_ayder, verbose)
     assert SECRET[-8:] not in result.stdout + result.stderr
 
 
-def test_ollama_key_from_the_config_is_sent_but_never_shown(fake, run_ayder, project):
-    config = write_json(project / ".ayder" / "config.json", {"api_key": SECRET})
+def test_ollama_key_from_the_config_is_sent_but_never_shown(fake, run_ayder, isolated_env):
+    config = write_json(isolated_env / ".config" / "ayder" / "config.json", {"api_key": SECRET})
     config.chmod(0o600)
     fake.queue(Reply(status=401, error="unauthorized", echo_auth=True))
     result = run_ayder("--base-url", fake.url, "-v", "q")

@@ -10,6 +10,7 @@ import pytest
 
 from ayder_cli.errors import ConfigError, ExitStatus
 from ayder_cli.llm.providers import normalize_ollama_host
+from ayder_cli.setup.config import ProjectTrust
 from ayder_cli.setup.config_layers import load_config
 from ayder_cli.setup.keys import endpoint_of
 
@@ -51,8 +52,13 @@ class Layers:
         return write(self.root / ".ayder" / "config.json", data, mode)
 
     def load(self, config_file: Path | None = None, **flags):
+        # The project here is one the user trusts: these tests are about the layers (trust: test_project_trust.py).
         return load_config(env=self.env, root=self.root, config_file=config_file, flags=flags,
-                           warn=self.warnings.append)
+                           warn=self.warnings.append, trust=trusted)
+
+
+def trusted(path: Path, data: bytes, asked: dict) -> ProjectTrust:
+    return ProjectTrust(tuple(asked), True, "trusted by the test")
 
 
 @pytest.fixture

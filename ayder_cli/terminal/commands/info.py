@@ -65,6 +65,8 @@ def _status(context: CommandContext, args: str) -> None:
     ]
     if context.executor.context.sandbox is not None:
         rows.append(("sandbox", context.executor.context.sandbox.describe()))
+    if config.project_trust is not None:  # the project's config asked for what needs trust
+        rows.append(("project", config.project_trust.describe()))
     if instructions.files:
         rows += [("instructions" if i == 0 else "", f.describe()) for i, f in enumerate(instructions.files)]
         rows += [("", f"{label} (left out: over the size cap)") for label in instructions.left_out]

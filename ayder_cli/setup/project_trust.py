@@ -1,0 +1,57 @@
+"""Whether a project's own config may set what sends keys or runs code (config.NEEDS_TRUST).
+
+Loaded only when the project's .ayder/config.json asks for such a setting. Trusted
+are: a project you approved at a terminal with this very file content (remembered
+in your state directory), or any project for one run with --trust-project. Else, at
+a terminal, ayder asks once; without one, those settings are ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from ayder_cli.setup.config import ProjectTrust
+from ayder_cli.storage.trusted_projects import TrustedProjects, trusted_projects_path
+
+# (the project's real root, its config file, {name: value} asked) -> the answer: trusted or not.
+Ask = Callable[[Path, Path, dict[str, Any]], bool]
+
+NO_TERMINAL = "no terminal to ask; --trust-project applies them for this run"
+
+
+def decide_trust(path: Path, data: bytes, asked: dict[str, Any], *, root: Path, env: Mapping[str, str],
+                 ask: Ask | None, flag: bool, warn: Callable[[str], None]) -> ProjectTrust:
+    """The decision on the project config `path` whose bytes are `data`. --trust-project (`flag`)
+    approves for this run only and stores nothing: a flag in a script should not trust the project
+    for later runs at a terminal; only an answer there is remembered."""
+    digest = hashlib.sha256(data).hexdigest()
+    names = tuple(asked)
+    if flag:
+        return ProjectTrust(names, True, "--trust-project, for this run", digest)
+    real_root = root.resolve()
+    store = TrustedProjects(trusted_projects_path(env))
+    if store.approved(real_root, digest):
+        return ProjectTrust(names, True, "approved earlier", digest)
+    if ask is None:
+        return ProjectTrust(names, False, NO_TERMINAL, digest)
+    if not ask(real_root, path, asked):
+        return ProjectTrust(names, False, "you answered no", digest)
+    problem = store.approve(real_root, digest)
+    if problem:
+        warn(f"the approval is for this run only: {problem}")
+    return ProjectTrust(names, True, "approved at the terminal", digest)
+
+
+def decided_before(known: ProjectTrust | None) -> Callable[[Path, bytes, dict[str, Any]], ProjectTrust]:
+    """For reading the layers again in the same run (/provider): the decision made at start, for the
+    same file content; a file changed since is not trusted (and nobody is asked in the middle)."""
+
+    def decide(path: Path, data: bytes, asked: dict[str, Any]) -> ProjectTrust:
+        digest = hashlib.sha256(data).hexdigest()
+        if known is not None and known.digest == digest:
+            return known
+        return ProjectTrust(tuple(asked), False, "the file changed since ayder started", digest)
+
+    return decide
