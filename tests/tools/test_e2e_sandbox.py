@@ -207,3 +207,22 @@ def test_where_landlock_is_missing_the_deny_list_stands_alone_and_says_so(fake, 
     assert answer.startswith("ok:\nexit code 0") and (outside / "written.txt").exists()
     answer, _ = ask_to_run(fake, run_ayder, run_env, "rm -rf ~")
     assert "refused: `rm -rf ~` is on the shell deny list" in answer
+
+
+@needs_landlock
+@pytest.mark.parametrize("loosening", [{"sandbox": "off"}, {"sandbox_writable": ["{outside}"]}])
+def test_a_cloned_project_cannot_loosen_its_own_sandbox(fake, run_ayder, run_env, project, outside, loosening):
+    key, value = next(iter(loosening.items()))
+    value = [entry.format(outside=outside) for entry in value] if isinstance(value, list) else value
+    (project / ".ayder").mkdir(exist_ok=True)
+    (project / ".ayder" / "config.json").write_text(json.dumps({key: value}))
+
+    answer, result = ask_to_run(fake, run_ayder, run_env, f"echo through > {outside}/written.txt")
+
+    assert not (outside / "written.txt").exists()
+    assert f"sandbox: writing {outside}/written.txt {REFUSED_TAIL}" in answer
+    assert f"{key} ignored, the project is not trusted" in result.stderr
+
+    fake.requests.clear()
+    answer, _ = ask_to_run(fake, run_ayder, run_env, f"echo through > {outside}/written.txt", "--trust-project")
+    assert (outside / "written.txt").read_text() == "through\n"  # trusted, the project's setting applies
