@@ -3,7 +3,8 @@
 ayder estimates a prompt at about four characters a token; the count the server
 reports for each prompt it read teaches the real ratio. A count that hardly grew
 while the conversation did shows a server that cut the prompt by itself to fit
-its context window (older Ollamas do, silently): nothing is learned from that one.
+its context window (older Ollamas do, silently): nothing is learned from that one,
+nor from a count too low to be any tokenizer's (some proxies report 0 or 1).
 """
 
 from __future__ import annotations
@@ -14,6 +15,13 @@ from collections.abc import Callable
 from ayder_cli.agent.conversation import estimate_tokens
 from ayder_cli.agent.fit import CHARS_PER_ESTIMATED_TOKEN
 from ayder_cli.llm.base import ChatRequest
+
+# What a count taught (Calibration.learn): the ratio, or nothing, for one of these reasons.
+LEARNED, CUT, IMPLAUSIBLE = "learned", "cut", "implausible"
+# Below a twentieth of our estimate (80 characters a token and more) a count is no tokenizer's,
+# once the prompt is big enough for the share to mean something.
+IMPLAUSIBLE_SHARE = 0.05
+IMPLAUSIBLE_FROM = 256  # estimated tokens
 
 
 def prompt_estimate(request: ChatRequest) -> int:
@@ -43,16 +51,22 @@ class Calibration:
         """Count prompts as no fewer than `tokens_per_estimate` server tokens per estimated token from now on."""
         self.tokens_per_estimate = max(self.tokens_per_estimate, tokens_per_estimate)
 
-    def learn(self, reported: int | None, estimate: int, prefix_tokens: Callable[[], int]) -> bool:
-        """Learn from the server's count of the prompt just sent. True when the count shows that the
-        server cut the prompt to fit: then the ratio is left as it was."""
-        if not reported or not estimate:
-            return False
-        last, self._last_prompt = self._last_prompt, (estimate, reported)
+    def learn(self, reported: int | None, estimate: int, prefix_tokens: Callable[[], int]) -> str:
+        """Learn from the server's count of the prompt just sent: LEARNED, or CUT when the count
+        shows that the server cut the prompt to fit, or IMPLAUSIBLE when it is too low to be true
+        (then the ratio is left as it was; an implausible count is not remembered either)."""
+        if reported is None or not estimate:
+            return LEARNED
+        last = self._last_prompt
         if last is not None and self._was_cut(last, estimate, reported, prefix_tokens):
-            return True
-        self.tokens_per_estimate = reported / estimate
-        return False
+            self._last_prompt = (estimate, reported)
+            return CUT
+        if estimate >= IMPLAUSIBLE_FROM and reported < IMPLAUSIBLE_SHARE * estimate:
+            return IMPLAUSIBLE
+        if reported:
+            self._last_prompt = (estimate, reported)
+            self.tokens_per_estimate = reported / estimate
+        return LEARNED
 
     def _was_cut(self, last: tuple[int, int], estimate: int, reported: int, prefix_tokens: Callable[[], int]) -> bool:
         """The conversation grew since the last request, but the server's count of it hardly did.

@@ -1,10 +1,12 @@
-"""Making a conversation fit the window the server serves: a request known not to fit is never sent.
+"""Making a conversation fit the window the server serves, without asking the model: a request known
+not to fit is never sent.
 
-Compaction (a summary of older turns) comes first; what this module does is
-the last resort, for one message too big to fit at all (a huge file piped in,
-an interrupted 60,000-word reply kept in history): its middle is cut out and
-a marker says how much. The start and the end, where the request and the
-conclusion usually are, stay.
+Two ways, both in place on the messages: the results of earlier tool calls
+cleared (oldest first; the call stays, so the model knows it made it and can
+make it again), and, the last resort for one message too big to fit at all (a
+huge file piped in, an interrupted 60,000-word reply kept in history), its
+middle cut out with a marker saying how much. The start and the end, where
+the request and the conclusion usually are, stay.
 """
 
 from __future__ import annotations
@@ -12,8 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ayder_cli.agent.conversation import RESULTS_HEADER, holds_results
+
 CHARS_PER_ESTIMATED_TOKEN = 4  # conversation.estimate_tokens counts about four characters a token
 MIN_KEPT_CHARS = 400  # of a cut message, at least this much of its start and of its end stays
+CLEARED = ("[result cleared to keep the conversation within the context window; "
+           "make the call again if it is still needed]")
 MARKER = "\n\n[… {cut} characters cut from the middle of this message so the conversation fits the context window …]\n\n"
 
 
@@ -59,6 +65,29 @@ def shorten_middles(messages: list[dict[str, Any]], over_chars: int) -> list[str
         role = messages[index].get("role")
         notes.append(f"{cut} characters cut from the middle of {'an' if role == 'assistant' else 'a'} {role} message")
     return notes
+
+
+def latest_round(messages: list[dict[str, Any]]) -> int:
+    """Where the latest round starts: the last reply of the model (0: it has not replied yet)."""
+    return max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=0)
+
+
+def clear_old_results(messages: list[dict[str, Any]], over_chars: int) -> int:
+    """Clear the results of tool calls before the latest round, oldest first, in place, until
+    `over_chars` characters are gone; how many were cleared."""
+    cleared = 0
+    for index in range(latest_round(messages)):
+        if over_chars <= 0:
+            break
+        message = messages[index]
+        text = _text(message)
+        stub = CLEARED if message.get("role") == "tool" else RESULTS_HEADER + CLEARED
+        if not holds_results(message) or len(text) <= len(stub):
+            continue
+        messages[index] = {**message, "content": stub}
+        over_chars -= len(text) - len(stub)
+        cleared += 1
+    return cleared
 
 
 def _text(message: dict[str, Any]) -> str:
