@@ -41,7 +41,8 @@ def working_on(summary: str, request: str) -> str:
 
 def cut_point(messages: list[dict], only_if_needed: bool) -> int:
     """Where the kept messages start (0: nothing older to summarize)."""
-    starts = [i for i, m in enumerate(messages) if m["role"] == "user"]
+    # Where an exchange starts: the user's words, not the results of calls written as text.
+    starts = [i for i, m in enumerate(messages) if m["role"] == "user" and not holds_results(m)]
     # Kept: the last exchange, and during a run also the message being answered.
     keep = 2 if only_if_needed else 1
     return starts[-keep] if len(starts) >= keep else 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from support import fakellm
 from support.fakellm import Reply
 from support.harness import server_args
@@ -35,8 +36,9 @@ def _modules(project, count: int = ROUNDS) -> list[str]:
     return names
 
 
-def _reader(names: list[str]):
-    """A model that reads the modules one per round, then answers; a summary request (no tools) gets a summary."""
+def _reader(names: list[str], form: str = "native"):
+    """A model that reads the modules one per round (a native call, or a [CALL] line in its text), then
+    answers; a summary request (no tools) gets a summary."""
     read: list[str] = []
 
     def respond(body: dict) -> Reply:
@@ -44,6 +46,8 @@ def _reader(names: list[str]):
             return Reply(text="The user asked what the modules define; read so far: " + ", ".join(read) + ".")
         if len(read) < len(names):
             read.append(names[len(read)])
+            if form == "text":
+                return Reply(text=f"[CALL] read_file {json.dumps({'file_path': read[-1]})}")
             return Reply.calling("read_file", {"file_path": read[-1]})
         return Reply(text=ANSWER)
 
@@ -66,10 +70,11 @@ def _assert_held_within_the_window(fake, result) -> None:
     assert any(REQUEST in m["content"] for m in tools[-1]["messages"])  # the task is still there at the end
 
 
+@pytest.mark.parametrize("form", ["native", "text"])
 def test_a_twelve_round_tool_loop_in_one_message_on_a_2048_token_window_never_sends_over_it(
-        fake, run_ayder, project, protocol):
+        fake, run_ayder, project, protocol, form):
     _serve_a_small_window(fake, protocol)
-    fake.respond = _reader(_modules(project))
+    fake.respond = _reader(_modules(project), form)
     result = run_ayder(*server_args(fake, protocol), REQUEST)
     _assert_held_within_the_window(fake, result)
     # cheapest first: earlier results cleared every round; a summary now and then, when they pile up
