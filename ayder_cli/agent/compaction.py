@@ -76,11 +76,12 @@ class Compaction:
             return False
         return self._replace(cut, before, calibration, compacted_message)
 
-    def compact_to_fit(self, before: int, calibration: Calibration, worth: int) -> bool:
-        """Make room for the next request, which would not fit: inside a tool loop, the rounds before
-        the latest one replaced by a summary, the request being worked on repeated under it; between
-        messages, all before the latest message. Tried only where what it replaces is more than `worth`
-        tokens (a summary costs a request; a few short messages are not worth one). True if applied."""
+    def compact_to_fit(self, before: int, calibration: Calibration, worth: int, between_messages: bool) -> bool:
+        """Make room for the next request, which would not fit. Inside a tool loop: the rounds before the
+        latest one replaced by a summary, the request being worked on repeated under it. Between messages
+        (compaction() has had its turn there) only if `between_messages`: all before the latest message.
+        Tried only where what it replaces is more than `worth` tokens (a summary costs a request; a few
+        short messages are not worth one). True if applied."""
         messages = self.conversation.messages
         asked = [i for i, m in enumerate(messages) if m["role"] == "user" and not holds_results(m)]
         if not asked:
@@ -88,7 +89,7 @@ class Compaction:
         cut = latest_round(messages)
         if asked[-1] > cut:  # between messages: the model has not answered the latest yet
             cut = asked[-1]
-            return calibration.tokens(estimate_tokens(messages[:cut])) > worth and \
+            return between_messages and calibration.tokens(estimate_tokens(messages[:cut])) > worth and \
                 self._replace(cut, before, calibration, compacted_message)
         if calibration.tokens(estimate_tokens(messages[:cut]) - estimate_tokens([messages[asked[-1]]])) <= worth:
             return False  # the first round (nothing before it but the request), or too little before it

@@ -10,11 +10,15 @@ not fit:
 1. the results of earlier tool calls cleared, oldest first (fit.py): no request
    to the model, the task and the calls themselves stay, a result can be had
    again by calling again;
-2. compaction (auto_compact): one request, but the summary keeps what those
-   results taught; not for a few short messages;
+2. compaction of the earlier rounds (auto_compact): one request, but the
+   summary keeps what those results taught; not for a few short messages;
 3. the system prompt (with the project instructions) cut in its middle to what
    half the budget leaves beside the tool schemas, once for the session;
-4. the middle of the longest messages cut (fit.py), the last resort.
+4. the middle of the longest messages cut (fit.py);
+5. between messages, where compaction at compact_at has had its turn and kept
+   the last exchange: if the request is still over the window itself (not only
+   the budget), that exchange is compacted too, as a server's "too long" would
+   have led to.
 
 What still does not fit the window is a one-line error naming --num-ctx, as is
 a window that cannot hold even the tool schemas and the least of the system
@@ -84,10 +88,13 @@ class WindowHold:
             keeper.notice(f"cleared the results of {counted(cleared, 'earlier tool call')} (they can be made again), "
                           f"so the request fits the {window}-token context window")
         if self._over() and host.config.auto_compact:
-            self._compact()
+            self._compact(between_messages=False)
         if self._over():
             self._cut_system_prompt()
         if self._over():
+            keeper.shorten_to_fit(host.conversation.messages, prompt_estimate(host.request()))
+        if keeper.tokens() > window and host.config.auto_compact:
+            self._compact(between_messages=True)  # what the server's refusal would have led to
             keeper.shorten_to_fit(host.conversation.messages, prompt_estimate(host.request()))
         if keeper.tokens() > window:  # within the window it is sent: the reply has less room, that is all
             self._refuse(fixed)
@@ -100,14 +107,14 @@ class WindowHold:
         """Characters to cut before the next request fits its budget (0: it fits)."""
         return self.keeper.calibration.chars_over(prompt_estimate(self.keeper.host.request()), self._budget().prompt)
 
-    def _compact(self) -> None:
+    def _compact(self, between_messages: bool) -> None:
         keeper = self.keeper
         prompt, tokens = self._budget().prompt, keeper.tokens()
         # Worth a request when what it replaces would make the request fit, or is a quarter of the
         # budget; never for less than an eighth of it (a summary of a summary frees nothing).
         worth = max(min(tokens - prompt, prompt // 4), prompt // 8)
         try:
-            keeper.compaction.compact_to_fit(tokens, keeper.calibration, worth)
+            keeper.compaction.compact_to_fit(tokens, keeper.calibration, worth, between_messages)
         except LLMError as exc:  # the summary's own request refused as too long: on to the next remedy
             if context_overflow(exc.message) is None:
                 raise

@@ -118,3 +118,17 @@ def test_a_server_that_reports_one_prompt_token_is_said_once_and_not_believed(fa
     assert "ayder estimates the window from its own count" in result.stderr
     assert fake.refused == [] and max(_sizes(fake)) <= WINDOW  # its count did not make ayder think all fits
     assert result.stdout.strip().endswith(ANSWER)
+
+
+def test_between_messages_a_request_over_the_window_is_compacted_before_it_is_sent_not_after_a_refusal(
+        fake, run_ayder):
+    fake.window = 1000  # the tool schemas and system prompt take about 650 of it
+    fake.props = {"default_generation_settings": {"n_ctx": 1000}}
+    long = "A long first answer about the code. " * 60
+    fake.queue(Reply(text=long), Reply(text="summary of the first exchange"), Reply(text="second answer"))
+    result = run_ayder(*server_args(fake, "openai"), input="first question " + "in many words " * 40 + "\nsecond\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.endswith("second answer\n")
+    assert "compacted the conversation" in result.stderr
+    assert fake.refused == [] and max(_sizes(fake)) <= 1000
+    assert "too long; compacting and asking once more" not in result.stderr
