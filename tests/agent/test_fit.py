@@ -67,3 +67,19 @@ def test_results_of_calls_written_as_text_are_cleared_too_but_not_the_users_word
     assert clear_old_results(messages, 10_000) == 1
     assert messages[2]["content"] == RESULTS_HEADER + CLEARED
     assert messages[0]["content"] == "U" * 3000 and messages[4]["content"] == RESULTS_HEADER + "B" * 3000
+
+
+def test_a_huge_argument_of_a_call_loses_its_middle_and_the_arguments_stay_json():
+    import json
+    content = "HEAD " + "x" * 50_000 + " TAIL"
+    call = {"id": "c0", "type": "function",
+            "function": {"name": "write_file", "arguments": json.dumps({"file_path": "big.txt", "content": content})}}
+    messages = [{"role": "user", "content": "write it"}, {"role": "assistant", "content": "", "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "c0", "name": "write_file", "content": "ok"}]
+    notes = shorten_middles(messages, 40_000)
+    arguments = json.loads(messages[1]["tool_calls"][0]["function"]["arguments"])
+    assert arguments["file_path"] == "big.txt"
+    assert arguments["content"].startswith("HEAD ") and arguments["content"].endswith(" TAIL")
+    assert len(arguments["content"]) < 11_000 and "characters cut from the middle" in arguments["content"]
+    assert notes == [notes[0]] and "arguments of a tool call" in notes[0]
+    assert call["function"]["arguments"].endswith(' TAIL"}')  # the conversation's own message is left as it was
