@@ -3,7 +3,9 @@
 ayder estimates a prompt at about four characters a token; the count the server
 reports for each prompt it read teaches the real ratio. A count that hardly grew
 while the conversation did shows a server that cut the prompt by itself to fit
-its context window (older Ollamas do, silently): nothing is learned from that one.
+its context window (older Ollamas do, silently): nothing is learned from that one,
+nor from a count far below any tokenizer's count of the whole prompt: a proxy's 0
+or 1, or a server that counts only what its prompt cache did not hold.
 """
 
 from __future__ import annotations
@@ -15,6 +17,12 @@ from ayder_cli.agent.conversation import estimate_tokens
 from ayder_cli.agent.fit import CHARS_PER_ESTIMATED_TOKEN
 from ayder_cli.llm.base import ChatRequest
 
+# What a count taught (Calibration.learn): the ratio, or nothing, for one of these reasons.
+LEARNED, CUT, IMPLAUSIBLE, PARTIAL = "learned", "cut", "implausible", "partial"
+# Below a twentieth of our estimate (80 characters a token and more) a count is no tokenizer's count
+# of the whole prompt, once the prompt is big enough for the share to mean something.
+IMPLAUSIBLE_SHARE = 0.05
+IMPLAUSIBLE_FROM = 256  # estimated tokens
 
 def prompt_estimate(request: ChatRequest) -> int:
     """Our estimate of a request's prompt: its messages and its tool schemas, about four characters a token."""
@@ -26,7 +34,8 @@ class Calibration:
 
     def __init__(self) -> None:
         self.tokens_per_estimate = 1.0  # server-reported prompt tokens / our estimate, once known
-        self._last_prompt: tuple[int, int] | None = None  # the last request's (estimate, server's count)
+        self._last_prompt: tuple[int, int] | None = None  # the last (estimate, server's count) learned from
+        self._last_estimate = 0  # the last request's estimate, whatever its count
 
     def tokens(self, estimate: int) -> int:
         """An estimate in the server's tokens, as far as they are known."""
@@ -43,16 +52,26 @@ class Calibration:
         """Count prompts as no fewer than `tokens_per_estimate` server tokens per estimated token from now on."""
         self.tokens_per_estimate = max(self.tokens_per_estimate, tokens_per_estimate)
 
-    def learn(self, reported: int | None, estimate: int, prefix_tokens: Callable[[], int]) -> bool:
-        """Learn from the server's count of the prompt just sent. True when the count shows that the
-        server cut the prompt to fit: then the ratio is left as it was."""
-        if not reported or not estimate:
-            return False
-        last, self._last_prompt = self._last_prompt, (estimate, reported)
+    def learn(self, reported: int | None, estimate: int, prefix_tokens: Callable[[], int]) -> str:
+        """Learn from the server's count of the prompt just sent: LEARNED; or CUT when the count shows
+        that the server cut the prompt to fit; or, for a count far below any tokenizer's count of the
+        whole prompt, PARTIAL when it could be a count of what was added since the last request alone
+        (a server leaving its cached prefix out), else IMPLAUSIBLE (some proxies report 0 or 1). The
+        ratio is learned only from the first."""
+        if reported is None or not estimate:
+            return LEARNED
+        last = self._last_prompt
+        added = estimate - self._last_estimate if self._last_estimate else estimate
+        self._last_estimate = estimate
         if last is not None and self._was_cut(last, estimate, reported, prefix_tokens):
-            return True
-        self.tokens_per_estimate = reported / estimate
-        return False
+            self._last_prompt = (estimate, reported)
+            return CUT
+        if estimate >= IMPLAUSIBLE_FROM and reported < IMPLAUSIBLE_SHARE * estimate:
+            return IMPLAUSIBLE if reported < IMPLAUSIBLE_SHARE * added else PARTIAL
+        if reported:
+            self._last_prompt = (estimate, reported)
+            self.tokens_per_estimate = reported / estimate
+        return LEARNED
 
     def _was_cut(self, last: tuple[int, int], estimate: int, reported: int, prefix_tokens: Callable[[], int]) -> bool:
         """The conversation grew since the last request, but the server's count of it hardly did.

@@ -3,7 +3,9 @@
 It happens before a request when the conversation nears the window (auto_compact,
 at compact_at of it), when the server showed that it cut or refused a prompt as
 too long, and on /compact. The system prompt and the latest exchange stay as
-they are; a compaction that would not shrink the conversation is not applied,
+they are. Inside one message's tool loop, when the next request would not fit
+even with the earlier results cleared, everything before the latest round is
+summarized, and the request being worked on is repeated under the summary; a compaction that would not shrink the conversation is not applied,
 and is not tried again until the conversation has grown well past that size.
 """
 
@@ -12,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ayder_cli.agent.calibration import Calibration
-from ayder_cli.agent.conversation import Conversation, estimate_tokens
+from ayder_cli.agent.conversation import Conversation, estimate_tokens, holds_results
+from ayder_cli.agent.fit import latest_round
 from ayder_cli.setup.config import Config
 
 COMPACT_REQUEST = (
@@ -28,9 +31,18 @@ def compacted_message(summary: str) -> str:
     return f"[Summary of the earlier part of this conversation, made to save context]\n\n{summary.strip()}"
 
 
+WORKING_ON = "\n\nThe request being worked on:\n\n"
+
+
+def working_on(summary: str, request: str) -> str:
+    """The user message that stands for the earlier rounds of the request still being worked on."""
+    return compacted_message(summary) + WORKING_ON + request
+
+
 def cut_point(messages: list[dict], only_if_needed: bool) -> int:
     """Where the kept messages start (0: nothing older to summarize)."""
-    starts = [i for i, m in enumerate(messages) if m["role"] == "user"]
+    # Where an exchange starts: the user's words, not the results of calls written as text.
+    starts = [i for i, m in enumerate(messages) if m["role"] == "user" and not holds_results(m)]
     # Kept: the last exchange, and during a run also the message being answered.
     keep = 2 if only_if_needed else 1
     return starts[-keep] if len(starts) >= keep else 0
@@ -62,10 +74,35 @@ class Compaction:
             if not only_if_needed:
                 self.notice("nothing to compact: the conversation is only the latest exchange")
             return False
+        return self._replace(cut, before, calibration, compacted_message)
+
+    def compact_to_fit(self, before: int, calibration: Calibration, worth: int, between_messages: bool) -> bool:
+        """Make room for the next request, which would not fit. Inside a tool loop: the rounds before the
+        latest one replaced by a summary, the request being worked on repeated under it. Between messages
+        (compaction() has had its turn there) only if `between_messages`: all before the latest message.
+        Tried only where what it replaces is more than `worth` tokens (a summary costs a request; a few
+        short messages are not worth one). True if applied."""
+        messages = self.conversation.messages
+        asked = [i for i, m in enumerate(messages) if m["role"] == "user" and not holds_results(m)]
+        if not asked:
+            return False
+        cut = latest_round(messages)
+        if asked[-1] > cut:  # between messages: the model has not answered the latest yet
+            cut = asked[-1]
+            return between_messages and calibration.tokens(estimate_tokens(messages[:cut])) > worth and \
+                self._replace(cut, before, calibration, compacted_message)
+        if calibration.tokens(estimate_tokens(messages[:cut]) - estimate_tokens([messages[asked[-1]]])) <= worth:
+            return False  # the first round (nothing before it but the request), or too little before it
+        request = messages[asked[-1]]["content"].rpartition(WORKING_ON)[2]  # not a summary of a summary
+        return self._replace(cut, before, calibration, lambda summary: working_on(summary, request))
+
+    def _replace(self, cut: int, before: int, calibration: Calibration, message: Callable[[str], str]) -> bool:
+        """messages[:cut] replaced by one user message, `message(the model's summary of them)`, if smaller."""
+        messages = self.conversation.messages
         older = Conversation(self.conversation.system_prompt)
         older.messages = messages[:cut]
         summary = self.summarize(older.for_request(), COMPACT_REQUEST)
-        replaced = [{"role": "user", "content": compacted_message(summary)}, *messages[cut:]]
+        replaced = [{"role": "user", "content": message(summary)}, *messages[cut:]]
         after = before + calibration.tokens(estimate_tokens(replaced[:1]) - estimate_tokens(messages[:cut]))
         if not summary or after >= before:
             self.notice(f"compaction would not shrink the context (~{before} tokens); not applied")

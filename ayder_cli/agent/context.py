@@ -1,12 +1,13 @@
 """ContextKeeper: each request made to fit the context window the server serves.
 
-Before a request: compaction when the conversation nears the window (or the
-server showed it cut the last prompt), then, for one message too big to fit at
-all, its middle cut out (fit.py): a request known not to fit is never sent. A
-server that still refuses the prompt as too long gets one more try after
-compaction. After a request: the server's count of the prompt calibrates our
-estimate (calibration.py), and a count that shows the server cut the prompt
-narrows the window ayder assumes (num_ctx, in the loop's settings).
+Before every request, a tool loop's too: compaction when the conversation nears
+the window (or the server showed it cut the last prompt); then, if the request
+would still not fit, the cheapest remedy first (window.py): a request known
+not to fit is never sent. A server that still refuses the prompt as too
+long gets one more try after compaction. After a request: the server's count
+of the prompt calibrates our estimate (calibration.py), unless it is too low
+to be true; a count that shows the server cut the prompt narrows the window
+ayder assumes (num_ctx, in the loop's settings).
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Protocol
 
-from ayder_cli.agent.calibration import Calibration, prompt_estimate
+from ayder_cli.agent.calibration import CUT, IMPLAUSIBLE, Calibration, prompt_estimate
 from ayder_cli.agent.compaction import Compaction
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.agent.fit import Budget, shorten_middles
 from ayder_cli.agent.request import whole_reply
 from ayder_cli.agent.usage import SessionUsage
+from ayder_cli.agent.window import WindowHold
 from ayder_cli.intents import parse
 from ayder_cli.llm.base import ChatClient, ChatRequest, LLMError, Reply
 from ayder_cli.llm.providers import provider_named
@@ -47,6 +49,8 @@ class ContextKeeper:
         self.host = host
         self.notice = notice
         self.compaction = Compaction(host.conversation, self.summarize, notice)
+        self.window = WindowHold(self)  # the next request held within the window, cheapest remedy first
+        self.doubted = False  # a server count too low to be true was noticed (once a session)
         self.meet_server()
 
     def meet_server(self) -> None:
@@ -81,14 +85,14 @@ class ContextKeeper:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def fit(self, forced: bool) -> None:
-        """Compact when the conversation nears the window (always when `forced`); then, if one message
-        is still too big for it, cut its middle."""
+        """Compact when the conversation nears the window (always when `forced`); then hold the
+        request within the window."""
         if forced or self.server_cut:
             self.server_cut = False
             self.compact()
         elif self.host.config.auto_compact:
             self.compact(only_if_needed=True)
-        self.shorten_to_fit(self.host.conversation.messages, prompt_estimate(self.host.request()))
+        self.window.hold()
 
     def shorten_to_fit(self, messages: list[dict], estimate: int) -> None:
         """Cut the middle of the longest of `messages` (in place) if a prompt of `estimate` would not fit."""
@@ -123,10 +127,16 @@ class ContextKeeper:
 
     def learn(self, reported: int | None, request: ChatRequest) -> None:
         """Learn tokens per estimated token from the server's count of the prompt just sent, unless
-        the count shows that the server cut the prompt to fit (older Ollamas do, silently)."""
+        the count shows that the server cut the prompt to fit (older Ollamas do, silently), or is
+        too low to be true (said once a session: ayder then goes by its own estimate)."""
         estimate = prompt_estimate(request)
-        if self.calibration.learn(reported, estimate, prefix_tokens=self._prefix_tokens):
+        taught = self.calibration.learn(reported, estimate, prefix_tokens=self.prefix_tokens)
+        if taught == CUT:
             self._cut_by_server(reported, estimate)
+        elif taught == IMPLAUSIBLE and not self.doubted:
+            self.doubted = True
+            self.notice(f"the server reports {reported} prompt tokens for a request of about {estimate}; "
+                        "ayder estimates the window from its own count")
 
     def _cut_by_server(self, reported: int, estimate: int) -> None:
         """Say that the server shortened the prompt, serve it less from now on, compact before the next request."""
@@ -142,7 +152,7 @@ class ContextKeeper:
             self.host.config = replace(config, num_ctx=reported)
         self.server_cut = True
 
-    def _prefix_tokens(self) -> int:
+    def prefix_tokens(self) -> int:
         """The system prompt and tool schemas of a request: what every request starts with."""
         request = self.host.request()
         request.messages = [message for message in request.messages[:1] if message["role"] == "system"]

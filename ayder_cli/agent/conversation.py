@@ -17,6 +17,7 @@ from ayder_cli.llm.base import Reply
 INTERRUPTED_NOTE = "[reply interrupted by the user]"
 STREAM_CUT_NOTE = "[reply cut off: the connection to the server broke]"
 NO_RESULT = "no result: the call was interrupted before it ran"
+RESULTS_HEADER = "Tool results:\n\n"  # starts the user message that holds the results of calls written as text
 
 
 class Conversation:
@@ -65,7 +66,7 @@ class Conversation:
             return
         parts = [f"[{call.name} {json.dumps(call.arguments, ensure_ascii=False)}] {render_result(result)}"
                  for call, result in zip(calls, results)]
-        header = "Tool results:\n\n" if parts else ""
+        header = RESULTS_HEADER if parts else ""
         self._add({"role": "user", "content": header + "\n\n".join(parts + list(notes))})
 
     def drop_last_user(self) -> None:
@@ -106,6 +107,13 @@ class Conversation:
 def estimate_tokens(messages: list[dict[str, Any]]) -> int:
     """About four characters a token, tool calls included."""
     return sum(len(str(m.get("content") or "")) + len(str(m.get("tool_calls") or "")) for m in messages) // 4
+
+
+def holds_results(message: dict[str, Any]) -> bool:
+    """A message that carries tool results: a native one, or the user message of calls written as text."""
+    content = message.get("content")
+    return message["role"] == "tool" or (
+        message["role"] == "user" and isinstance(content, str) and content.startswith(RESULTS_HEADER))
 
 
 def _answer(pending: dict[str, str]) -> list[dict[str, Any]]:

@@ -119,3 +119,24 @@ def test_another_server_starts_learning_again():
     keeper.server_cut = True
     keeper.meet_server()
     assert keeper.calibration.tokens_per_estimate == 1.0 and not keeper.server_cut
+
+
+def test_a_count_too_low_to_be_true_is_said_once_and_teaches_nothing():
+    loop, notices = FakeLoop(Config(provider="openai", num_ctx=8192)), []
+    exchanges(loop.conversation, 2, size=2000)
+    keeper = ContextKeeper(loop, notices.append)
+    keeper.learn(1, loop.request())
+    keeper.learn(0, loop.request())
+    assert keeper.calibration.tokens_per_estimate == 1.0 and not keeper.server_cut
+    assert len(notices) == 1 and notices[0].startswith("the server reports 1 prompt tokens for a request of about")
+
+
+def test_a_count_of_only_what_was_added_is_not_learned_and_not_called_implausible():
+    loop, notices = FakeLoop(Config(provider="openai", num_ctx=8192)), []
+    exchanges(loop.conversation, 3, size=2000)
+    keeper = ContextKeeper(loop, notices.append)
+    keeper.learn(3000, loop.request())
+    learned = keeper.calibration.tokens_per_estimate
+    loop.conversation.add_user("and now?")
+    keeper.learn(9, loop.request())  # the cached prefix left out: only the new message counted
+    assert keeper.calibration.tokens_per_estimate == learned and notices == []

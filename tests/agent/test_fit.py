@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from ayder_cli.agent.fit import MARKER, Budget, shorten_middles
+from ayder_cli.agent.conversation import RESULTS_HEADER
+from ayder_cli.agent.fit import CLEARED, MARKER, Budget, clear_old_results, shorten_middles
 
 
 def test_budget_leaves_room_for_the_reply_but_never_all_of_the_window():
@@ -40,3 +41,45 @@ def test_nothing_is_cut_when_it_already_fits_or_nothing_is_long_enough():
     messages = [{"role": "user", "content": "a" * 500}]
     assert shorten_middles(messages, 0) == [] and messages[0]["content"] == "a" * 500
     assert shorten_middles(messages, 100) == [] and messages[0]["content"] == "a" * 500
+
+
+def _round(n: int, result: str, native: bool = True) -> list[dict]:
+    call = {"role": "assistant", "content": "", "tool_calls": [{"id": f"c{n}", "type": "function",
+                                                                 "function": {"name": "read_file", "arguments": "{}"}}]}
+    if native:
+        return [call, {"role": "tool", "tool_call_id": f"c{n}", "name": "read_file", "content": result}]
+    return [{"role": "assistant", "content": "[CALL] read_file {}"}, {"role": "user", "content": RESULTS_HEADER + result}]
+
+
+def test_earlier_results_are_cleared_oldest_first_and_the_latest_round_stays():
+    messages = [{"role": "user", "content": "read them"}, *_round(0, "A" * 3000), *_round(1, "B" * 3000),
+                *_round(2, "C" * 3000)]
+    assert clear_old_results(messages, 1000) == 1  # the oldest was enough
+    assert messages[2]["content"] == CLEARED and messages[4]["content"] == "B" * 3000
+    assert clear_old_results(messages, 10_000) == 1  # the latest round's result is never cleared
+    assert messages[4]["content"] == CLEARED and messages[6]["content"] == "C" * 3000
+    assert messages[0] == {"role": "user", "content": "read them"} and messages[1]["tool_calls"]  # calls stay
+
+
+def test_results_of_calls_written_as_text_are_cleared_too_but_not_the_users_words():
+    messages = [{"role": "user", "content": "U" * 3000}, *_round(0, "A" * 3000, native=False),
+                *_round(1, "B" * 3000, native=False)]
+    assert clear_old_results(messages, 10_000) == 1
+    assert messages[2]["content"] == RESULTS_HEADER + CLEARED
+    assert messages[0]["content"] == "U" * 3000 and messages[4]["content"] == RESULTS_HEADER + "B" * 3000
+
+
+def test_a_huge_argument_of_a_call_loses_its_middle_and_the_arguments_stay_json():
+    import json
+    content = "HEAD " + "x" * 50_000 + " TAIL"
+    call = {"id": "c0", "type": "function",
+            "function": {"name": "write_file", "arguments": json.dumps({"file_path": "big.txt", "content": content})}}
+    messages = [{"role": "user", "content": "write it"}, {"role": "assistant", "content": "", "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "c0", "name": "write_file", "content": "ok"}]
+    notes = shorten_middles(messages, 40_000)
+    arguments = json.loads(messages[1]["tool_calls"][0]["function"]["arguments"])
+    assert arguments["file_path"] == "big.txt"
+    assert arguments["content"].startswith("HEAD ") and arguments["content"].endswith(" TAIL")
+    assert len(arguments["content"]) < 11_000 and "characters cut from the middle" in arguments["content"]
+    assert notes == [notes[0]] and "arguments of a tool call" in notes[0]
+    assert call["function"]["arguments"].endswith(' TAIL"}')  # the conversation's own message is left as it was

@@ -92,7 +92,8 @@ def test_auto_compaction_fires_at_the_threshold_and_the_next_request_is_smaller(
     import json
 
     (project / ".ayder").mkdir(exist_ok=True)
-    (project / ".ayder" / "config.json").write_text(json.dumps({"num_ctx": 1000, "compact_at": 0.5}))
+    # a window that holds the second request once its long messages lose their middles (no request goes over it)
+    (project / ".ayder" / "config.json").write_text(json.dumps({"num_ctx": 1400, "compact_at": 0.5}))
     big = "lorem ipsum " * 150  # about 450 tokens a message
     fake.queue(Reply(text="A1 " + big, usage=None), Reply(text="A2", usage=None),
                Reply(text="Summary: the user sent two long notes.", usage=None), Reply(text="A3", usage=None))

@@ -143,7 +143,9 @@ def test_the_32_kb_cap_keeps_whole_files_first_and_cuts_the_last(fake, run_ayder
     write(project / "sub" / "AGENTS.md", sub_text + "\n")
     write(project / "sub" / "CONVENTIONS.md", "CONVENTIONS-RULE\n")
     write_json(project / ".ayder" / "config.json", {"instructions": ["CONVENTIONS.md"]})
-    result = run_ayder(*server_args(fake, "ollama"), "--root", str(project), "q", cwd=project / "sub")
+    # 32 KB of instructions is about 8,000 tokens: a window that holds them, or they are cut to fit it
+    result = run_ayder(*server_args(fake, "ollama"), "--num-ctx", "16384", "--root", str(project), "q",
+                       cwd=project / "sub")
     assert result.returncode == 0, result.stderr
     notice = "project instructions are capped at 32 KB: sub/AGENTS.md cut short; sub/CONVENTIONS.md left out"
     assert notice in result.stderr.splitlines()

@@ -2,6 +2,8 @@
 
 Tests queue Reply objects; each request takes the next one (or a default
 "ok"), and every request is recorded so a test can assert on what ayder sent.
+A test whose replies depend on the request (a summary asked for in the middle
+of a tool loop) sets `respond` instead: it gets each chat request's body.
 
     POST /api/chat                 Ollama, NDJSON when streaming
     POST /v1/chat/completions      OpenAI-compatible, SSE when streaming
@@ -10,11 +12,13 @@ Tests queue Reply objects; each request takes the next one (or a default
     POST /api/show                 Ollama's model details, when `show` is set
 
 With `window` set, the server counts each prompt (about four characters a
-token) and reports that count; a prompt over the window is refused with
-llama.cpp's 400 on /v1. On /api/chat it is refused with Ollama's 400 when the
-request says `"truncate": false`, else cut silently, oldest messages first, as
-Ollama does. `cuts_silently` makes both cut, whatever the request says: an
-older Ollama, or Ollama's own /v1 endpoint, which cannot be told not to.
+token) and reports that count (or `reported_prompt`, whatever it read, as some
+proxies do); a prompt over the window is refused with llama.cpp's 400 on /v1
+(each refused size kept in `refused`). On /api/chat it is refused with Ollama's
+400 when the request says `"truncate": false`, else cut silently, oldest
+messages first, as Ollama does. `cuts_silently` makes both cut, whatever the
+request says: an older Ollama, or Ollama's own /v1 endpoint, which cannot be
+told not to.
 
 Run it by hand too:  python tests/support/fakellm.py --port 8000 --reply "hello"
 """
@@ -34,7 +38,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 if __name__ == "__main__":  # run by hand (python tests/support/fakellm.py): tests/ is not on the path yet
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -112,9 +116,12 @@ class FakeLLM:
         self.show: dict[str, Any] | None = None  # Ollama POST /api/show (None: 404, as a model it lacks)
         self.model_meta: dict[str, Any] = {}  # extra fields of each /v1/models entry (vLLM max_model_len, ...)
         self.window: int | None = None  # the context window served; None: prompts are not counted
+        self.refused: list[int] = []  # the size of each prompt refused as over the window
+        self.reported_prompt: int | None = None  # the prompt count reported whatever was read (a proxy's 0 or 1)
         self.truncated: list[int] = []  # Ollama: the size of each prompt that was cut to fit the window
         self.cuts_silently = False  # an over-long prompt is cut and answered 200, on both endpoints
         self.default = Reply()
+        self.respond: Callable[[dict[str, Any]], Reply] | None = None  # the reply to a chat body, if set
         self._served: list[Reply] = []
         self._lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"fake": self})
@@ -137,9 +144,12 @@ class FakeLLM:
         self.script.extend(replies)
         return self
 
-    def next_reply(self) -> Reply:
+    def next_reply(self, body: Any = None) -> Reply:
         with self._lock:
-            reply = self.script.popleft() if self.script else self.default
+            if self.respond is not None:
+                reply = self.respond(body)
+            else:
+                reply = self.script.popleft() if self.script else self.default
             self._served.append(reply)
             return reply
 
@@ -239,7 +249,7 @@ class _Handler(BaseHTTPRequestHandler):
     # --- chat
 
     def _chat(self, body: dict, ollama: bool) -> None:
-        reply = self.fake.next_reply()
+        reply = self.fake.next_reply(body)
         if reply.reject_stream_options and "stream_options" in body:
             return self._json(400, {"error": {"message": "Unrecognized request argument: stream_options"}})
         if reply.reject_tools and body.get("tools"):
@@ -265,6 +275,8 @@ class _Handler(BaseHTTPRequestHandler):
         window = self.fake.window
         messages = list(body.get("messages") or [])
         tokens = prompt_tokens(messages, body.get("tools"))
+        if tokens > window and not self.fake.cuts_silently and (not ollama or body.get("truncate") is False):
+            self.fake.refused.append(tokens)
         if tokens > window and not ollama and not self.fake.cuts_silently:
             self._json(400, {"error": {"code": 400, "type": "exceed_context_size_error",
                                        "message": "the request exceeds the available context size, try increasing it",
@@ -282,7 +294,8 @@ class _Handler(BaseHTTPRequestHandler):
             while tokens > window and len(messages) > 2:
                 del messages[1 if messages[0].get("role") == "system" else 0]
                 tokens = prompt_tokens(messages, body.get("tools"))
-        return dataclasses.replace(reply, usage=(tokens, (reply.usage or (0, 7))[1]))
+        reported = tokens if self.fake.reported_prompt is None else self.fake.reported_prompt
+        return dataclasses.replace(reply, usage=(reported, (reply.usage or (0, 7))[1]))
 
     def _stream(self, reply: Reply, events: list[bytes], content_type: str, ollama: bool) -> None:
         self.send_response(200)
