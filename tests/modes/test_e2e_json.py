@@ -42,7 +42,7 @@ def read_call(call_id: str = "call_1") -> dict:
 
 def test_json_events_of_a_reply_with_a_tool_call(fake, run_ayder, project, protocol):
     (project / "notes.txt").write_text("hello\n")
-    fake.queue(Reply(text="", tool_calls=[read_call()]), Reply(text=ANSWER))
+    fake.queue(Reply(text="", tool_calls=[read_call()], usage=(812, 7)), Reply(text=ANSWER, usage=(840, 7)))
     result = run_ayder(*server_args(fake, protocol), "--json", "what does notes.txt say?")
     assert result.returncode == 0, result.stderr
     events = events_of(result.stdout)
@@ -55,11 +55,11 @@ def test_json_events_of_a_reply_with_a_tool_call(fake, run_ayder, project, proto
         assert call["id"] == done["id"] == "call_1"
     assert joined(events, "text") == ANSWER
     usage = [event for event in events if event["type"] == "usage"]
-    assert usage[0]["prompt_tokens"] == 12 and usage[0]["completion_tokens"] == 7 and usage[0]["total_tokens"] == 19
+    assert usage[0]["prompt_tokens"] == 812 and usage[0]["completion_tokens"] == 7 and usage[0]["total_tokens"] == 819
     answer, final = events[-2:]
     assert answer == {"type": "answer", "text": ANSWER, "status": "ok", "reason": None}
     assert final["answer"] == ANSWER and final["exit_status"] == 0 and final["error"] is None
-    assert final["totals"] == {"requests": 2, "prompt_tokens": 24, "completion_tokens": 14,
+    assert final["totals"] == {"requests": 2, "prompt_tokens": 1652, "completion_tokens": 14,
                                "tool_calls": 1, "denials": 0}
     assert "read_file" in result.stderr  # the activity line stays on stderr
 

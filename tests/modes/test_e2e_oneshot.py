@@ -22,7 +22,8 @@ from ayder_cli.cli import main, run_in
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.setup.prompts import bundled_prompts_dir
 
-USAGE_LINE = "tokens: in 12 · out 7"
+USAGE = (812, 7)  # what the fake server reports, plausible for the request
+USAGE_LINE = "tokens: in 812 · out 7"
 
 
 def user_message(request: dict) -> str:
@@ -42,7 +43,7 @@ def system_message(request: dict) -> str:
 
 @pytest.mark.parametrize("stream", [True, False], ids=["stream", "no-stream"])
 def test_answer_on_stdout_only_and_usage_on_stderr(fake, run_ayder, protocol, stream):
-    fake.queue(Reply(text="Hello from the model."))
+    fake.queue(Reply(text="Hello from the model.", usage=USAGE))
     flags = [] if stream else ["--no-stream"]
     result = run_ayder(*server_args(fake, protocol), *flags, "say hi")
     assert result.returncode == 0, result.stderr
@@ -56,7 +57,7 @@ def test_answer_on_stdout_only_and_usage_on_stderr(fake, run_ayder, protocol, st
 
 def test_redirected_stdout_gives_a_clean_file(fake, project, protocol):
     """`ayder "q" > out` through a real shell: the file holds the answer and nothing else."""
-    fake.queue(Reply(text="Just the answer.", thinking="hidden musing"))
+    fake.queue(Reply(text="Just the answer.", thinking="hidden musing", usage=USAGE))
     command = shlex.join([*ayder_command(), *server_args(fake, protocol), "q"])
     result = subprocess.run(f"{command} > out.txt 2> err.txt < /dev/null", shell=True, cwd=project,
                             timeout=60)

@@ -96,11 +96,12 @@ def test_a_failed_prompt_does_not_stop_the_script_but_sets_exit_1(fake, run_ayde
 
 
 def test_openai_usage_still_reported_after_an_unrelated_400(fake, run_ayder):
-    fake.queue(Reply(status=400, error="temperature must be between 0 and 2"), Reply(text="A2"))
+    fake.queue(Reply(status=400, error="temperature must be between 0 and 2"),
+               Reply(text="A2", usage=(812, 7)))
     result = run_ayder(*server_args(fake, "openai"), input="Q1\nQ2\n")
     assert result.returncode == 1
     assert fake.chat_requests()[-1]["body"].get("stream_options") == {"include_usage": True}
-    assert "tokens: in 12" in result.stderr
+    assert "tokens: in 812" in result.stderr
 
 
 def test_a_cut_reply_is_kept_and_the_script_goes_on(fake, run_ayder, protocol):

@@ -46,6 +46,9 @@ if __name__ == "__main__":  # run by hand (python tests/support/fakellm.py): tes
 from support.fake_wire import ollama_lines, openai_events, whole_body  # noqa: E402
 
 
+COUNTED = "counted"
+
+
 @dataclass
 class Reply:
     text: str = "ok"
@@ -53,7 +56,8 @@ class Reply:
     thinking: str = ""
     tool_calls: list[dict[str, Any]] = field(default_factory=list)  # {"name", "arguments", "id"?}
     finish_reason: str = "stop"
-    usage: tuple[int, int] | None = (12, 7)
+    # (prompt, completion) tokens reported; COUNTED: the request's own count (a real server's), with 7
+    usage: tuple[int, int] | str | None = COUNTED
     status: int = 200
     error: str | None = None  # error message for a status >= 400
     echo_auth: bool = False  # append the Authorization header received to the error message
@@ -264,6 +268,9 @@ class _Handler(BaseHTTPRequestHandler):
             reply = self._in_window(reply, body, ollama)
             if reply is None:
                 return None
+        elif reply.usage == COUNTED:
+            reply = dataclasses.replace(reply, usage=(prompt_tokens(list(body.get("messages") or []),
+                                                                    body.get("tools")), 7))
         model = body.get("model", "")
         if not body.get("stream", True):
             return self._json(200, whole_body(reply, model, ollama), reply.headers)
@@ -295,7 +302,8 @@ class _Handler(BaseHTTPRequestHandler):
                 del messages[1 if messages[0].get("role") == "system" else 0]
                 tokens = prompt_tokens(messages, body.get("tools"))
         reported = tokens if self.fake.reported_prompt is None else self.fake.reported_prompt
-        return dataclasses.replace(reply, usage=(reported, (reply.usage or (0, 7))[1]))
+        completion = reply.usage[1] if isinstance(reply.usage, tuple) else 7
+        return dataclasses.replace(reply, usage=(reported, completion))
 
     def _stream(self, reply: Reply, events: list[bytes], content_type: str, ollama: bool) -> None:
         self.send_response(200)

@@ -37,12 +37,12 @@ def repl_process(fake, ayder_on_pty_process):
 
 
 def test_typed_prompt_streams_the_reply(fake, repl, protocol):
-    fake.queue(Reply(text="Streamed reply text."))
+    fake.queue(Reply(text="Streamed reply text.", usage=(812, 7)))
     child = repl(*server_args(fake, protocol))
     expect_prompt(child)
     child.sendline("hello there")
     child.expect_exact("Streamed reply text.")
-    child.expect_exact("tokens: in 12")
+    child.expect_exact("tokens: in 812")
     expect_prompt(child)
     assert sent_messages(fake.chat_requests()[0])[-1] == {"role": "user", "content": "hello there"}
     child.sendline("/exit")
@@ -66,12 +66,12 @@ def test_xterm_prompt_streams_the_reply(fake, repl):
 
 def test_repl_with_stdout_redirected_keeps_the_file_clean(fake, repl, project):
     """`ayder > answers.txt` at a terminal: prompt and notes on the screen, only answers in the file."""
-    fake.queue(Reply(text="Only this goes to the file."))
+    fake.queue(Reply(text="Only this goes to the file.", usage=(812, 7)))
     child = repl("--base-url", fake.url, stdout=project / "answers.txt")
     child.expect_exact("/help for commands")
     wait_for_raw_mode(child)
     child.send("question\r")
-    child.expect_exact("tokens: in 12")
+    child.expect_exact("tokens: in 812")
     wait_for_raw_mode(child)
     child.sendcontrol("d")
     assert finish(child) == 0
@@ -260,13 +260,13 @@ def test_one_shot_ctrl_c_before_the_first_token_exits_130(fake, spawn_ayder):
 
 def test_one_shot_on_a_terminal_shows_a_spinner_until_the_first_token(fake, ayder_on_pty):
     release = threading.Event()
-    fake.queue(Reply(text="after the wait", hold_after=0, release=release))
+    fake.queue(Reply(text="after the wait", hold_after=0, release=release, usage=(812, 7)))
     child = ayder_on_pty("--base-url", fake.url, "q", term="xterm")
     try:
         child.expect_exact("waiting for the model")
         release.set()
         child.expect_exact("after the wait")
-        child.expect_exact("\x1b[2mtokens: in 12")  # dimmed
+        child.expect_exact("\x1b[2mtokens: in 812")  # dimmed
         assert finish(child) == 0
     finally:
         release.set()
