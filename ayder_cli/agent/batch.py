@@ -25,13 +25,14 @@ class Batch:
     native: bool  # native tool_calls (answered as role=tool messages) or written in the text
 
     @classmethod
-    def of(cls, reply: Reply, executor: ToolExecutor | None) -> Batch:
-        """Native calls if the reply has any, else the calls written in its text (none without tools)."""
+    def of(cls, reply: Reply, executor: ToolExecutor | None, whole_files: bool = False) -> Batch:
+        """Native calls if the reply has any, else the calls written in its text (none without tools),
+        edits written as text among them (whole_files: a fence under a path is a whole file)."""
         if reply.tool_calls:
             return cls.native_calls(reply)
         if executor is None:
             return cls.none()
-        return cls.written_in(reply, executor.schemas())
+        return cls.written_in(reply, executor.schemas(), whole_files)
 
     @classmethod
     def native_calls(cls, reply: Reply) -> Batch:
@@ -40,9 +41,9 @@ class Batch:
         return cls(reply.tool_calls, errors, True)
 
     @classmethod
-    def written_in(cls, reply: Reply, schemas: list[dict] | None) -> Batch:
+    def written_in(cls, reply: Reply, schemas: list[dict] | None, whole_files: bool = False) -> Batch:
         # Nothing before a lone </think> is run, nor a call that a max_tokens cut left without its end.
-        parsed = parse(reply.text, schemas, hit_max_tokens=reply.finish_reason == "length")
+        parsed = parse(reply.text, schemas, hit_max_tokens=reply.finish_reason == "length", whole_files=whole_files)
         return cls(parsed.calls, parsed.errors, False)
 
     @classmethod

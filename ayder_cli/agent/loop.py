@@ -131,7 +131,7 @@ class ChatLoop:
             reply = self._reply(first=reply is None)
             if reply.interrupted:
                 return RunResult(reply, interrupted=True)
-            batch = Batch.of(reply, self.executor)
+            batch = Batch.of(reply, self.executor, whole_files=self._whole_files)
             if batch.empty:
                 if self._continue_after_cut(reply, counts):
                     continue
@@ -213,6 +213,11 @@ class ChatLoop:
 
     # --- asking the model
 
+    @property
+    def _whole_files(self) -> bool:
+        """A fence under a file's path is that whole file (edit_format "whole"; intents/dialects/edit_blocks.py)."""
+        return self.config.edit_format == "whole"
+
     def _ask(self) -> Reply:
         """One model reply: streamed to the callbacks and kept in the conversation."""
         request = self.request()
@@ -223,7 +228,7 @@ class ChatLoop:
         # A lone </think> cannot be known before it arrives: text streams at once, and
         # the calls are read again from the whole reply, where thinking is told apart.
         schemas = request.tools or (self.executor.schemas() if self.executor is not None else None)
-        display = StreamFilter(schemas, think_open=False)
+        display = StreamFilter(schemas, think_open=False, whole_files=self._whole_files)
         self.callbacks.on_waiting()
         reply = stream_reply(lambda: self.tool_mode.stream(self.client, self.config, request, self.request),
                             display, self.callbacks, self._keep)

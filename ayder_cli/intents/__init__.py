@@ -17,15 +17,16 @@ __all__ = ["ParsedReply", "StreamFilter", "call_format_instructions", "parse"]
 
 
 def parse(text: str, tools: list[dict] | None = None, *, think_open: bool | None = None,
-          hit_max_tokens: bool = False) -> ParsedReply:
+          hit_max_tokens: bool = False, whole_files: bool = False) -> ParsedReply:
     """Every tool call, malformed call, think block and the display text of one reply.
 
     think_open: None (default) treats a lone </think> as closing a block that
     started with the reply; True/False say whether the reply starts thinking.
     hit_max_tokens: the server ended the reply at max_tokens; a call that its own
     closing markup did not end is reported, not run. The display is the same either way.
+    whole_files: the edit format is `whole`, so a fence under a file's path is that whole file.
     """
-    scanner = StreamFilter(tools, think_open=think_open, hit_max_tokens=hit_max_tokens)
+    scanner = StreamFilter(tools, think_open=think_open, hit_max_tokens=hit_max_tokens, whole_files=whole_files)
     scanner.feed(text)
     scanner.finish()
     return scanner.result()

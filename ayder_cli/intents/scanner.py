@@ -17,6 +17,7 @@ from enum import Enum
 from ayder_cli.intents import think
 from ayder_cli.intents.dialects import FENCES, OpenerIndex
 from ayder_cli.intents.dialects.common.base import Block, Context, Ends, NeedMore, NotMine, Where
+from ayder_cli.intents.dialects.edit_blocks import EditFence
 from ayder_cli.intents.display import Output
 from ayder_cli.intents.found import Found, ParsedReply
 from ayder_cli.intents.scan_buffer import ScanBuffer
@@ -31,6 +32,7 @@ _NEWLINE = re.compile(r"\n")
 _NOT_FENCE_LINE = re.compile(r"[^ \t`]")
 _INDENT = re.compile(r"[ \t]*")
 _MAY_CLOSE_FENCE = re.compile(r"\n(?=[ \t]*(?:`|\Z))")  # a line break before a line that may close a fence
+_LINE_KEPT = 240  # the current line is remembered this far: a longer one names no file (edit_blocks)
 
 
 class Mode(Enum):
@@ -49,9 +51,9 @@ class StreamFilter:
     """Feed a reply delta by delta; get back (kind, text) pieces: kind is "text" or "thinking"."""
 
     def __init__(self, tools: list[dict] | None = None, *, think_open: bool | None = None,
-                 hit_max_tokens: bool = False) -> None:
+                 hit_max_tokens: bool = False, whole_files: bool = False) -> None:
         self.found = Found(tools)
-        self.context = Context(self.found, hit_max_tokens)
+        self.context = Context(self.found, hit_max_tokens, whole_files)
         self._out = Output()
         self._buffer = ScanBuffer()
         self._mode = Mode.LEADING if think_open is None else (Mode.THINK if think_open else Mode.TEXT)
@@ -59,6 +61,9 @@ class StreamFilter:
         self._hint = 0  # where the search for the current mode's marker resumes in the buffer
         self._fence = ""  # the backticks that opened the ordinary code fence we are in
         self._readers: list[Block] = []  # who may read the held block, first to answer wins
+        self._otherwise = self._first_is_text  # what the held text is when no reader takes it
+        self._line = ""  # the text of the current line so far (up to _LINE_KEPT)
+        self._line_before: str | None = None  # the text line before it (None: markup was removed there)
         self._reply_start = True  # nothing but whitespace shown so far
         self._line_blank = True  # nothing but spaces/tabs since the last newline
         self._inline_code = False
@@ -96,6 +101,11 @@ class StreamFilter:
         if newline >= 0:
             self._line_blank = True
             self._inline_code = False
+            before = text.rfind("\n", 0, newline)
+            self._line_before = (self._line + text[:newline]) if before < 0 else text[before + 1 : newline]
+            self._line = tail[: _LINE_KEPT + 1]
+        elif len(self._line) <= _LINE_KEPT:
+            self._line += text[: _LINE_KEPT + 1]
         if tail and tail.strip(" \t"):
             self._line_blank = False
 
@@ -233,13 +243,20 @@ class StreamFilter:
             dialect = FENCES.get(line[run:].strip().lower())
             if dialect is not None and self._allowed(dialect.where):
                 return self._hold([dialect.block(self.context, "`" * run)])
-            self._fence = "`" * run
-            self._mode = Mode.FENCE
-            self._text(self._consume(len(line) + (newline >= 0)))
-            return True
+            # SEARCH/REPLACE blocks or a whole file (edit_blocks) decide by the fence's first lines.
+            return self._hold([EditFence(self.context, "`" * run)], otherwise=self._ordinary_fence)
         self._inline_code = not self._inline_code
         self._text(self._consume(run))
         return True
+
+    def _ordinary_fence(self) -> None:
+        """The held fence holds no edit: shown verbatim, like every fence."""
+        buf = self._buffer.text
+        run = self.context.skip_run(buf, 0, _NOT_BACKTICK)
+        newline = buf.find("\n")
+        self._fence = "`" * run
+        self._mode = Mode.FENCE
+        self._text(self._consume(newline + 1 if newline >= 0 else len(buf)))
 
     def _allowed(self, where: Where) -> bool:
         return (where is Where.ANYWHERE or (where is Where.LINE_START and self._line_blank)
@@ -269,9 +286,12 @@ class StreamFilter:
 
     # --- blocks: markup held until its end is known
 
-    def _hold(self, readers: list[Block]) -> bool:
+    def _hold(self, readers: list[Block], otherwise=None) -> bool:
         self.context.line_start = self._line_blank
+        # The line before the opener's, when only spaces stand before the opener on its own.
+        self.context.line_before = self._line_before if self._line_blank and not self._line.strip(" \t") else None
         self._readers = readers
+        self._otherwise = otherwise or self._first_is_text
         self._mode = Mode.BLOCK
         return True
 
@@ -290,12 +310,15 @@ class StreamFilter:
             self._out.view.removed()
             self._line_blank = True
             self._inline_code = False
+            self._line, self._line_before = "", None
             return True
-        self._mode = Mode.TEXT  # not markup after all: its first character is text, scanning goes on
-        self._text(self._consume(1))
+        self._mode = Mode.TEXT
+        self._otherwise()
         return True
 
-
+    def _first_is_text(self) -> None:
+        """Not markup after all: its first character is text, scanning goes on."""
+        self._text(self._consume(1))
 
 
 OPENERS = OpenerIndex(think.TAGS)

@@ -186,6 +186,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "instructions": _file_names,
     "show_thinking": _boolean,
     "native_tools": _text(choices=("auto", "on", "off")),
+    "edit_format": _text(choices=("replace", "search-replace", "whole", "lines", "auto")),
     "max_tool_output_chars": _number(1000, integer=True),
     "shell_timeout_s": _number(0.1),
     "tool_timeout_s": _number(0.001),

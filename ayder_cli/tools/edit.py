@@ -113,9 +113,9 @@ def plan_replace_string(context: ToolContext, args: dict[str, Any]) -> Change:
     path, shown = _target(context, args["file_path"])
     old_string, new_string = args["old_string"], args["new_string"]
     replace_all = bool(args.get("replace_all", False))
+    if old_string == "":  # nothing to find: only a file that does not exist yet (a SEARCH/REPLACE block's new file)
+        return _plan_new_file(path, shown, new_string)
     text = _read_text(path, shown)
-    if old_string == "":
-        raise ToolError("old_string is empty; give the exact text to replace (write_file writes a whole file)")
     if old_string == new_string:
         raise ToolError("old_string and new_string are the same; nothing would change")
     count = text.count(old_string)
@@ -140,6 +140,14 @@ def plan_replace_string(context: ToolContext, args: dict[str, Any]) -> Change:
     now = counted(_count_lines(new), "line")
     output = f"replaced {counted(replaced, 'occurrence')} in {shown} {at}; it now has {now}"
     return Change(path, shown, text, new, f"replaced {counted(replaced, 'occurrence')}", output)
+
+
+def _plan_new_file(path: Path, shown: str, content: str) -> Change:
+    if _read_text(path, shown, missing_ok=True, lenient=True) is not None:
+        raise ToolError(f"old_string is empty, and {shown} exists; give the exact text to replace "
+                        "(an empty old_string creates a new file; write_file writes a whole file)")
+    lines = counted(_count_lines(content), "line")
+    return Change(path, shown, None, content, f"created {lines}", f"created {shown} ({lines})")
 
 
 def _nearest_hint(text: str, old_string: str) -> str:

@@ -13,6 +13,7 @@ import re
 
 from ayder_cli.intents.dialects import (
     call_line,
+    edit_blocks,
     glm,
     harmony,
     hermes_json,
@@ -42,6 +43,7 @@ TABLE: list[Dialect] = [
     *json_reply.DIALECTS,
     *pythonic.DIALECTS,
     *markers.DIALECTS,
+    *edit_blocks.DIALECTS,
 ]
 FENCES = {info: dialect for dialect in TABLE for info in dialect.fences}
 PATTERNED = [dialect for dialect in TABLE if dialect.pattern is not None]

@@ -56,11 +56,13 @@ Verdict = NeedMore | NotMine | Ends
 class Context:
     """What a reader may ask the scanner: the tools, where the block started, cheap searches."""
 
-    def __init__(self, found: Found, hit_max_tokens: bool = False) -> None:
+    def __init__(self, found: Found, hit_max_tokens: bool = False, whole_files: bool = False) -> None:
         self.found = found
         # The server ended the reply at max_tokens: a call its own closer did not end is not run.
         self.hit_max_tokens = hit_max_tokens
+        self.whole_files = whole_files  # the edit format is `whole`: a fence under a path is a file
         self.line_start = True  # the block's opener stood at the start of a line
+        self.line_before: str | None = None  # the text line just before the opener's (None: none, or markup)
         self._skipped: dict[tuple[int, str], int] = {}  # (from, pattern) -> how far that run was read
 
     def reset(self) -> None:

@@ -1,0 +1,50 @@
+"""Which lines name the file an edit written as text is for: a path line, or a fence's info string.
+
+Conservative on purpose: an ordinary answer shows file names and code fences
+all the time. A path line holds nothing but the path, bare or dressed as
+markdown (`src/app.py`, **src/app.py**, ### src/app.py, src/app.py:); a path
+has no spaces. A whole file is written only under a path that looks like a
+file (a folder in it, or an extension); a SEARCH/REPLACE block, whose markers
+cannot be mistaken, may name any single word (Makefile).
+"""
+
+from __future__ import annotations
+
+import re
+
+_TOKEN = r"[\w.+@~/\\-]+"
+# heading hashes, then bold and/or inline code around the path, and a colon inside or after them
+_PATH_LINE = re.compile(
+    rf"[ \t]*(?:#{{1,6}}[ \t]+)?(\*\*|__)?(`)?(?P<path>{_TOKEN})(?(2)`):?(?(1)\1):?[ \t]*")
+# ```python src/app.py, ```python:src/app.py, ```src/app.py
+_INFO = re.compile(rf"(?:[\w+#.-]+(?:[ \t]+|:))?(?P<path>{_TOKEN})")
+_FILE_LIKE = re.compile(r"[A-Za-z_][\w+@~-]*\.[A-Za-z0-9]+$|^\.[A-Za-z]\w*$|/")
+MAX_PATH = 200
+
+
+def _valid(path: str) -> bool:
+    return (0 < len(path) <= MAX_PATH and not path.endswith(("/", "\\", ".")) and not path.startswith("-")
+            and "//" not in path and re.search(r"[A-Za-z]", path) is not None)
+
+
+def looks_like_file(path: str) -> bool:
+    """A path a whole file may be written to: it has a folder, an extension, or is a dotfile."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return _valid(path) and bool(_FILE_LIKE.search(path)) and bool(name.strip("."))
+
+
+def path_of_line(line: str | None) -> str | None:
+    """The path a line names, when the line holds nothing else (None otherwise)."""
+    if line is None or len(line) > MAX_PATH + 20:
+        return None
+    found = _PATH_LINE.fullmatch(line.rstrip("\r"))
+    if found is None or not _valid(found.group("path")):
+        return None
+    return found.group("path")
+
+
+def path_of_info(info: str) -> str | None:
+    """The path a fence's info string names after its language ("python src/app.py"), if it looks like a file."""
+    found = _INFO.fullmatch(info.strip())
+    path = found.group("path") if found else None
+    return path if path is not None and looks_like_file(path) else None
