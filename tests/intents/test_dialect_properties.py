@@ -12,7 +12,8 @@ import pytest
 from support.dialect_renderers import END_TOKEN, INLINE_TEXT, JSON, MARKUP, PYTHON, RENDERERS, TAGGED, TEXT, WHOLE_REPLY
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
-from test_intents_properties import FRAGMENTS, TAG_BITS, THINK_TAGS, schema_for, value_chars, xml_safe
+from test_intents_properties import (FRAGMENTS, TAG_BITS, THINK_TAGS, edit_reply, edits, expected_edit, schema_for,
+                                     value_chars, whole_content, xml_safe)
 
 from ayder_cli.intents import StreamFilter, parse
 
@@ -283,13 +284,34 @@ def test_a_reply_that_hit_max_tokens_never_runs_a_different_call(dialect, data):
         assert found == calls[: len(found)], f"cut at {cut}: {text[:cut]!r} gave {found}"
 
 
+@SHORT
+@given(edits, st.data())
+def test_a_reply_of_edits_cut_at_max_tokens_applies_only_whole_edits_as_meant(drawn, data):
+    """Edits written as text (SEARCH/REPLACE blocks; a whole file under its path): cut anywhere, what is
+    applied is the first edits exactly as meant, and nothing of an edit whose end did not come."""
+    text = edit_reply(drawn, "Changing it.", "Done.")
+    intended = [expected_edit(p, s, r) for p, s, r, _, _ in drawn]
+    cuts = set(data.draw(st.lists(st.integers(1, len(text)), max_size=8), label="cuts"))
+    cuts |= {at + len(token) for token in ("SEARCH", "=======", "REPLACE", "```", "\n") for at in find_all(text, token)}
+    for cut in sorted(cuts):
+        found = calls_of(parse(text[:cut], hit_max_tokens=True))
+        assert found == intended[: len(found)], f"cut at {cut}: {text[:cut]!r} gave {found}"
+    lines = data.draw(whole_content, label="file")
+    text = "src/app.py\n```python\n" + "".join(line + "\n" for line in lines) + "```\nDone."
+    for cut in range(1, len(text) + 1):
+        found = calls_of(parse(text[:cut], hit_max_tokens=True, whole_files=True))
+        assert found in ([], [("write_file", {"file_path": "src/app.py", "content": "".join(f"{x}\n" for x in lines)})])
+        assert found or cut < text.index("```\nDone") + 3, f"cut at {cut}"
+
+
 # ---------------------------------------------------------------------------- robustness: every dialect's pieces
 
 _SAMPLE = [("read_file", {"file_path": "a.py", "limit": 1}), ("run", {"cmd": "ls <x> [y]"})]
 DIALECT_FRAGMENTS = sorted({token for tokens in MARKUP.values() for token in tokens}
                            | {"<|call|>", "<|end|>", "<|eom_id|>", "<|python_start|>", "<|python_end|>",
                               "<|channel|>analysis<|message|>", "<|channel|>final<|message|>", "functions.a:0",
-                              "function", "read_file", "[ARGS]", "[CALL_ID]", "<tool_call>read_file\n"})
+                              "function", "read_file", "[ARGS]", "[CALL_ID]", "<tool_call>read_file\n",
+                              "src/app.py\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n", "```python a.py\n"})
 for _render, _ in RENDERERS.values():
     for _text in (_render(_SAMPLE[:1]), _render(_SAMPLE)):
         DIALECT_FRAGMENTS += [_text, _text[: len(_text) // 2], _text[len(_text) // 2 :]]

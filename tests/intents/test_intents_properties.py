@@ -284,6 +284,9 @@ FRAGMENTS = [
     "```json\n", '[{"name": "a", "arguments": {}}]', '{"name": "a", "arguments": {"k": "v"}}', "</minimax:tool_call>",
     "</function_calls>", '<｜DSML｜invoke name="a">', '<｜DSML｜parameter name="k" string="false">',
     "</｜DSML｜parameter>", "</｜DSML｜invoke>", "</｜DSML｜function_calls>", "\n</parameter>\n", "`",
+    # edits written as text
+    "<<<<<<< SEARCH\n", "<<<<<<< SEARCH", "=======\n", ">>>>>>> REPLACE\n", "src/app.py\n", "**a.py**\n",
+    "```python a.py\n", "\r\n",
 ]
 fragment_text = st.lists(st.sampled_from(FRAGMENTS), max_size=30).map("".join)
 any_text = st.one_of(st.text(max_size=200), fragment_text)
@@ -379,3 +382,115 @@ def test_live_stream_shows_plain_text_as_soon_as_it_arrives(text):
     visible = text.rstrip(" \t\r\n")
     assert "".join(t for k, t in flt.feed(text)) == visible
     assert "".join(t for k, t in flt.finish()) == text[len(visible):]
+
+
+# ---------------------------------------------------------------------------- edits written as text
+# SEARCH/REPLACE blocks and (whole_files) a fence under a path: each edit comes back as the call it
+# means, none of its markup is shown, and streaming shows exactly what parse shows.
+
+MARKER_LINES = ("<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE")
+
+
+def not_a_marker(line: str) -> bool:
+    stripped = line.strip(" \t")
+    return not stripped.startswith(("<<<<<<<", ">>>>>")) and (stripped.strip("=") != "" or not stripped)
+
+
+edit_lines = st.lists(st.text(st.sampled_from(list("abcxyz ()=:<>`{}#*-_.\t'\"é")), max_size=12).filter(not_a_marker),
+                      max_size=4)
+edit_paths = st.sampled_from(["src/app.py", "a.py", "lib/x-y/mod_1.rs", "README.md", "web/index.html"])
+PATH_FORMS = ["{}", "**{}**", "`{}`", "### {}", "{}:"]
+
+
+def render_search_replace(path, search, replace, form="{}", fence="bare"):
+    """One SEARCH/REPLACE block: bare, fenced under its path line, or with the path inside the fence."""
+    block = "\n".join(["<<<<<<< SEARCH", *search, "=======", *replace, ">>>>>>> REPLACE"])
+    if fence == "bare":
+        return f"{form.format(path)}\n{block}"
+    if fence == "under":
+        return f"{form.format(path)}\n```python\n{block}\n```"
+    if fence == "info":
+        return f"```python {path}\n{block}\n```"
+    return f"```python\n{path}\n{block}\n```"
+
+
+def expected_edit(path, search, replace):
+    old, new = "\n".join(search), "\n".join(replace)
+    if not search:
+        old, new = "", new + "\n"
+    elif not replace:
+        old += "\n"
+    return ("replace_string", {"file_path": path, "old_string": old, "new_string": new})
+
+
+edits = st.lists(st.tuples(edit_paths, edit_lines, edit_lines, st.sampled_from(PATH_FORMS),
+                           st.sampled_from(["bare", "under", "info", "inside"])), min_size=1, max_size=3)
+edit_prose = st.lists(st.text(st.sampled_from(list("abc xyz.,:!?()")), min_size=1, max_size=20).filter(str.strip),
+                      min_size=1, max_size=2).map("\n".join)
+
+
+def edit_reply(drawn, before, after, crlf=False):
+    text = before + "\n\n" + "\n\n".join(render_search_replace(p, s, r, f, fence) for p, s, r, f, fence in drawn)
+    text += "\n\n" + after
+    return text.replace("\n", "\r\n") if crlf else text
+
+
+def filtered(pieces, **options):
+    flt = StreamFilter(**options)
+    out = [pair for piece in pieces for pair in flt.feed(piece)] + list(flt.finish())
+    reply = flt.result()
+    return ("".join(t for k, t in out if k == "text"), [(c.name, c.arguments) for c in reply.calls], reply.errors)
+
+
+@FAST
+@given(edits, edit_prose, edit_prose, st.booleans(), st.lists(st.integers(min_value=0, max_value=600), max_size=12),
+       st.sampled_from([None, False]))
+@example([("a.py", ["x = 1"], ["x = 2"], "{}", "bare")], "Fixing.", "Done.", True, [3, 20], False)
+def test_search_replace_blocks_round_trip_hidden_and_streamed_as_parsed(drawn, before, after, crlf, points,
+                                                                        think_open):
+    text = edit_reply(drawn, before, after, crlf)
+    reply = parse(text, think_open=think_open)
+    assert reply.errors == []
+    assert [(c.name, c.arguments) for c in reply.calls] == [expected_edit(p, s, r) for p, s, r, _, _ in drawn]
+    assert not any(marker in reply.display for marker in MARKER_LINES) and "```" not in reply.display
+    newline = "\r\n" if crlf else "\n"
+    assert before.strip().replace("\n", newline) in reply.display
+    assert after.strip().replace("\n", newline) in reply.display
+    expected = (reply.display, [(c.name, c.arguments) for c in reply.calls], reply.errors)
+    assert filtered(split(text, points), think_open=think_open) == expected
+    assert filtered(list(text), think_open=think_open) == expected
+
+
+whole_content = st.lists(st.text(st.sampled_from(list("abc xyz()=:<>{}#*-_.'\"")), max_size=12), max_size=5)
+
+
+@FAST
+@given(edit_paths, whole_content, st.sampled_from(["**{}**", "{}", "`{}`", "info"]), edit_prose, edit_prose,
+       st.booleans(), st.lists(st.integers(min_value=0, max_value=400), max_size=10))
+def test_a_whole_file_under_its_path_is_a_write_only_in_the_whole_format(path, lines, form, before, after, whole,
+                                                                        points):
+    fence = f"```python {path}\n" if form == "info" else f"{form.format(path)}\n```python\n"
+    block = fence + "".join(line + "\n" for line in lines) + "```"
+    text = f"{before}\n{block}\n{after}"
+    reply = parse(text, whole_files=whole)
+    calls = [(c.name, c.arguments) for c in reply.calls]
+    if whole:
+        assert calls == [("write_file", {"file_path": path, "content": "".join(line + "\n" for line in lines)})]
+        assert "```" not in reply.display
+    else:
+        assert calls == [] and block in reply.display  # an ordinary fence: shown as written
+    expected = (reply.display, calls, reply.errors)
+    assert filtered(split(text, points), whole_files=whole) == expected
+    assert filtered(list(text), whole_files=whole, think_open=False) == filtered([text], whole_files=whole,
+                                                                                   think_open=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(any_text, st.lists(st.integers(min_value=0, max_value=400), max_size=15), st.sampled_from([None, False]))
+@example("a.py\n```\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```\ntail", [3, 9, 20, 41], False)
+@example("```python a.py\n```python\nx\n```\n```", [4, 17], None)
+def test_any_text_streams_as_parsed_in_the_whole_format(text, points, think_open):
+    reply = parse(text, think_open=think_open, whole_files=True)
+    expected = (reply.display, [(c.name, c.arguments) for c in reply.calls], reply.errors)
+    assert filtered(split(text, points), think_open=think_open, whole_files=True) == expected
+    assert filtered(list(text), think_open=think_open, whole_files=True) == expected

@@ -33,7 +33,7 @@ _SEARCH_LINE = re.compile(r"[ \t]*<<<<<<< SEARCH[ \t]*")
 _DIVIDER = re.compile(r"[ \t]*={5,9}[ \t]*")
 _REPLACE_LINE = re.compile(r"[ \t]*>{5,9} REPLACE[ \t]*")
 # What the start of a path line can look like before its end has arrived (a superset of path lines).
-_MAY_BE_PATH = re.compile(r"[ \t]*(?:#{1,6}[ \t]*)?[*_`]*[\w.+@~/\\-]*[*_`:]*[ \t]*")
+_MAY_BE_PATH = re.compile(r"[ \t]*(?:#{1,6}[ \t]*)?[*_`]*[\w.+@~/\\-]*[*_`:]*[ \t]*\r?")
 NO_PATH = "a SEARCH/REPLACE block needs the file path on the line before it; this one was not applied"
 
 
