@@ -102,7 +102,9 @@ class StreamFilter:
             self._line_blank = True
             self._inline_code = False
             before = text.rfind("\n", 0, newline)
-            self._line_before = (self._line + text[:newline]) if before < 0 else text[before + 1 : newline]
+            start = before + 1 if before >= 0 else 0
+            first = self._line if before < 0 else ""
+            self._line_before = first + text[start : min(newline, start + _LINE_KEPT + 1)]
             self._line = tail[: _LINE_KEPT + 1]
         elif len(self._line) <= _LINE_KEPT:
             self._line += text[: _LINE_KEPT + 1]

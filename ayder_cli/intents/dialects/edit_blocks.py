@@ -34,6 +34,7 @@ _DIVIDER = re.compile(r"[ \t]*={5,9}[ \t]*")
 _REPLACE_LINE = re.compile(r"[ \t]*>{5,9} REPLACE[ \t]*")
 # What the start of a path line can look like before its end has arrived (a superset of path lines).
 _MAY_BE_PATH = re.compile(r"[ \t]*(?:#{1,6}[ \t]*)?[*_`]*[\w.+@~/\\-]*[*_`:]*[ \t]*\r?")
+_PARTIAL_SEEN = MAX_PATH + 40
 NO_PATH = "a SEARCH/REPLACE block needs the file path on the line before it; this one was not applied"
 
 
@@ -57,8 +58,8 @@ class _Lines(Block):
             newline = buf.find("\n", max(self.at, self.scan))
             if newline < 0:
                 self.scan = len(buf)
-                if not final:
-                    return self.undecided(buf[self.at :])
+                if not final:  # a partial line's first characters are enough to tell (held text stays linear)
+                    return self.undecided(buf[self.at : self.at + _PARTIAL_SEEN])
                 if self.at >= len(buf):
                     return self.at_end(len(buf))
                 line, end = buf[self.at :], len(buf)
