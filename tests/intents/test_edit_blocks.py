@@ -135,3 +135,15 @@ def test_a_whole_file_cut_off_at_max_tokens_is_not_written():
 
 def test_search_replace_in_the_whole_format_is_still_a_replace():
     assert calls(f"src/app.py\n```python\n{BLOCK}\n```", whole_files=True) == [CALL]
+
+
+@pytest.mark.parametrize("text", ["setup.py\n```bash\npython setup.py install\n```\n",
+                                  "app.log\n```text\nstarted\n```\n", "```console app.py\n$ python app.py\n```\n"])
+def test_a_command_or_output_fence_under_a_path_is_shown_in_the_whole_format(text):
+    assert calls(text, whole_files=True) == []
+    assert shows(text, whole_files=True) == text
+
+
+def test_a_shell_script_under_its_path_is_written_in_the_whole_format():
+    assert calls("deploy.sh\n```bash\necho hi\n```", whole_files=True) == [
+        ("write_file", {"file_path": "deploy.sh", "content": "echo hi\n"})]

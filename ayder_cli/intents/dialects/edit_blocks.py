@@ -25,7 +25,8 @@ from __future__ import annotations
 import re
 
 from ayder_cli.intents.dialects.common.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
-from ayder_cli.intents.dialects.common.edit_paths import MAX_PATH, looks_like_file, path_of_info, path_of_line
+from ayder_cli.intents.dialects.common.edit_paths import (MAX_PATH, fits_fence, looks_like_file, path_of_info,
+                                                          path_of_line)
 from ayder_cli.wording import short
 
 SEARCH = "<<<<<<< SEARCH"
@@ -165,6 +166,7 @@ class EditFence(_Lines):
 
     def __init__(self, context, opener: str) -> None:
         super().__init__(context, opener)
+        self.info = ""
         self.info_path: str | None = None
         self.before: str | None = None  # the path on the line before the fence
         self.content: list[str] = []  # a whole file's lines, or the first lines while undecided
@@ -174,7 +176,8 @@ class EditFence(_Lines):
         if not self.context.whole_files:
             return None
         before = self.before if self.before is not None and looks_like_file(self.before) else None
-        return self.info_path or before
+        path = self.info_path or before
+        return path if path is not None and fits_fence(path, self.info) else None
 
     def undecided(self, partial: str) -> Verdict:
         if self.state not in ("head", "inner") or self.whole_path() is not None:
@@ -192,7 +195,8 @@ class EditFence(_Lines):
 
     def line(self, line: str, end: int) -> Verdict | None:
         if self.state == "open":  # the fence line itself
-            self.info_path = path_of_info(line.strip()[len(self.opener) :])
+            self.info = line.strip()[len(self.opener) :]
+            self.info_path = path_of_info(self.info)
             self.before = path_of_line(self.context.line_before)
             self.state = "head"
             return None

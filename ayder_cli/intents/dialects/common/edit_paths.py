@@ -43,6 +43,21 @@ def path_of_line(line: str | None) -> str | None:
     return found.group("path")
 
 
+# A fence in one of these is a command or its output shown to the user, not the file above it
+# (setup.py, then ```bash python setup.py install), unless the file is of that kind itself.
+_SHOWN_NOT_FILED = {"bash": (".sh", ".bash"), "sh": (".sh",), "shell": (".sh",), "zsh": (".zsh", ".sh"),
+                    "console": (), "terminal": (), "shell-session": (), "powershell": (".ps1",), "ps1": (".ps1",),
+                    "cmd": (".cmd", ".bat"), "bat": (".bat", ".cmd"), "text": (".txt",), "txt": (".txt",),
+                    "output": (), "log": (".log",), "diff": (".diff", ".patch"), "patch": (".patch", ".diff")}
+
+
+def fits_fence(path: str, info: str) -> bool:
+    """A fence with this info string may hold the file at `path` (not a command or output shown above it)."""
+    language = info.strip().split(":", 1)[0].split(None, 1)[0].lower() if info.strip() else ""
+    endings = _SHOWN_NOT_FILED.get(language)
+    return endings is None or path.lower().endswith(endings)
+
+
 def path_of_info(info: str) -> str | None:
     """The path a fence's info string names after its language ("python src/app.py"), if it looks like a file."""
     found = _INFO.fullmatch(info.strip())
