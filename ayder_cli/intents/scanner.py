@@ -20,6 +20,7 @@ from ayder_cli.intents.dialects.common.base import Block, Context, Ends, NeedMor
 from ayder_cli.intents.dialects.edit_blocks import EditFence
 from ayder_cli.intents.display import Output
 from ayder_cli.intents.found import Found, ParsedReply
+from ayder_cli.intents.lines_seen import LinesSeen
 from ayder_cli.intents.scan_buffer import ScanBuffer
 from ayder_cli.partial import partial_at_end
 
@@ -32,7 +33,6 @@ _NEWLINE = re.compile(r"\n")
 _NOT_FENCE_LINE = re.compile(r"[^ \t`]")
 _INDENT = re.compile(r"[ \t]*")
 _MAY_CLOSE_FENCE = re.compile(r"\n(?=[ \t]*(?:`|\Z))")  # a line break before a line that may close a fence
-_LINE_KEPT = 240  # the current line is remembered this far: a longer one names no file (edit_blocks)
 
 
 class Mode(Enum):
@@ -62,8 +62,7 @@ class StreamFilter:
         self._fence = ""  # the backticks that opened the ordinary code fence we are in
         self._readers: list[Block] = []  # who may read the held block, first to answer wins
         self._otherwise = self._first_is_text  # what the held text is when no reader takes it
-        self._line = ""  # the text of the current line so far (up to _LINE_KEPT)
-        self._line_before: str | None = None  # the text line before it (None: markup was removed there)
+        self._lines = LinesSeen()  # where the path of an edit written as text stands
         self._reply_start = True  # nothing but whitespace shown so far
         self._line_blank = True  # nothing but spaces/tabs since the last newline
         self._inline_code = False
@@ -101,13 +100,7 @@ class StreamFilter:
         if newline >= 0:
             self._line_blank = True
             self._inline_code = False
-            before = text.rfind("\n", 0, newline)
-            start = before + 1 if before >= 0 else 0
-            first = self._line if before < 0 else ""
-            self._line_before = first + text[start : min(newline, start + _LINE_KEPT + 1)]
-            self._line = tail[: _LINE_KEPT + 1]
-        elif len(self._line) <= _LINE_KEPT:
-            self._line += text[: _LINE_KEPT + 1]
+        self._lines.add(text, newline)
         if tail and tail.strip(" \t"):
             self._line_blank = False
 
@@ -290,8 +283,10 @@ class StreamFilter:
 
     def _hold(self, readers: list[Block], otherwise=None) -> bool:
         self.context.line_start = self._line_blank
-        # The line before the opener's, when only spaces stand before the opener on its own.
-        self.context.line_before = self._line_before if self._line_blank and not self._line.strip(" \t") else None
+        # The lines before the opener's, when only spaces stand before the opener on its own.
+        alone = self._line_blank and self._lines.opener_alone()
+        self.context.line_before = self._lines.before if alone else None
+        self.context.text_line_before = self._lines.last_text if alone else None
         self._readers = readers
         self._otherwise = otherwise or self._first_is_text
         self._mode = Mode.BLOCK
@@ -312,7 +307,7 @@ class StreamFilter:
             self._out.view.removed()
             self._line_blank = True
             self._inline_code = False
-            self._line, self._line_before = "", None
+            self._lines.removed()
             return True
         self._mode = Mode.TEXT
         self._otherwise()

@@ -121,7 +121,7 @@ def test_a_whole_file_under_its_path_is_written_in_the_whole_format():
         assert "```" not in shows(f"The file:\n{text}\nDone.", whole_files=True)
 
 
-@pytest.mark.parametrize("before", ["Example:", "", "Makefile", "run this", "1.5"])
+@pytest.mark.parametrize("before", ["Example:", "", "Change", "run this", "1.5", "v2"])
 def test_a_fence_under_a_line_that_is_no_file_path_stays_a_fence_in_the_whole_format(before):
     text = f"{before}\n```python\nprint(1)\n```\n"
     assert calls(text, whole_files=True) == []
@@ -147,3 +147,11 @@ def test_a_command_or_output_fence_under_a_path_is_shown_in_the_whole_format(tex
 def test_a_shell_script_under_its_path_is_written_in_the_whole_format():
     assert calls("deploy.sh\n```bash\necho hi\n```", whole_files=True) == [
         ("write_file", {"file_path": "deploy.sh", "content": "echo hi\n"})]
+
+
+def test_blank_lines_may_stand_between_a_block_and_its_path_but_not_between_a_whole_file_and_its_path():
+    assert calls(f"src/app.py\n\n{BLOCK}") == [CALL]
+    assert calls(f"src/app.py\n\n```python\n{BLOCK}\n```") == [CALL]
+    assert calls("src/app.py\n\n```python\nx = 1\n```", whole_files=True) == []
+    reply = parse(f"src/app.py\nThe change:\n\n{BLOCK}")  # a line of prose between: not its path
+    assert reply.calls == [] and reply.errors[0].startswith(NO_PATH)

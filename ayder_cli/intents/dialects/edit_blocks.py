@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 
 from ayder_cli.intents.dialects.common.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
-from ayder_cli.intents.dialects.common.edit_paths import (MAX_PATH, fits_fence, looks_like_file, path_of_info,
+from ayder_cli.intents.dialects.common.edit_paths import (MAX_PATH, fits_fence, path_of_info,
                                                           path_of_line)
 from ayder_cli.wording import short
 
@@ -144,7 +144,7 @@ class SearchReplace(_Lines):
         if self.state == "open":
             if not _SEARCH_LINE.fullmatch(line):
                 return NOT_MINE
-            self.path = path_of_line(self.context.line_before)
+            self.path = path_of_line(self.context.text_line_before)
             self.start_block()
         elif self.section(line, end):
             pass
@@ -168,15 +168,15 @@ class EditFence(_Lines):
         super().__init__(context, opener)
         self.info = ""
         self.info_path: str | None = None
-        self.before: str | None = None  # the path on the line before the fence
+        self.before: str | None = None  # the path on the line before the fence (a whole file's)
+        self.above: str | None = None  # the path on the last line with text before it (a block's)
         self.content: list[str] = []  # a whole file's lines, or the first lines while undecided
 
     def whole_path(self) -> str | None:
         """Where a whole file in this fence goes, if the edit format is `whole` and the fence names one."""
         if not self.context.whole_files:
             return None
-        before = self.before if self.before is not None and looks_like_file(self.before) else None
-        path = self.info_path or before
+        path = self.info_path or self.before
         return path if path is not None and fits_fence(path, self.info) else None
 
     def undecided(self, partial: str) -> Verdict:
@@ -198,6 +198,7 @@ class EditFence(_Lines):
             self.info = line.strip()[len(self.opener) :]
             self.info_path = path_of_info(self.info)
             self.before = path_of_line(self.context.line_before)
+            self.above = path_of_line(self.context.text_line_before)
             self.state = "head"
             return None
         if self.state in ("head", "inner"):
@@ -222,7 +223,7 @@ class EditFence(_Lines):
         """The fence's first lines: SEARCH/REPLACE blocks, a whole file, or an ordinary fence."""
         if _SEARCH_LINE.fullmatch(line):
             inner = path_of_line(self.content[-1]) if self.state == "inner" else None
-            self.path = inner or self.info_path or self.before
+            self.path = inner or self.info_path or self.above
             self.start_block()
             return None
         whole = self.whole_path()

@@ -63,6 +63,7 @@ class Context:
         self.whole_files = whole_files  # the edit format is `whole`: a fence under a path is a file
         self.line_start = True  # the block's opener stood at the start of a line
         self.line_before: str | None = None  # the text line just before the opener's (None: none, or markup)
+        self.text_line_before: str | None = None  # the last line with text before it, only blank lines between
         self._skipped: dict[tuple[int, str], int] = {}  # (from, pattern) -> how far that run was read
 
     def reset(self) -> None:

@@ -2,10 +2,9 @@
 
 Conservative on purpose: an ordinary answer shows file names and code fences
 all the time. A path line holds nothing but the path, bare or dressed as
-markdown (`src/app.py`, **src/app.py**, ### src/app.py, src/app.py:); a path
-has no spaces. A whole file is written only under a path that looks like a
-file (a folder in it, or an extension); a SEARCH/REPLACE block, whose markers
-cannot be mistaken, may name any single word (Makefile).
+markdown (`src/app.py`, **src/app.py**, ### src/app.py, src/app.py:). A path
+has no spaces and looks like a file: a folder in it, an extension, a dotfile,
+or a well-known name (Makefile); "Change:" before a block is a word.
 """
 
 from __future__ import annotations
@@ -27,18 +26,26 @@ def _valid(path: str) -> bool:
             and "//" not in path and re.search(r"[A-Za-z]", path) is not None)
 
 
+# Files known by a name without an extension ("Change:" before a block is a word, "Makefile" is a file).
+_KNOWN_NAMES = frozenset({"makefile", "gnumakefile", "dockerfile", "containerfile", "jenkinsfile", "procfile",
+                          "gemfile", "rakefile", "vagrantfile", "justfile", "license", "readme", "codeowners",
+                          "build", "workspace", "brewfile", "pipfile"})
+
+
 def looks_like_file(path: str) -> bool:
-    """A path a whole file may be written to: it has a folder, an extension, or is a dotfile."""
+    """A path an edit may be for: it has a folder, an extension, is a dotfile or a well-known name."""
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
-    return _valid(path) and bool(_FILE_LIKE.search(path)) and bool(name.strip("."))
+    if not _valid(path) or not name.strip("."):
+        return False
+    return bool(_FILE_LIKE.search(path)) or name.lower() in _KNOWN_NAMES
 
 
 def path_of_line(line: str | None) -> str | None:
-    """The path a line names, when the line holds nothing else (None otherwise)."""
+    """The path a line names, when the line holds nothing else and it looks like a file (None otherwise)."""
     if line is None or len(line) > MAX_PATH + 20:
         return None
     found = _PATH_LINE.fullmatch(line.rstrip("\r"))
-    if found is None or not _valid(found.group("path")):
+    if found is None or not looks_like_file(found.group("path")):
         return None
     return found.group("path")
 
