@@ -14,8 +14,10 @@ from ayder_cli.agent.conversation import Conversation
 from ayder_cli.agent.repeats import RepeatGuard
 from ayder_cli.calls import ToolCall, ToolResult, describe
 from ayder_cli.intents import parse
+from ayder_cli.intents.dialects.edit_blocks import SEARCH
 from ayder_cli.llm.base import Reply
 from ayder_cli.tools.executor import ToolExecutor
+from ayder_cli.wording import counted
 
 
 @dataclass
@@ -29,7 +31,13 @@ class Batch:
         """Native calls if the reply has any, else the calls written in its text (none without tools),
         edits written as text among them (whole_files: a fence under a path is a whole file)."""
         if reply.tool_calls:
-            return cls.native_calls(reply)
+            batch = cls.native_calls(reply)
+            if executor is not None and SEARCH in reply.text:  # edits in the text beside them are not run
+                edits = [call for call in parse(reply.text).calls if call.name == "replace_string"]
+                if edits:
+                    batch.errors.append(f"not applied: {counted(len(edits), 'SEARCH/REPLACE block')} in the reply's "
+                                        "text (a reply with tool calls runs only those); send the edits again")
+            return batch
         if executor is None:
             return cls.none()
         return cls.written_in(reply, executor.schemas(), whole_files)

@@ -128,3 +128,13 @@ def test_a_block_written_by_a_model_with_native_tools_is_applied_too(fake, run_a
     assert fake.chat_requests()[0]["body"].get("tools")  # the tools went natively
     assert app.read_text() == FIXED
     assert not any(mark in result.stdout for mark in MARKUP)
+
+
+def test_blocks_beside_native_tool_calls_are_not_applied_and_the_model_is_told(fake, run_ayder, project, app):
+    call = {"name": "read_file", "arguments": {"file_path": "src/app.py"}, "id": "call_r"}
+    fake.queue(Reply(text=EDIT_REPLY, tool_calls=[call]), Reply(text="Read it."))
+    result = run_ayder(*server_args(fake, "openai"), "-w", "fix the sum")
+    assert result.returncode == 0, result.stderr
+    assert app.read_text() == APP  # only the native call ran
+    assert [line.split("(")[0] for line in activity_lines(result.stderr)] == ["→ read_file"]
+    assert "not applied: 1 SEARCH/REPLACE block in the reply's text" in last_user_text(fake)
