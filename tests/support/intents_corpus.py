@@ -1308,5 +1308,70 @@ case(
     tags=frozenset({"huge"}),
 )
 
+# --------------------------------------------------------------------------------------------
+# Edits written as text: SEARCH/REPLACE blocks (aider's form), read whatever the tools
+# --------------------------------------------------------------------------------------------
+
+case(
+    "search_replace_two_files_aider_style",
+    "The bug is the off-by-one in the loop, and the test expects the old value.\n\n"
+    "src/pager.py\n```python\n<<<<<<< SEARCH\n    for i in range(1, len(pages)):\n=======\n"
+    "    for i in range(len(pages)):\n>>>>>>> REPLACE\n```\n\n"
+    "tests/test_pager.py\n```python\n<<<<<<< SEARCH\n    assert count == 2\n=======\n    assert count == 3\n"
+    ">>>>>>> REPLACE\n```\n\nRun the tests to confirm.",
+    TOOLS,
+    calls=[
+        ("replace_string", {"file_path": "src/pager.py", "old_string": "    for i in range(1, len(pages)):",
+                            "new_string": "    for i in range(len(pages)):"}),
+        ("replace_string", {"file_path": "tests/test_pager.py", "old_string": "    assert count == 2",
+                            "new_string": "    assert count == 3"}),
+    ],
+    shown=("The bug is the off-by-one", "src/pager.py", "Run the tests to confirm."),
+    hidden=("<<<<<<<", ">>>>>>>", "=======", "```", "range(1,"),
+)
+
+case(
+    "search_replace_path_inside_the_fence_and_a_new_file",
+    "```go\ninternal/cache/cache.go\n<<<<<<< SEARCH\nconst ttl = 60\n=======\nconst ttl = 300\n>>>>>>> REPLACE\n```\n"
+    "```go\ninternal/cache/cache_test.go\n<<<<<<< SEARCH\n=======\npackage cache\n>>>>>>> REPLACE\n```\n",
+    TOOLS,
+    calls=[
+        ("replace_string", {"file_path": "internal/cache/cache.go", "old_string": "const ttl = 60",
+                            "new_string": "const ttl = 300"}),
+        ("replace_string", {"file_path": "internal/cache/cache_test.go", "old_string": "",
+                            "new_string": "package cache\n"}),
+    ],
+    hidden=("<<<<<<<", "internal/cache", "```"),
+)
+
+case(
+    "search_replace_after_a_call_line",
+    'First the config.\n[CALL] read_file {"file_path": "setup.cfg"}\n\n**setup.cfg**\n'
+    "<<<<<<< SEARCH\nversion = 1.0\n=======\nversion = 1.1\n>>>>>>> REPLACE\n",
+    TOOLS,
+    calls=[("read_file", {"file_path": "setup.cfg"}),
+           ("replace_string", {"file_path": "setup.cfg", "old_string": "version = 1.0", "new_string": "version = 1.1"})],
+    shown=("First the config.", "**setup.cfg**"),
+    hidden=("[CALL]", "<<<<<<<", "version = 1.1"),
+)
+
+case(
+    "search_replace_without_a_path_is_reported",
+    "Change this:\n\n<<<<<<< SEARCH\nDEBUG = True\n=======\nDEBUG = False\n>>>>>>> REPLACE\n",
+    TOOLS,
+    errors=1,
+    error_mentions=("needs the file path on the line before it",),
+    shown=("Change this:",),
+    hidden=("<<<<<<<", "DEBUG = False"),
+)
+
+case(
+    "merge_conflict_example_is_no_edit",
+    "Git marks a conflict like this:\n\n```\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> feature\n```\n"
+    "Keep the side you want and delete the markers.",
+    TOOLS,
+    shown=("<<<<<<< HEAD", "=======", ">>>>>>> feature", "Keep the side you want"),
+)
+
 _ids = [c.id for c in CASES]
 assert len(_ids) == len(set(_ids)), "case ids must be unique"
