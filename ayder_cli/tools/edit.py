@@ -7,7 +7,6 @@ writes it through atomic_write, which records the old content for /undo.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -18,9 +17,10 @@ from ayder_cli.storage.atomic import atomic_write, check_writable_path
 from ayder_cli.storage.binary import looks_binary
 from ayder_cli.storage.paths import display_path, resolve_in_root
 from ayder_cli.tools.base import Preview, ToolContext, ToolSpec
+from ayder_cli.tools.edit_match import EditMiss, find_edit
+from ayder_cli.tools.edit_nearest import closest_region
+from ayder_cli.tools.edit_text import Lines
 from ayder_cli.wording import counted
-
-HINT_MAX_LINES = 20_000  # beyond this a missing old_string gets no nearest-line hint (it costs time)
 
 
 @dataclass
@@ -119,6 +119,39 @@ def plan_replace_string(context: ToolContext, args: dict[str, Any]) -> Change:
     if old_string == new_string:
         raise ToolError("old_string and new_string are the same; nothing would change")
     count = text.count(old_string)
+    if count > 1 and not replace_all:
+        where = _line_numbers(text, old_string)
+        raise ToolError(
+            f"old_string appears {count} times in {shown} (lines {where}); include more surrounding text "
+            "to make it unique, or set replace_all=true"
+        )
+    if replace_all:
+        return _replace_every(path, shown, text, old_string, new_string, count)
+    how = ""
+    if count == 1:
+        start, end, replacement = (at := text.index(old_string)), at + len(old_string), new_string
+    else:
+        try:
+            found = find_edit(text, old_string, new_string)
+        except EditMiss as miss:
+            if miss.lines:
+                raise ToolError(f"old_string is not in {shown} as written; {miss}") from None
+            raise ToolError(f"old_string not found in {shown}{miss}") from None
+        start, end, replacement, how = found.start, found.end, found.replacement, found.how
+    new = text[:start] + replacement + text[end:]
+    if new == text:
+        raise ToolError(f"old_string and new_string are the same once fitted to {shown}; nothing would change")
+    first_line = text.count("\n", 0, start) + 1
+    now = counted(_count_lines(new), "line")
+    output = f"replaced 1 occurrence in {shown} at line {first_line}; it now has {now}"
+    if how:
+        output += f"; {how} (the file's exact text is in the diff; read_file shows it)"
+    return Change(path, shown, text, new, "replaced 1 occurrence", output)
+
+
+def _replace_every(path: Path, shown: str, text: str, old_string: str, new_string: str, count: int) -> Change:
+    """replace_all matches the exact text only (line endings aside): a forgiving match of many places
+    is too easy to get wrong."""
     if count == 0 and "\r\n" in text and "\n" in old_string and "\r\n" not in old_string:
         # The model writes \n; a CRLF file holds \r\n. Match it, and keep the file's endings.
         crlf_old = old_string.replace("\n", "\r\n")
@@ -126,37 +159,14 @@ def plan_replace_string(context: ToolContext, args: dict[str, Any]) -> Change:
             old_string, new_string = crlf_old, new_string.replace("\r\n", "\n").replace("\n", "\r\n")
             count = text.count(old_string)
     if count == 0:
-        raise ToolError(f"old_string not found in {shown}{_nearest_hint(text, old_string)}")
-    if count > 1 and not replace_all:
-        where = _line_numbers(text, old_string)
-        raise ToolError(
-            f"old_string appears {count} times in {shown} (lines {where}); include more surrounding text "
-            "to make it unique, or set replace_all=true"
-        )
+        miss = closest_region(Lines.of(text), old_string)
+        raise ToolError(f"old_string not found in {shown} (replace_all matches the exact text only){miss}")
     first_line = text[: text.index(old_string)].count("\n") + 1
-    new = text.replace(old_string, new_string) if replace_all else text.replace(old_string, new_string, 1)
-    replaced = count if replace_all else 1
-    at = f"at line {first_line}" if replaced == 1 else f"from line {first_line}"
+    new = text.replace(old_string, new_string)
+    at = f"at line {first_line}" if count == 1 else f"from line {first_line}"
     now = counted(_count_lines(new), "line")
-    output = f"replaced {counted(replaced, 'occurrence')} in {shown} {at}; it now has {now}"
-    return Change(path, shown, text, new, f"replaced {counted(replaced, 'occurrence')}", output)
-
-
-def _nearest_hint(text: str, old_string: str) -> str:
-    """'; the nearest line is 12: ...' for the file line closest to old_string's first line, else ''."""
-    wanted = next((line.strip() for line in old_string.split("\n") if line.strip()), "")
-    lines = _split_lines(text)
-    if not wanted or len(lines) > HINT_MAX_LINES:
-        return ""
-    stripped = [line.strip() for line in lines]
-    close = difflib.get_close_matches(wanted, stripped, n=1, cutoff=0.6)
-    if not close:
-        return "; read_file shows its exact text"
-    number = stripped.index(close[0]) + 1
-    shown = lines[number - 1].rstrip("\r\n")
-    if len(shown) > 120:
-        shown = shown[:119] + "…"
-    return f"; the nearest is line {number}: {shown!r} (old_string must match exactly, whitespace included)"
+    output = f"replaced {counted(count, 'occurrence')} in {shown} {at}; it now has {now}"
+    return Change(path, shown, text, new, f"replaced {counted(count, 'occurrence')}", output)
 
 
 def _line_numbers(text: str, needle: str, most: int = 5) -> str:
