@@ -159,7 +159,7 @@ def _replace_every(path: Path, shown: str, text: str, old_string: str, new_strin
             old_string, new_string = crlf_old, new_string.replace("\r\n", "\n").replace("\n", "\r\n")
             count = text.count(old_string)
     if count == 0:
-        miss = closest_region(Lines.of(text), old_string)
+        miss = closest_region(Lines.of(text), old_string, text)
         raise ToolError(f"old_string not found in {shown} (replace_all matches the exact text only){miss}")
     first_line = text[: text.index(old_string)].count("\n") + 1
     new = text.replace(old_string, new_string)

@@ -55,7 +55,7 @@ def shift_of(pairs: list[tuple[str, str]]) -> Shift | None:
     for old, found in pairs:
         exact.setdefault(leading(old), leading(found))
     tabs = any("\t" in indent for indent in exact.values())
-    if all(o == f for o, f in exact.items()):
+    if all(leading(o) == leading(f) for o, f in pairs):
         return Shift(0, 4, tabs, exact)
     for tab in TAB_SIZES:
         shifts = {width(leading(f), tab) - width(leading(o), tab) for o, f in pairs}

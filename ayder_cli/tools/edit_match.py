@@ -32,6 +32,7 @@ LEVEL_NOTES = {
     LOOKALIKE: "reading lookalike characters (curly quotes, dashes, non-breaking spaces) as plain ones",
 }
 NUMBERED = re.compile(r"^ *(\d+)(\t| {2,}|$)")
+NUMBER_WIDTH = 8  # read_file's "{n:>6}\t": the text starts at column 8 once the tab is expanded
 ESCAPED = re.compile(r"\\([nrt\"'\\/])")
 UNESCAPES = {"n": "\n", "r": "\r", "t": "\t"}
 
@@ -82,7 +83,7 @@ def find_edit(text: str, old: str, new: str) -> Found:
             found = _at_levels(view, o2, n2, (LOOKALIKE,), base_note)
             if found:
                 return found
-    raise EditMiss(closest_region(view.lines, o))
+    raise EditMiss(closest_region(view.lines, o, text))
 
 
 def _at_levels(view: FileView, old: str, new: str, levels: tuple[int, ...], note: str) -> Found | None:
@@ -219,12 +220,19 @@ def _without_line_numbers(old: str, new: str) -> tuple[str, str] | None:
         return None
     if [int(n.group(1)) for n in numbers] != list(range(int(numbers[0].group(1)), int(numbers[0].group(1)) + len(numbers))):
         return None
-    stripped_old = "\n".join(line[n.end():] for line, n in zip(old_lines, numbers)) + ("\n" if old_break else "")
+    stripped_old = "\n".join(_unnumbered(line, n) for line, n in zip(old_lines, numbers)) + ("\n" if old_break else "")
     new_lines, new_break = split_model_text(new)
     new_numbers = [NUMBERED.match(line) for line in new_lines]
     if new and all(new_numbers):
-        new = "\n".join(line[n.end():] for line, n in zip(new_lines, new_numbers)) + ("\n" if new_break else "")
+        new = "\n".join(_unnumbered(line, n) for line, n in zip(new_lines, new_numbers)) + ("\n" if new_break else "")
     return stripped_old, new
+
+
+def _unnumbered(line: str, number: re.Match) -> str:
+    """The line without its number; where the tab became spaces, the spaces past column 8 are the text's."""
+    if number.group(2).startswith(" ") and number.start(2) < NUMBER_WIDTH <= number.end(2):
+        return line[NUMBER_WIDTH:]
+    return line[number.end():]
 
 
 def _unescaped(old: str, new: str) -> tuple[str, str] | None:

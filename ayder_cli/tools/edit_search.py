@@ -7,10 +7,15 @@ by their keys at the level; and a piece of one line, compared with runs of space
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from ayder_cli.tools.edit_adapt import Shift, shift_of
-from ayder_cli.tools.edit_text import BLANK, SPACE_RUN, TRAILING, Lines, canon, fold, key
+from ayder_cli.tools.edit_text import BLANK, SPACE_RUN, SPACES, TRAILING, Lines, canon, fold, key
+
+PROBES = 4  # of each line's longest runs, the rarest is looked for
+UNCHANGED_RUN = re.compile(r"[^\s'\"\-.\u2010-\u2014\u2018-\u201f\u2026\u2032\u2033\u2212]+")
 
 
 @dataclass
@@ -25,30 +30,61 @@ class Place:
 
 
 class FileView:
-    """A file's lines and, per level, their keys and where each key stands (built once per level)."""
+    """A file's lines and each line's key at a level, made when first asked for: a search looks
+    only at the lines holding old_string's longest word, so a 10,000-line file costs little."""
 
     def __init__(self, text: str):
         self.text = text
         self.lines = Lines.of(text)
-        self._keys: dict[int, list[str]] = {}
-        self._index: dict[int, tuple[list[int], dict[str, list[int]]]] = {}
+        self._keys: dict[int, dict[int, str]] = {}
+        self._counts: dict[str, int] = {}
 
-    def keys(self, level: int) -> list[str]:
-        if level not in self._keys:
-            self._keys[level] = [key(line, level) for line in self.lines.contents]
-        return self._keys[level]
+    def count(self, run: str) -> int:
+        if run not in self._counts:
+            self._counts[run] = self.text.count(run) if run else len(self.text)
+        return self._counts[run]
 
-    def index(self, level: int) -> tuple[list[int], dict[str, list[int]]]:
-        """The file lines compared at this level (blank ones left out from BLANK on) and, for each
-        key, the positions in that list where it stands."""
-        if level not in self._index:
-            keys = self.keys(level)
-            kept = [i for i, k in enumerate(keys) if k] if level >= BLANK else list(range(len(keys)))
-            where: dict[str, list[int]] = {}
-            for position, i in enumerate(kept):
-                where.setdefault(keys[i], []).append(position)
-            self._index[level] = (kept, where)
-        return self._index[level]
+    def key(self, index: int, level: int) -> str:
+        level = SPACES if level == BLANK else level  # the same keys; BLANK only skips the empty ones
+        cache = self._keys.setdefault(level, {})
+        if index not in cache:
+            cache[index] = key(self.lines.contents[index], level)
+        return cache[index]
+
+    def lines_with(self, word: str) -> list[int]:
+        """The lines (indices) whose text holds word; every line when word is ''."""
+        if not word:
+            return list(range(len(self.lines.contents)))
+        found, at, starts = [], self.text.find(word), self.lines.starts
+        while at != -1:
+            index = bisect_right(starts, at) - 1
+            if not found or found[-1] != index:
+                found.append(index)
+            at = self.text.find(word, starts[index + 1] if index + 1 < len(starts) else len(self.text))
+        return found
+
+    def step(self, index: int, level: int, by: int) -> int:
+        """The next line before (by=-1) or after (by=1) index that is compared at this level, or -1."""
+        index += by
+        while 0 <= index < len(self.lines.contents):
+            if level < BLANK or self.key(index, level):
+                return index
+            index += by
+        return -1
+
+
+def probe(view: FileView, text: str) -> str:
+    """The rarest in the file of the longest runs of text a near miss cannot have changed (no
+    space, quote, dash or dot), to find the lines worth comparing with a plain search."""
+    runs = sorted(set(UNCHANGED_RUN.findall(text)), key=len, reverse=True)[:PROBES]
+    return min(runs, key=lambda run: (view.count(run), -len(run)), default="")
+
+
+def rarest(view: FileView, keys: list[str]) -> tuple[int, str]:
+    """Which of keys to look for first, and its probe."""
+    probes = [probe(view, k) for k in keys]
+    best = min(range(len(keys)), key=lambda t: (view.count(probes[t]), t))
+    return best, probes[best]
 
 
 def line_places(view: FileView, old_lines: list[str], ends_with_break: bool, level: int) -> list[Place]:
@@ -63,57 +99,59 @@ def _edge_places(view: FileView, old_lines: list[str], ends_with_break: bool, le
     m = len(old_lines)
     if m == 1 and not ends_with_break:
         return []  # a piece of one line: fragment_places
-    keys, lines = view.keys(level), view.lines
+    lines, count = view.lines, len(view.lines.contents)
     wanted = [key(line, level) for line in old_lines]
-    if m >= 3:
-        _, where = view.index(level)
-        starts = [position - 1 for position in where.get(wanted[1], ()) if position >= 1]
-    else:
-        starts = range(len(keys))
+    anchor = 1 if m >= 3 else 0
     places = []
-    for i in starts:
-        last = i + m - 1
-        if last >= len(keys) or not keys[i].endswith(wanted[0]):
+    for found in view.lines_with(probe(view, wanted[anchor])):
+        i, last = found - anchor, found - anchor + m - 1
+        if i < 0 or last >= count or not view.key(i, level).endswith(wanted[0]):
             continue
-        if any(keys[i + j] != wanted[j] for j in range(1, m - 1)):
+        if any(view.key(i + j, level) != wanted[j] for j in range(1, m - 1)):
             continue
         if m > 1:
             if ends_with_break:
-                if keys[last] != wanted[-1]:
+                if view.key(last, level) != wanted[-1]:
                     continue
-            elif not keys[last].startswith(wanted[-1]):
+            elif not view.key(last, level).startswith(wanted[-1]):
                 continue
         if ends_with_break and not lines.endings[last]:
             continue
-        start = lines.starts[i] + len(keys[i]) - len(wanted[0])
-        end = lines.end_of(last) if ends_with_break else lines.starts[last] + len(wanted[-1])
-        if m == 1:
-            end = lines.end_of(last)
+        start = lines.starts[i] + len(view.key(i, level)) - len(wanted[0])
+        end = lines.end_of(last) if ends_with_break or m == 1 else lines.starts[last] + len(wanted[-1])
         places.append(Place(start, end, [(j, i + j) for j in range(m)]))
     return places
 
 
 def _whole_line_places(view: FileView, old_lines: list[str], ends_with_break: bool, level: int) -> list[Place]:
     """From INDENT on every old line is a whole line, and the block may stand shifted as a whole."""
-    kept, where = view.index(level)
     old = [(j, key(line, level)) for j, line in enumerate(old_lines)]
     if level >= BLANK:
         old = [(j, k) for j, k in old if k]
-    if not old or not any(k for _, k in old):
+    if not any(k for _, k in old):
         return []
-    lines, keys = view.lines, view.keys(level)
+    anchor, word = rarest(view, [k for _, k in old])
+    lines = view.lines
     places = []
-    for position in where.get(old[0][1], ()):
-        if position + len(old) > len(kept):
+    for found in view.lines_with(word):
+        if view.key(found, level) != old[anchor][1]:
             continue
-        if any(keys[kept[position + t]] != k for t, (_, k) in enumerate(old)):
-            continue
-        pairs = [(j, kept[position + t]) for t, (j, _) in enumerate(old)]
-        shift = shift_of([(old_lines[j], lines.contents[i]) for j, i in pairs])
-        if shift is None:
-            continue
-        first, last = pairs[0][1], pairs[-1][1]
-        places.append(Place(lines.starts[first], lines.end_of(last, with_ending=ends_with_break), pairs, shift))
+        where = [found]
+        for t in range(anchor - 1, -1, -1):  # the old lines before the anchor, walking up
+            where.insert(0, view.step(where[0], level, -1))
+            if where[0] < 0 or view.key(where[0], level) != old[t][1]:
+                break
+        else:
+            for t in range(anchor + 1, len(old)):  # and after it, walking down
+                where.append(view.step(where[-1], level, 1))
+                if where[-1] < 0 or view.key(where[-1], level) != old[t][1]:
+                    break
+            else:
+                pairs = [(j, i) for (j, _), i in zip(old, where)]
+                shift = shift_of([(old_lines[j], lines.contents[i]) for j, i in pairs])
+                if shift is not None:
+                    places.append(Place(lines.starts[where[0]], lines.end_of(where[-1], with_ending=ends_with_break),
+                                        pairs, shift))
     return places
 
 
@@ -123,7 +161,8 @@ def fragment_places(view: FileView, piece: str, lookalikes: bool) -> list[Place]
     if not wanted.strip():
         return []
     places = []
-    for i, line in enumerate(view.lines.contents):
+    for i in view.lines_with(probe(view, wanted)):
+        line = view.lines.contents[i]
         fast = SPACE_RUN.sub(" ", fold(line) if lookalikes else line)
         if wanted not in fast:
             continue

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import accumulate
+from operator import add
 
 EOL, TRAILING, INDENT, SPACES, BLANK, LOOKALIKE = range(1, 7)
 
@@ -30,8 +32,11 @@ def fold(line: str) -> str:
     return line.translate(_FOLD)
 
 
+_ANY_LOOKALIKE = re.compile("[" + "".join(LOOKALIKES) + ELLIPSIS + "]")
+
+
 def has_lookalike(text: str) -> bool:
-    return any(c in LOOKALIKES or c == ELLIPSIS for c in text)
+    return _ANY_LOOKALIKE.search(text) is not None
 
 
 def key(line: str, level: int) -> str:
@@ -91,15 +96,14 @@ class Lines:
 
     @classmethod
     def of(cls, text: str) -> "Lines":
-        parts = LINE_BREAK.split(text)
-        breaks = LINE_BREAK.findall(text)
-        contents, endings = parts, breaks + [""]
+        if "\r" in text:
+            contents, endings = LINE_BREAK.split(text), [*LINE_BREAK.findall(text), ""]
+        else:  # the usual case, and a faster split
+            contents = text.split("\n")
+            endings = ["\n"] * (len(contents) - 1) + [""]
         if contents and contents[-1] == "" and len(contents) > 1:
             contents, endings = contents[:-1], endings[:-1]  # the text ends with a line break
-        starts, at = [], 0
-        for content, ending in zip(contents, endings):
-            starts.append(at)
-            at += len(content) + len(ending)
+        starts = list(accumulate(map(add, map(len, contents), map(len, endings)), initial=0))[:-1]
         return cls(contents, endings, starts)
 
     def end_of(self, index: int, with_ending: bool = True) -> int:
