@@ -78,8 +78,8 @@ def big_file(lines: int) -> str:
         out += [f"def handler_{k}(request, limit={k % 97}):",
                 f"    # handles case {k}: the request's path and its limit",
                 f"    value = request.get(\"key_{k}\")",
-                f"    if value is None or len(value) > limit:",
-                f"        return None",
+                "    if value is None or len(value) > limit:",
+                "        return None",
                 f"    return os.path.join(\"root\", value, \"{k}\")",
                 "", ""]
         k += 1

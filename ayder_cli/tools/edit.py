@@ -130,6 +130,7 @@ def plan_replace_string(context: ToolContext, args: dict[str, Any]) -> Change:
     how = ""
     if count == 1:
         start, end, replacement = (at := text.index(old_string)), at + len(old_string), new_string
+        first_line = text.count("\n", 0, start) + 1
     else:
         try:
             found = find_edit(text, old_string, new_string)
@@ -137,11 +138,10 @@ def plan_replace_string(context: ToolContext, args: dict[str, Any]) -> Change:
             if miss.lines:
                 raise ToolError(f"old_string is not in {shown} as written; {miss}") from None
             raise ToolError(f"old_string not found in {shown}{miss}") from None
-        start, end, replacement, how = found.start, found.end, found.replacement, found.how
+        start, end, replacement, how, first_line = found.start, found.end, found.replacement, found.how, found.line
     new = text[:start] + replacement + text[end:]
     if new == text:
         raise ToolError(f"old_string and new_string are the same once fitted to {shown}; nothing would change")
-    first_line = text.count("\n", 0, start) + 1
     now = counted(_count_lines(new), "line")
     output = f"replaced 1 occurrence in {shown} at line {first_line}; it now has {now}"
     if how:

@@ -46,6 +46,7 @@ class Found:
     end: int
     replacement: str
     how: str
+    line: int = 0  # where old_string was found, from 1 (the span may start later: unchanged lines are kept)
 
 
 class EditMiss(Exception):
@@ -90,11 +91,11 @@ def _at_levels(view: FileView, old: str, new: str, levels: tuple[int, ...], note
     for level in levels:
         places = _places(view, old, level)
         if len(places) == 1:
-            return _replace(view, places[0], old, new, level, note)
+            found = _replace(view, places[0], old, new, level, note)
+            return Found(found.start, found.end, found.replacement, found.how, view.lines.line_at(places[0].start))
         if len(places) > 1:
             lines = sorted({view.lines.line_at(place.start) for place in places})
             how = _joined(note, LEVEL_NOTES.get(level, "")) or "as written"
-            how = how[0].upper() + how[1:]
             listed = ", ".join(str(n) for n in lines[:8]) + (", ..." if len(lines) > 8 else "")
             raise EditMiss(f"{how}, old_string matches {len(places)} places (lines {listed}); "
                            "include more of the surrounding lines, copied exactly, to pick one", lines)
