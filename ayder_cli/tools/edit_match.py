@@ -178,11 +178,17 @@ def _keep_unchanged_edges(view: FileView, place: Place, old: tuple[list[str], bo
         while tail and (m - tail) not in aligned:
             tail -= 1
     start, end = place.start, place.end
-    if head:
-        start = lines.end_of(aligned[head - 1])
     middle = fitted[head: len(fitted) - tail]
-    if tail:  # the middle ends where the kept last lines begin
-        return start, lines.starts[aligned[m - tail]], "".join(line + newline for line in middle)
+    # the file's blank lines between a kept line and the replaced ones stay, unless new_string
+    # brings its own there
+    if head:
+        own_blank = not middle[0].strip() or head not in aligned
+        start = lines.end_of(aligned[head - 1]) if own_blank else lines.starts[aligned[head]]
+    if tail:
+        last = m - tail - 1
+        own_blank = not middle[-1].strip() or last not in aligned
+        end = lines.starts[aligned[m - tail]] if own_blank else lines.end_of(aligned[last])
+        return start, end, "".join(line + newline for line in middle)
     return start, end, newline.join(middle) + (newline if new_break else "")
 
 
