@@ -17,7 +17,8 @@ from ayder_cli.tools.edit_text import Lines, split_model_text
 MOST_LINES = 20
 LINE_CHARS = 200
 WORD = re.compile(r"\w+")
-MOST_WORDS = 200  # of old_string's words, the longest are looked for
+MOST_WORDS = 40  # of old_string's words, the longest are looked for
+MOST_FILE_LINES = 200_000  # beyond this the file is not searched for a closest region (it costs time)
 COMMON_FROM = 50  # a word found more often than this (or on a fiftieth of the lines) is too common to look for
 
 
@@ -26,6 +27,8 @@ def closest_region(lines: Lines, old: str, text: str) -> str:
     contents = lines.contents
     if not contents:
         return "; the file is empty"
+    if len(contents) > MOST_FILE_LINES:
+        return f"; the file has {len(contents):,} lines, too many to look for the closest ones: read_file shows them"
     wanted = [line for line in split_model_text(old)[0] if line.strip()] or [old]
     size = min(max(len(wanted), 1), MOST_LINES)
     start = _best_start(lines, text, wanted, size)

@@ -1,4 +1,4 @@
-"""The near-miss corpus through the real replace_string: what lands, lands as meant; nothing lands
+"""The near-miss corpus through replace_string's plan: what lands, lands as meant; nothing lands
 anywhere else; every miss shows the closest lines, numbered.
 
 The corpus (tests/support/edit_corpus/) holds files in seven languages, the edits meant on them,
@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 from support.edit_corpus.cases import Case, all_cases, generated_cases
-from support.tool_calls import call_tool
 
-from ayder_cli.storage.undo import UndoJournal
+from ayder_cli.calls import ToolResult
+from ayder_cli.errors import ToolError
 from ayder_cli.tools import ToolContext
-from ayder_cli.tools.edit import EDIT_TOOLS
+from ayder_cli.tools.edit import plan_replace_string
 
 CASES = all_cases()
 NUMBERED_LINE = re.compile(r"^ +\d+\t", re.M)
@@ -30,12 +30,16 @@ STEP_NAMES = ("matched ignoring", "matched reading", "removed the line numbers",
 
 
 def run_case(root: Path, case: Case):
+    """The case through replace_string's plan, what both its confirmation diff and its write use
+    (the write itself, an fsync each, is tested once in test_e2e_forgiving_edit.py)."""
     path = root / Path(case.file_name).name
     path.write_bytes(case.text.encode("utf-8"))
-    context = ToolContext(root, journal=UndoJournal())
-    result = call_tool(context, "replace_string", tools=EDIT_TOOLS, file_path=path.name,
-                       old_string=case.old, new_string=case.new)
-    return result, path.read_bytes().decode("utf-8")
+    arguments = {"file_path": path.name, "old_string": case.old, "new_string": case.new}
+    try:
+        change = plan_replace_string(ToolContext(root), arguments)
+    except ToolError as refused:
+        return ToolResult(ok=False, error=str(refused)), case.text
+    return ToolResult(ok=True, output=change.output), change.new
 
 
 @pytest.fixture(scope="module")
