@@ -166,6 +166,7 @@ def _variants(text: str, old: str, new: str):
         yield "escaped twice (JSON in JSON)", text, _escaped(old), _escaped(new), meant
     if _curly(old) != old:
         yield "lookalikes: curly quotes and dashes for plain ones", text, _curly(old), _curly(new), meant
+    yield from _combined(text, old, new, meant)
     retyped = _retyped(old)
     if retyped:
         yield "trap: a word retyped", text, retyped, new, None
@@ -173,6 +174,22 @@ def _variants(text: str, old: str, new: str):
     renumbered = _renumbered(old)
     if renumbered:
         yield "trap: a number changed", text, renumbered, new, None
+
+
+def _combined(text: str, old: str, new: str, meant: str):
+    """Two slips at once: the steps add up."""
+    common = _common_indent(old) if _indented(old) else ""
+    if common:
+        dedented_old, dedented_new = _dedent(old, common), _dedent(new, common)
+        yield "combined: dedented, with trailing whitespace", text, _trailing(dedented_old), dedented_new, meant
+        if "\n" in old.rstrip("\n"):
+            yield ("combined: the file's line endings are CRLF, the block dedented", text.replace("\n", "\r\n"),
+                   dedented_old, dedented_new, meant.replace("\n", "\r\n"))
+            yield "combined: escaped twice and dedented", text, _escaped(dedented_old), _escaped(dedented_new), meant
+    before = text[: text.index(old)]
+    blank_before = before == "" or before.endswith("\n\n")  # then a blank line first would be the file's
+    if re.search(r"\S \S", old) and "\n" in old.rstrip("\n") and not blank_before:
+        yield "combined: runs of spaces and a blank line at the edge", text, "\n" + _doubled_spaces(old), new, meant
 
 
 def generated_cases() -> list[Case]:

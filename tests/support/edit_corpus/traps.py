@@ -83,6 +83,11 @@ RETYPED_BLOCK = '''def area(width, height):
     return result
 '''
 
+JOINED = '''total = price * count
+totalprice = 0
+print(total, totalprice)
+'''
+
 TRAPS = [
     # --- a block that stands twice: never pick one
     _case("ambiguous: the same lines at two indentations, the model's at a third", TWICE,
@@ -102,6 +107,16 @@ TRAPS = [
           "  steps:\n  - run: make\n", "  steps:\n  - run: make all\n", None),
     _case("ambiguous: a single line that stands twice, indented wrongly", SPACED_TWICE,
           "          warn(total)", "          alert(total)", None),
+    _case("lands: of the same lines at two indentations, the model's has trailing spaces", NESTED_TWICE,
+          "    if item.ready:  \n        send(item)  \n", "    if item.ready:\n        queue(item)\n",
+          NESTED_TWICE.replace("    if item.ready:\n        send(item)\n", "    if item.ready:\n        queue(item)\n")),
+    # --- whitespace is forgiven where it was, never where it was not
+    _case("whitespace between words: ignoring it would land on another line", JOINED,
+          "total price = 0\n", "total_price = 0\n", None),
+    _case("whitespace between words: a space taken out", JOINED, "total=price * count\n", "x\n", None),
+    _case("lands: whitespace between words, a run of spaces where the file has one", JOINED,
+          "total  =  price * count\n", "total = price * count * 2\n",
+          JOINED.replace("total = price * count\n", "total = price * count * 2\n")),
     # --- indentation changed inside the block: not a shift of the whole, not forgiven
     _case("relative indentation changed: the body at the if's depth", JS_RELATIVE,
           "  if (value) {\n  return true;\n  }\n", "  if (value) {\n  return 1;\n  }\n", None),
