@@ -70,3 +70,14 @@ def resolve(setting: str, model: str, learned: Mapping[str, object] | None = Non
     if picked is None:
         return DEFAULT, f"no row of the table names {model}"
     return picked, f"the table's row for {model}"
+
+
+def doctor_line(setting: str, model: str, learned: Mapping[str, object] | None = None) -> str:
+    """--doctor's one line: the format in use for this model, and what auto would pick when it differs."""
+    chosen, why = resolve(setting, model, learned)
+    if setting == "auto":
+        return f"edit format: auto picks {chosen} for {model} ({why}; set edit_format to override)"
+    would, _ = resolve("auto", model, learned)
+    if would != setting:
+        return f"edit format: {setting}; auto would pick {would} for {model} (set edit_format to \"auto\" or \"{would}\")"
+    return f"edit format: {setting} (the one auto picks for {model} too)"

@@ -85,8 +85,9 @@ class SeenLines:
         low = max(1, min(changed[0], start) - 2)
         high = min(len(lines), low + MAX_SHOWN - 1, max(end, start) + 2)
         now = self._show(path, lines, low, high)
-        which = f"line {changed[0]}" if len(changed) == 1 else f"lines {changed[0]}-{changed[-1]}"
-        return (f"{which} of {shown} changed since you read them (the file was changed, or an edit moved them); "
+        which = (f"line {changed[0]} of {shown} changed since it was" if len(changed) == 1
+                 else f"lines {changed[0]}-{changed[-1]} of {shown} changed since they were")
+        return (f"{which} read (the file was changed, or an edit moved lines); "
                 f"not edited. Lines {low}-{high} as they are now:\n{now}")
 
     def _show(self, path: Path, lines: list[str], low: int, high: int) -> str:
