@@ -62,7 +62,7 @@ def from_table(model: str) -> str | None:
 def resolve(setting: str, model: str, learned: Mapping[str, object] | None = None) -> tuple[str, str]:
     """The format in use and why, for the config's edit_format, the model's name and its server profile."""
     if setting != "auto":
-        return setting, "edit_format"
+        return setting, "the edit_format setting"
     remembered = (learned or {}).get("edit_format")
     if remembered in FORMATS:
         return str(remembered), "learned for this server and model"
