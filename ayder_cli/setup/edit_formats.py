@@ -36,8 +36,7 @@ AUTO_TABLE: tuple[tuple[str, str], ...] = (
     (r"qwen3|qwq", "whole"),
     (r"deepseek-coder", "whole"),
     (r"devstral|mistral|codestral|magistral", "replace"),
-    (r"llama-?3\.2|llama-?3:|llama-?3\.1:8b|gemma|phi|smollm|granite|lfm|qwen2\.5(?!-coder)|:[1-8](\.\d)?b\b",
-     "lines"),
+    (r"llama-?3\.2|gemma|phi|smollm|granite|lfm|qwen2\.5(?!-coder)|:[1-8](\.\d)?b\b", "lines"),
 )
 
 # What the system prompt says of the format in use: a few lines, within the prompt budget (DESIGN.md).

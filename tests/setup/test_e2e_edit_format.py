@@ -115,3 +115,15 @@ def test_the_doctor_says_what_auto_would_pick(fake, run_ayder, project):
     assert ('edit format: replace; auto would pick whole for qwen2.5-coder:7b (set edit_format to "auto" or '
             '"whole")') in result.stderr
     assert "reachable" in result.stderr and "first request" in result.stderr  # the doctor's checks are all there
+
+
+def test_auto_follows_a_model_change_and_tools_says_what_the_format_leaves_out(fake, run_ayder, project):
+    fake.queue(Reply(text="Hello."), Reply(text="Hello again."))
+    result = run_ayder(*server_args(fake, "openai"), "--edit-format", "auto", "-m", "gpt-4o",
+                       input="Say hello.\n/model qwen2.5-coder:7b\nSay hello.\n/tools\n")
+    assert result.returncode == 0, result.stderr
+    first, second = (tools_and_system(request["body"]) for request in fake.chat_requests()[-2:])
+    assert "replace_string" in first[0] and TAUGHT["whole"] not in first[1]
+    assert "replace_string" not in second[0] and TAUGHT["whole"] in second[1]
+    listed = next(line for line in result.stderr.splitlines() if "replace_string(" in line)
+    assert "not offered with edit_format whole" in listed
