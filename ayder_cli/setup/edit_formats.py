@@ -42,8 +42,8 @@ AUTO_TABLE: tuple[tuple[str, str], ...] = (
 # What the system prompt says of the format in use: a few lines, within the prompt budget (DESIGN.md).
 TEACHING = {
     "replace": "",
-    "lines": ("Edit files with replace_lines, by the line numbers read_file shows: read the lines first; "
-              "after an edit the lines below it move."),
+    "lines": ("Edit files with replace_lines, by the line numbers read_file shows (inclusive; content \"\" "
+              "deletes, end_line = start_line - 1 inserts): read the lines first; after an edit the lines below move."),
     "search-replace": ("To edit a file, write its path alone on a line, then:\n<<<<<<< SEARCH\n"
                        "the exact lines now in the file\n=======\nthe new lines\n>>>>>>> REPLACE\n"
                        "A new file: write_file."),
