@@ -120,7 +120,8 @@ def test_the_doctor_says_what_auto_would_pick(fake, run_ayder, project):
 def test_auto_follows_a_model_change_and_tools_says_what_the_format_leaves_out(fake, run_ayder, project):
     fake.queue(Reply(text="Hello."), Reply(text="Hello again."))
     result = run_ayder(*server_args(fake, "openai"), "--edit-format", "auto", "-m", "gpt-4o",
-                       input="Say hello.\n/model qwen2.5-coder:7b\nSay hello.\n/tools\n")
+                       input="Say hello.\n/model qwen2.5-coder:7b\nSay hello.\n/tools\n",
+                       env={"COLUMNS": "300"})  # /tools wraps its rows to the terminal: one row on one line
     assert result.returncode == 0, result.stderr
     first, second = (tools_and_system(request["body"]) for request in fake.chat_requests()[-2:])
     assert "replace_string" in first[0] and TAUGHT["whole"] not in first[1]
