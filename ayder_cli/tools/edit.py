@@ -1,8 +1,9 @@
-"""The write tools: write_file, replace_string, insert_line, delete_line.
+"""The write tools: write_file, replace_string, insert_line, delete_line, replace_lines.
 
 Each one first plans its change (the file's text before and after) without
 writing; `preview` shows that plan for the confirmation diff, and `run`
-writes it through atomic_write, which records the old content for /undo.
+writes it through atomic_write, which records the old content for /undo,
+and tells the session's SeenLines what the model now knows of the file.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class Change:
     new: str
     summary: str
     output: str
+    whole: bool = False  # the model gave the whole new text (write_file): every line of it is known
 
 
 # --- reading the file a change starts from
@@ -106,7 +108,7 @@ def plan_write_file(context: ToolContext, args: dict[str, Any]) -> Change:
         output = f"{shown} already holds this content; nothing changed"
     else:
         output = f"wrote {shown} ({counted(lines, 'line')}, was {_count_lines(old)})"
-    return Change(path, shown, old, content, f"wrote {counted(lines, 'line')}", output)
+    return Change(path, shown, old, content, f"wrote {counted(lines, 'line')}", output, whole=True)
 
 
 def plan_replace_string(context: ToolContext, args: dict[str, Any]) -> Change:
@@ -219,6 +221,43 @@ def plan_delete_line(context: ToolContext, args: dict[str, Any]) -> Change:
     return Change(path, shown, text, new, f"deleted line {number}", output)
 
 
+def plan_replace_lines(context: ToolContext, args: dict[str, Any]) -> Change:
+    """Lines start..end become content; end = start - 1 inserts before start; content "" deletes them.
+    Only on lines the model has seen as they are now (tools/seen_lines.py)."""
+    path, shown = _target(context, args["file_path"])
+    start, end, content = args["start_line"], args["end_line"], args["content"]
+    text = _read_text(path, shown)
+    lines = _split_lines(text)
+    total = len(lines)
+    if start < 1 or end < start - 1:
+        raise ToolError(f"start_line {start}, end_line {end}: give 1 <= start_line <= end_line "
+                        "(end_line = start_line - 1 inserts before start_line)")
+    if end > total or start > total + 1:
+        raise ToolError(f"lines {start}-{end} are out of range: {shown} has {counted(total, 'line')}"
+                        + (f"; start_line={total + 1}, end_line={total} appends" if start > total else ""))
+    refusal = context.seen.check(path, shown, [line.rstrip("\r\n") for line in lines], start, end)
+    if refusal:
+        raise ToolError(refusal)
+    newline = _newline_of(text) if text else "\n"
+    block = content.replace("\r\n", "\n").replace("\n", newline)
+    if block and not block.endswith(newline) and (end < total or text.endswith("\n")):
+        block += newline  # the lines after it, or the file's last line ending, stay as they were
+    if start == total + 1 and lines and not lines[-1].endswith("\n") and block:
+        lines[-1] += newline  # appended after a last line that had no ending
+    new = "".join(lines[: start - 1]) + block + "".join(lines[end:])
+    added, removed = _count_lines(block), end - start + 1
+    if removed == 0:
+        did = f"inserted {counted(added, 'line')} before line {start}" if start <= total else \
+            f"appended {counted(added, 'line')}"
+    elif not block:
+        did = f"deleted lines {start}-{end}" if removed > 1 else f"deleted line {start}"
+    else:
+        did = f"replaced lines {start}-{end} with {counted(added, 'line')}"
+    shift = f"; lines after it moved by {added - removed:+d}" if added != removed and end < total else ""
+    output = f"{did} in {shown}{shift}; it now has {counted(_count_lines(new), 'line')}"
+    return Change(path, shown, text, new, did, output)
+
+
 # --- preview and run, the same for every tool
 
 
@@ -237,8 +276,14 @@ def _runner(plan: Plan, name: str) -> Callable[[ToolContext, dict[str, Any]], To
     def run(context: ToolContext, args: dict[str, Any]) -> ToolResult:
         change = plan(context, args)
         if change.old == change.new:
+            if change.whole:
+                context.seen.wrote(change.path, change.new)
             return ToolResult(ok=True, output=change.output, summary="no change")
         atomic_write(change.path, change.new, context.root, context.journal, name)
+        if change.whole:
+            context.seen.wrote(change.path, change.new)
+        else:  # the seen lines move with the edit, so the model's next edit by number lands
+            context.seen.edited(change.path, change.old or "", change.new)
         return ToolResult(ok=True, output=change.output, summary=change.summary)
 
     run.__name__ = name
@@ -316,4 +361,17 @@ DELETE_LINE = _spec(
     group="files",
 )
 
-EDIT_TOOLS = [WRITE_FILE, REPLACE_STRING, INSERT_LINE, DELETE_LINE]
+REPLACE_LINES = _spec(
+    "replace_lines",
+    "Replace lines start_line..end_line, as read in this session, with content.",
+    {
+        "start_line": {"type": "integer"},
+        "end_line": {"type": "integer", "description": "start_line - 1: insert before start_line"},
+        "content": {"type": "string", "description": "\"\" deletes the lines"},
+    },
+    ["start_line", "end_line", "content"],
+    {"start": "start_line", "end": "end_line", "text": "content", "new_content": "content", "lines": "content"},
+    plan_replace_lines,
+)
+
+EDIT_TOOLS = [WRITE_FILE, REPLACE_STRING, INSERT_LINE, DELETE_LINE, REPLACE_LINES]
