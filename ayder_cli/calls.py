@@ -19,6 +19,9 @@ class ToolCall:
     name: str
     arguments: dict[str, Any]
     error: str | None = None  # set when the arguments could not be decoded
+    # An edit written as text (a SEARCH/REPLACE block, a whole file): its write tool runs in every edit
+    # format, offered as a schema or not (the text formats send no replace_string).
+    written_edit: bool = False
 
 
 def decode_arguments(raw: str | dict | None) -> tuple[dict[str, Any], str | None]:

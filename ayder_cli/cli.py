@@ -37,6 +37,8 @@ from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, sh
 @click.option("--no-instructions", is_flag=True, help="Leave AGENTS.md and other instruction files out of the prompt.")
 @click.option("--tools", "tool_groups", metavar="LIST",
               help="Tool groups offered besides core: files, processes, tasks, memory, or all.")
+@click.option("--edit-format", metavar="FMT",
+              help="How the model edits files (see README): replace, lines, whole, search-replace, auto.")
 @click.option("-r", "--allow-read", is_flag=True, help="Read tools run without asking (the default).")
 @click.option("-w", "--allow-write", is_flag=True, help="Write tools (write_file, ...) run without asking.")
 @click.option("-x", "--allow-execute", is_flag=True, help="Commands (run_shell_command, ...) run without asking.")

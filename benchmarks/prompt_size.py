@@ -1,7 +1,7 @@
 """Prompt-size benchmark: how many tokens the first request of a session costs, and where they go.
 
 Run:  python benchmarks/prompt_size.py [--base-url URL [--model M] [--provider openai|ollama]]
-                                       [--tools LIST] [--strict]
+                                       [--tools LIST] [--edit-format F] [--strict]
 
 The first request is the one ayder sends for "Say hello." in an empty project, built by
 the same wiring as the CLI (build_services, with a temporary HOME so no user config or
@@ -105,20 +105,22 @@ def main() -> int:
     parser.add_argument("--provider", choices=("openai", "ollama"),
                         help="server type (default: openai if the URL ends with /v1, else ollama)")
     parser.add_argument("--tools", help="tool groups offered besides core, as ayder --tools takes them")
+    parser.add_argument("--edit-format", help="the edit format, as ayder --edit-format takes it (its tools and teaching)")
     parser.add_argument("--strict", action="store_true", help="exit 1 if a request is over its budget")
     options = parser.parse_args()
 
     provider = options.provider or ("openai" if (options.base_url or "/v1").rstrip("/").endswith("/v1") else "ollama")
     # Without a server the URL is a closed port: the window probe fails at once and nothing is sent.
     flags = {"provider": provider, "base_url": options.base_url or "http://127.0.0.1:9/v1",
-             "model": options.model, "tool_groups": options.tools}
+             "model": options.model, "tool_groups": options.tools, "edit_format": options.edit_format}
     failed = False
     with tempfile.TemporaryDirectory(prefix="ayder-bench-") as tmp:
         home, root = Path(tmp) / "home", Path(tmp) / "project"
         home.mkdir()
         root.mkdir()
         env = isolated_env(home)
-        print(f'first request for "{PROMPT}" in an empty project; tool groups: {options.tools or "core (default)"}')
+        print(f'first request for "{PROMPT}" in an empty project; tool groups: {options.tools or "core (default)"}'
+              f'; edit format: {options.edit_format or "replace (default)"}')
         print(f"tokens: {'from ' + options.base_url + ' (' + provider + ')' if options.base_url else 'estimated from characters'}\n")
 
         results = []

@@ -22,7 +22,7 @@ from ayder_cli.agent.checkpoint import start_from, write_checkpoint
 from ayder_cli.agent.context import ContextKeeper
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.agent.repeats import RepeatGuard
-from ayder_cli.agent.request import next_request
+from ayder_cli.agent.request import next_request, pick_edit_format
 from ayder_cli.agent.streaming import stream_reply
 from ayder_cli.agent.tool_fallback import ToolMode
 from ayder_cli.agent.usage import SessionUsage
@@ -93,11 +93,14 @@ class ChatLoop:
         self.runtime = runtime
         if not known:
             self._meet_the_server()
+        else:  # the same model; its edit_format setting may have changed
+            pick_edit_format(self.config, self.profiles, self.executor, self.log)
 
     def _meet_the_server(self) -> None:
         """Nothing learned yet of this server and model, but what earlier runs saved (profiles)."""
         self.context.meet_server()
         self.tool_mode = ToolMode(self.config, self.profiles, self.log, self.callbacks.on_notice)
+        pick_edit_format(self.config, self.profiles, self.executor, self.log)
 
     def request(self) -> ChatRequest:
         """The next request for the conversation as it stands: system prompt, tools (native or taught), settings."""
@@ -215,8 +218,9 @@ class ChatLoop:
 
     @property
     def _whole_files(self) -> bool:
-        """A fence under a file's path is that whole file (edit_format "whole"; intents/dialects/edit_blocks.py)."""
-        return self.config.edit_format == "whole"
+        """A fence under a file's path is that whole file: the edit format in use (auto resolved) is "whole"
+        (intents/dialects/edit_blocks.py)."""
+        return self.executor is not None and self.executor.policy.edit_format == "whole"
 
     def _ask(self) -> Reply:
         """One model reply: streamed to the callbacks and kept in the conversation."""

@@ -8,13 +8,15 @@ measures is what a session sends.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.intents import call_format_instructions
 from ayder_cli.llm.accumulate import Accumulator
 from ayder_cli.llm.base import ChatClient, ChatRequest, Reply
 from ayder_cli.setup.config import Config
+from ayder_cli.setup.edit_formats import TEACHING, resolve
+from ayder_cli.storage.profiles import ServerProfiles
 from ayder_cli.tools.executor import ToolExecutor
 
 
@@ -43,6 +45,9 @@ def next_request(config: Config, conversation: Conversation, executor: ToolExecu
     system = conversation.system_prompt
     tools = None
     offered = executor.offered() if executor is not None else []
+    teach_edits = TEACHING.get(executor.policy.edit_format or "", "") if offered else ""
+    if teach_edits:  # only the format in use; stable per model, so the prefix stays cached
+        system = f"{system}\n\n{teach_edits}" if system else teach_edits
     if offered:
         if tools_as_text:
             teach = call_format_instructions([spec.signature() for spec in offered])
@@ -50,6 +55,20 @@ def next_request(config: Config, conversation: Conversation, executor: ToolExecu
         else:
             tools = executor.schemas()
     return with_settings(config, conversation.for_request(system), tools=tools)
+
+
+def pick_edit_format(config: Config, profiles: ServerProfiles | None, executor: ToolExecutor | None,
+                     log: Callable[[str], None]) -> None:
+    """The edit format for this model (auto: what its server profile learned, else the table by its name),
+    set where the offered tools are decided: the executor's policy."""
+    if executor is None:
+        return
+    auto = config.edit_format == "auto"
+    learned = profiles.get(config.resolved_base_url, config.resolved_model) if auto and profiles else {}
+    chosen, why = resolve(config.edit_format, config.resolved_model, learned)
+    if chosen != executor.policy.edit_format or auto:
+        log(f"edit format: {chosen} ({why})")
+    executor.policy.edit_format = chosen
 
 
 def whole_reply(client: ChatClient, request: ChatRequest) -> Reply:

@@ -57,7 +57,7 @@ class Found:
 
     def add_edit(self, name: str, arguments: dict) -> None:
         """An edit written as text (edit_blocks): a call of a write tool, offered natively or not."""
-        self.calls.append(ToolCall(f"call_{len(self.calls)}", name, arguments))
+        self.calls.append(ToolCall(f"call_{len(self.calls)}", name, arguments, written_edit=True))
 
     def add_json_call(self, item: Any, raw: str) -> bool:
         """One call object in any of the JSON shapes; False if it is not one."""

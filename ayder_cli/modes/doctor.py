@@ -23,6 +23,7 @@ from ayder_cli.intents import call_format_instructions, parse
 from ayder_cli.llm.base import ChatRequest, LLMError, Reply
 from ayder_cli.llm.providers import provider_named
 from ayder_cli.llm.served import ServedWindow
+from ayder_cli.setup.edit_formats import doctor_line
 from ayder_cli.storage.profiles import ServerProfiles, profiles_path
 from ayder_cli.terminal.console import describe_call
 from ayder_cli.wording import counted, short
@@ -318,6 +319,10 @@ def run_doctor(services) -> int:
     sandbox = services.executor.context.sandbox
     if sandbox is not None:  # not a check of the server (no mark): it never fails the doctor
         console.info(f"sandbox: {sandbox.describe()}")
+    config = doctor.config  # a suggestion, not a check: it never fails the doctor
+    profiles = doctor.loop.profiles
+    console.info(doctor_line(config.edit_format, config.resolved_model,
+                             profiles.get(config.resolved_base_url, config.resolved_model) if profiles else None))
     console.info(f"learned profile written to {doctor.remember()}")
     return ExitStatus.OK if doctor.usable and not failed else ExitStatus.ERROR
 

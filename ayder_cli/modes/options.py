@@ -31,6 +31,7 @@ class Options:
     prompts: str | None = None  # --prompts LIST, as typed
     no_instructions: bool = False
     tool_groups: str | None = None  # --tools LIST, as typed
+    edit_format: str | None = None  # --edit-format FORMAT
     allow_read: bool = False
     allow_write: bool = False
     allow_execute: bool = False
@@ -63,6 +64,7 @@ class Options:
             "base_url": self.base_url,
             "prompts": self.prompts,
             "tool_groups": self.tool_groups,
+            "edit_format": self.edit_format,
             "iterations": self.iterations,
             "num_ctx": self.num_ctx,
             "temperature": self.temperature,

@@ -13,6 +13,7 @@ from typing import Any, Callable
 from ayder_cli.errors import ConfigError
 from ayder_cli.llm.providers import PROVIDERS
 from ayder_cli.setup.config import KEYS, TOOL_GROUPS
+from ayder_cli.setup.edit_formats import CHOICES as EDIT_FORMATS
 from ayder_cli.spelling import closest
 
 SANDBOX_MODES = ("workspace-write", "read-only", "off")  # what tools/sandbox.py does with each: its docstring
@@ -186,7 +187,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "instructions": _file_names,
     "show_thinking": _boolean,
     "native_tools": _text(choices=("auto", "on", "off")),
-    "edit_format": _text(choices=("replace", "search-replace", "whole", "lines", "auto")),
+    "edit_format": _text(choices=EDIT_FORMATS),
     "max_tool_output_chars": _number(1000, integer=True),
     "shell_timeout_s": _number(0.1),
     "tool_timeout_s": _number(0.001),

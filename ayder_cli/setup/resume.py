@@ -112,6 +112,7 @@ class SessionKeeper:
             self.current.close(keep_unanswered=False)
         self.current = session
         self.tools.journal = session_journal(session, self.root, self.console, self.secrets, resumed=resumed)
+        self.tools.seen.forget()  # the new session's model has read nothing yet
 
 
 def session_journal(session: Session, root: Path, console: Console, secrets: Secrets,

@@ -9,6 +9,7 @@ from typing import Any, Callable, Iterable, Literal, Mapping
 
 from ayder_cli.calls import ToolResult
 from ayder_cli.tool_groups import CORE
+from ayder_cli.tools.seen_lines import SeenLines
 
 Permission = Literal["r", "w", "x"]
 
@@ -28,6 +29,7 @@ class ToolContext:
     clock: Callable[[], float] = time.monotonic  # what tool_timeout_s is measured by (tests pass one that jumps)
     sandbox: Any = None  # ayder_cli.tools.sandbox.Sandbox: where commands may write; None: no sandbox
     search_backend: str = "auto"  # search_codebase's: ripgrep when on PATH, else Python; "python" or "rg" force one
+    seen: SeenLines = field(default_factory=SeenLines)  # what the model saw of each file's lines (replace_lines)
 
     def __post_init__(self) -> None:
         # Resolved once here, so every containment check compares real paths.

@@ -1,13 +1,13 @@
-"""The write tools: write_file, replace_string, insert_line, delete_line.
+"""The write tools: write_file, replace_string, insert_line, delete_line, replace_lines.
 
 Each one first plans its change (the file's text before and after) without
 writing; `preview` shows that plan for the confirmation diff, and `run`
-writes it through atomic_write, which records the old content for /undo.
+writes it through atomic_write, which records the old content for /undo,
+and tells the session's SeenLines what the model now knows of the file.
 """
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -18,9 +18,10 @@ from ayder_cli.storage.atomic import atomic_write, check_writable_path
 from ayder_cli.storage.binary import looks_binary
 from ayder_cli.storage.paths import display_path, resolve_in_root
 from ayder_cli.tools.base import Preview, ToolContext, ToolSpec
+from ayder_cli.tools.edit_match import EditMiss, find_edit
+from ayder_cli.tools.edit_nearest import closest_region
+from ayder_cli.tools.edit_text import Lines
 from ayder_cli.wording import counted
-
-HINT_MAX_LINES = 20_000  # beyond this a missing old_string gets no nearest-line hint (it costs time)
 
 
 @dataclass
@@ -33,6 +34,7 @@ class Change:
     new: str
     summary: str
     output: str
+    whole: bool = False  # the model gave the whole new text (write_file): every line of it is known
 
 
 # --- reading the file a change starts from
@@ -106,7 +108,7 @@ def plan_write_file(context: ToolContext, args: dict[str, Any]) -> Change:
         output = f"{shown} already holds this content; nothing changed"
     else:
         output = f"wrote {shown} ({counted(lines, 'line')}, was {_count_lines(old)})"
-    return Change(path, shown, old, content, f"wrote {counted(lines, 'line')}", output)
+    return Change(path, shown, old, content, f"wrote {counted(lines, 'line')}", output, whole=True)
 
 
 def plan_replace_string(context: ToolContext, args: dict[str, Any]) -> Change:
@@ -119,27 +121,34 @@ def plan_replace_string(context: ToolContext, args: dict[str, Any]) -> Change:
     if old_string == new_string:
         raise ToolError("old_string and new_string are the same; nothing would change")
     count = text.count(old_string)
-    if count == 0 and "\r\n" in text and "\n" in old_string and "\r\n" not in old_string:
-        # The model writes \n; a CRLF file holds \r\n. Match it, and keep the file's endings.
-        crlf_old = old_string.replace("\n", "\r\n")
-        if text.count(crlf_old):
-            old_string, new_string = crlf_old, new_string.replace("\r\n", "\n").replace("\n", "\r\n")
-            count = text.count(old_string)
-    if count == 0:
-        raise ToolError(f"old_string not found in {shown}{_nearest_hint(text, old_string)}")
     if count > 1 and not replace_all:
         where = _line_numbers(text, old_string)
         raise ToolError(
             f"old_string appears {count} times in {shown} (lines {where}); include more surrounding text "
             "to make it unique, or set replace_all=true"
         )
-    first_line = text[: text.index(old_string)].count("\n") + 1
-    new = text.replace(old_string, new_string) if replace_all else text.replace(old_string, new_string, 1)
-    replaced = count if replace_all else 1
-    at = f"at line {first_line}" if replaced == 1 else f"from line {first_line}"
+    if replace_all:
+        return _replace_every(path, shown, text, old_string, new_string, count)
+    how = ""
+    if count == 1:
+        start, end, replacement = (at := text.index(old_string)), at + len(old_string), new_string
+        first_line = text.count("\n", 0, start) + 1
+    else:
+        try:
+            found = find_edit(text, old_string, new_string)
+        except EditMiss as miss:
+            if miss.lines:
+                raise ToolError(f"old_string is not in {shown} as written; {miss}") from None
+            raise ToolError(f"old_string not found in {shown}{miss}") from None
+        start, end, replacement, how, first_line = found.start, found.end, found.replacement, found.how, found.line
+    new = text[:start] + replacement + text[end:]
+    if new == text:
+        raise ToolError(f"old_string and new_string are the same once fitted to {shown}; nothing would change")
     now = counted(_count_lines(new), "line")
-    output = f"replaced {counted(replaced, 'occurrence')} in {shown} {at}; it now has {now}"
-    return Change(path, shown, text, new, f"replaced {counted(replaced, 'occurrence')}", output)
+    output = f"replaced 1 occurrence in {shown} at line {first_line}; it now has {now}"
+    if how:
+        output += f"; {how} (the file's exact text is in the diff; read_file shows it)"
+    return Change(path, shown, text, new, "replaced 1 occurrence", output)
 
 
 def _plan_new_file(path: Path, shown: str, content: str) -> Change:
@@ -147,24 +156,27 @@ def _plan_new_file(path: Path, shown: str, content: str) -> Change:
         raise ToolError(f"old_string is empty, and {shown} exists; give the exact text to replace "
                         "(an empty old_string creates a new file; write_file writes a whole file)")
     lines = counted(_count_lines(content), "line")
-    return Change(path, shown, None, content, f"created {lines}", f"created {shown} ({lines})")
+    return Change(path, shown, None, content, f"created {lines}", f"created {shown} ({lines})", whole=True)
 
 
-def _nearest_hint(text: str, old_string: str) -> str:
-    """'; the nearest line is 12: ...' for the file line closest to old_string's first line, else ''."""
-    wanted = next((line.strip() for line in old_string.split("\n") if line.strip()), "")
-    lines = _split_lines(text)
-    if not wanted or len(lines) > HINT_MAX_LINES:
-        return ""
-    stripped = [line.strip() for line in lines]
-    close = difflib.get_close_matches(wanted, stripped, n=1, cutoff=0.6)
-    if not close:
-        return "; read_file shows its exact text"
-    number = stripped.index(close[0]) + 1
-    shown = lines[number - 1].rstrip("\r\n")
-    if len(shown) > 120:
-        shown = shown[:119] + "…"
-    return f"; the nearest is line {number}: {shown!r} (old_string must match exactly, whitespace included)"
+def _replace_every(path: Path, shown: str, text: str, old_string: str, new_string: str, count: int) -> Change:
+    """replace_all matches the exact text only (line endings aside): a forgiving match of many places
+    is too easy to get wrong."""
+    if count == 0 and "\r\n" in text and "\n" in old_string and "\r\n" not in old_string:
+        # The model writes \n; a CRLF file holds \r\n. Match it, and keep the file's endings.
+        crlf_old = old_string.replace("\n", "\r\n")
+        if text.count(crlf_old):
+            old_string, new_string = crlf_old, new_string.replace("\r\n", "\n").replace("\n", "\r\n")
+            count = text.count(old_string)
+    if count == 0:
+        miss = closest_region(Lines.of(text), old_string, text)
+        raise ToolError(f"old_string not found in {shown} (replace_all matches the exact text only){miss}")
+    first_line = text[: text.index(old_string)].count("\n") + 1
+    new = text.replace(old_string, new_string)
+    at = f"at line {first_line}" if count == 1 else f"from line {first_line}"
+    now = counted(_count_lines(new), "line")
+    output = f"replaced {counted(count, 'occurrence')} in {shown} {at}; it now has {now}"
+    return Change(path, shown, text, new, f"replaced {counted(count, 'occurrence')}", output)
 
 
 def _line_numbers(text: str, needle: str, most: int = 5) -> str:
@@ -217,6 +229,43 @@ def plan_delete_line(context: ToolContext, args: dict[str, Any]) -> Change:
     return Change(path, shown, text, new, f"deleted line {number}", output)
 
 
+def plan_replace_lines(context: ToolContext, args: dict[str, Any]) -> Change:
+    """Lines start..end become content; end = start - 1 inserts before start; content "" deletes them.
+    Only on lines the model has seen as they are now (tools/seen_lines.py)."""
+    path, shown = _target(context, args["file_path"])
+    start, end, content = args["start_line"], args["end_line"], args["content"]
+    text = _read_text(path, shown)
+    lines = _split_lines(text)
+    total = len(lines)
+    if start < 1 or end < start - 1:
+        raise ToolError(f"start_line {start}, end_line {end}: give 1 <= start_line <= end_line "
+                        "(end_line = start_line - 1 inserts before start_line)")
+    if end > total or start > total + 1:
+        raise ToolError(f"lines {start}-{end} are out of range: {shown} has {counted(total, 'line')}"
+                        + (f"; start_line={total + 1}, end_line={total} appends" if start > total else ""))
+    refusal = context.seen.check(path, shown, [line.rstrip("\r\n") for line in lines], start, end)
+    if refusal:
+        raise ToolError(refusal)
+    newline = _newline_of(text) if text else "\n"
+    block = content.replace("\r\n", "\n").replace("\n", newline)
+    if block and not block.endswith(newline) and (end < total or text.endswith("\n")):
+        block += newline  # the lines after it, or the file's last line ending, stay as they were
+    if start == total + 1 and lines and not lines[-1].endswith("\n") and block:
+        lines[-1] += newline  # appended after a last line that had no ending
+    new = "".join(lines[: start - 1]) + block + "".join(lines[end:])
+    added, removed = _count_lines(block), end - start + 1
+    if removed == 0:
+        did = f"inserted {counted(added, 'line')} before line {start}" if start <= total else \
+            f"appended {counted(added, 'line')}"
+    elif not block:
+        did = f"deleted lines {start}-{end}" if removed > 1 else f"deleted line {start}"
+    else:
+        did = f"replaced lines {start}-{end} with {counted(added, 'line')}"
+    shift = f"; lines after it moved by {added - removed:+d}" if added != removed and end < total else ""
+    output = f"{did} in {shown}{shift}; it now has {counted(_count_lines(new), 'line')}"
+    return Change(path, shown, text, new, did, output)
+
+
 # --- preview and run, the same for every tool
 
 
@@ -235,8 +284,14 @@ def _runner(plan: Plan, name: str) -> Callable[[ToolContext, dict[str, Any]], To
     def run(context: ToolContext, args: dict[str, Any]) -> ToolResult:
         change = plan(context, args)
         if change.old == change.new:
+            if change.whole:
+                context.seen.wrote(change.path, change.new)
             return ToolResult(ok=True, output=change.output, summary="no change")
         atomic_write(change.path, change.new, context.root, context.journal, name)
+        if change.whole:
+            context.seen.wrote(change.path, change.new)
+        else:  # the seen lines move with the edit, so the model's next edit by number lands
+            context.seen.edited(change.path, change.old or "", change.new)
         return ToolResult(ok=True, output=change.output, summary=change.summary)
 
     run.__name__ = name
@@ -314,4 +369,17 @@ DELETE_LINE = _spec(
     group="files",
 )
 
-EDIT_TOOLS = [WRITE_FILE, REPLACE_STRING, INSERT_LINE, DELETE_LINE]
+REPLACE_LINES = _spec(
+    "replace_lines",
+    "Replace lines start_line..end_line, as read in this session, with content.",
+    {
+        "start_line": {"type": "integer"},
+        "end_line": {"type": "integer", "description": "start_line - 1: insert before start_line"},
+        "content": {"type": "string", "description": "\"\" deletes the lines"},
+    },
+    ["start_line", "end_line", "content"],
+    {"start": "start_line", "end": "end_line", "text": "content", "new_content": "content", "lines": "content"},
+    plan_replace_lines,
+)
+
+EDIT_TOOLS = [WRITE_FILE, REPLACE_STRING, INSERT_LINE, DELETE_LINE, REPLACE_LINES]

@@ -18,6 +18,7 @@ from ayder_cli.calls import ToolCall, ToolResult, describe, first_line
 from ayder_cli.errors import ToolError
 from ayder_cli.tool_groups import CORE
 from ayder_cli.tools.base import Preview, ToolContext, ToolRegistry, ToolSpec, cap_output
+from ayder_cli.tools.edit_formats import offered_with
 from ayder_cli.tools.validate import aliases_of, check_arguments
 
 PERMISSION_NAMES = {"r": "read", "w": "write", "x": "execute"}
@@ -52,11 +53,23 @@ class ToolPolicy:
     disabled: frozenset[str] = frozenset()
     max_calls_per_message: dict[str, int] = field(default_factory=dict)
     groups: frozenset[str] | None = None  # the tool groups offered (core always); None: every group
+    # The edit format in use (auto already resolved for the model): which write tools are offered; None: all.
+    edit_format: str | None = None
 
     def offers(self, spec: ToolSpec) -> bool:
-        if spec.name in self.disabled:
+        if spec.name in self.disabled or not offered_with(self.edit_format, spec.name):
             return False
         return self.groups is None or spec.group == CORE or spec.group in self.groups
+
+    def hidden_by_format(self, spec: ToolSpec) -> bool:
+        return not offered_with(self.edit_format, spec.name)
+
+    def runs(self, spec: ToolSpec, call: ToolCall) -> bool:
+        """An offered tool runs; so does the write tool of an edit written as text, in every edit format
+        (a SEARCH/REPLACE block is a replace_string call even where its schema is not sent)."""
+        if self.offers(spec):
+            return True
+        return call.written_edit and spec.name not in self.disabled and spec.group == CORE
 
 
 class Decision(Enum):
@@ -189,7 +202,7 @@ class ToolExecutor:
 
     def run(self, call: ToolCall) -> ToolResult:
         spec = self.registry.get(call.name)
-        if spec is None or not self.policy.offers(spec):
+        if spec is None or not self.policy.runs(spec, call):
             return ToolResult.failure(self._unknown(call.name))
         arguments = normalize(spec, call.arguments if isinstance(call.arguments, dict) else {}, self.context.root)
         arguments, problem = validate(spec, call, arguments if isinstance(call.arguments, dict) else call.arguments)
@@ -209,6 +222,9 @@ class ToolExecutor:
     def _unknown(self, name: str) -> str:
         names = [spec.name for spec in self.offered()]
         spec = self.registry.get(str(name))
+        if spec is not None and self.policy.hidden_by_format(spec):
+            return (f"unknown tool {name!r}: not offered with edit_format {self.policy.edit_format!r}; "
+                    f"tools: {', '.join(names) or 'none'}")
         if spec is not None and spec.name not in self.policy.disabled:  # in a group not offered
             return (f"unknown tool {name!r}: not offered in this session (the user can add it with "
                     f"--tools {spec.group}); tools: {', '.join(names) or 'none'}")

@@ -16,6 +16,7 @@ from ayder_cli.tools.base import ToolContext, ToolSpec
 from ayder_cli.tools.deadline import Deadline
 from ayder_cli.tools.gitignore import IgnoreRules, InvalidPattern, compile_glob
 from ayder_cli.tools.long_lines import CutLine, bounded_lines, bytes_after
+from ayder_cli.tools.seen_lines import CUT
 from ayder_cli.tools.walk import scan, walk_entries
 from ayder_cli.wording import counted
 
@@ -49,15 +50,20 @@ def read_file(context: ToolContext, args: dict[str, Any]) -> ToolResult:
                 size = os.fstat(stream.fileno()).st_size
                 raise ToolError(f"{given} is a binary file ({size:,} bytes); read_file reads text files only")
             stream.seek(0)
-            return _read_lines(stream, given, start, end, context.max_output_chars, ranged)
+            texts: list[str | None] = []
+            result = _read_lines(stream, given, start, end, context.max_output_chars, ranged, texts)
     except OSError as exc:
         raise ToolError(f"cannot read {given}: {exc.strerror or exc}") from None
+    context.seen.saw(path, start, texts)  # replace_lines edits only lines the model has seen
+    return result
 
 
 def _read_lines(
-    stream: io.BufferedReader, given: str, start: int, end: int | None, max_chars: int, ranged: bool
+    stream: io.BufferedReader, given: str, start: int, end: int | None, max_chars: int, ranged: bool,
+    texts: list[str | None],
 ) -> ToolResult:
-    """Stream the file up to the last line wanted: a range near the top of a huge file reads only that far."""
+    """Stream the file up to the last line wanted: a range near the top of a huge file reads only that far.
+    texts: each line shown, as shown (CUT: cut short)."""
     last_wanted = start + MAX_LINES - 1 if end is None else min(end, start + MAX_LINES - 1)
     budget = max_chars - NOTE_ROOM
     shown: list[str] = []
@@ -68,11 +74,13 @@ def _read_lines(
     for number, raw in enumerate(bounded_lines(stream, LINE_HEAD_BYTES), 1):
         if number < start:
             continue
-        line = f"{number:>6}\t{_decode(raw)}"
+        text = _decode(raw)
+        line = f"{number:>6}\t{text}"
         if shown and used + len(line) + 1 > budget:
             more = out_of_room = True
             break
         shown.append(line)
+        texts.append(CUT if isinstance(raw, CutLine) or len(text) > MAX_LINE_CHARS else text)
         used += len(line) + 1
         if number == last_wanted:
             more = bool(stream.peek(1))  # without reading the next line, which may be huge

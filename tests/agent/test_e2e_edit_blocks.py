@@ -138,3 +138,25 @@ def test_blocks_beside_native_tool_calls_are_not_applied_and_the_model_is_told(f
     assert app.read_text() == APP  # only the native call ran
     assert [line.split("(")[0] for line in activity_lines(result.stderr)] == ["→ read_file"]
     assert "not applied: 1 SEARCH/REPLACE block in the reply's text" in last_user_text(fake)
+
+
+def test_with_the_search_replace_format_a_block_lands_though_no_replace_string_schema_is_sent(fake, run_ayder,
+                                                                                            project, app):
+    fake.queue(Reply(text=EDIT_REPLY), Reply(text="Fixed."))
+    result = run_ayder(*server_args(fake, "openai"), "--edit-format", "search-replace", "-w", "fix the sum")
+    assert result.returncode == 0, result.stderr
+    first = fake.chat_requests()[0]["body"]
+    assert "replace_string" not in [tool["function"]["name"] for tool in first.get("tools") or []]
+    assert "<<<<<<< SEARCH" in messages(fake.chat_requests()[0])[0]["content"]  # taught in the system prompt
+    assert app.read_text() == FIXED
+    assert not any(mark in result.stdout for mark in MARKUP)
+
+
+def test_auto_picking_whole_for_the_model_makes_a_fence_under_a_path_a_write(fake, run_ayder, project, app):
+    reply = f"**src/app.py**\n```python\n{FIXED}```\n"
+    fake.queue(Reply(text=reply), Reply(text="Written."))
+    result = run_ayder(*server_args(fake, "openai"), "--edit-format", "auto", "-m", "qwen2.5-coder:7b", "-w",
+                       "fix the sum")
+    assert result.returncode == 0, result.stderr
+    assert app.read_text() == FIXED
+    assert result.stdout == "**src/app.py**\nWritten.\n"

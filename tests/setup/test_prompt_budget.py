@@ -144,3 +144,12 @@ def test_the_prompt_size_benchmark_prints_both_modes_within_budget(monkeypatch, 
     table = capsys.readouterr().out
     assert [line.split()[0] for line in table.splitlines() if line.endswith("PASS")] == ["native", "text"]
     assert "tool run_shell_command" in table
+
+
+@pytest.mark.parametrize("edit_format", ["replace", "lines", "search-replace", "whole"])
+def test_every_edit_format_first_request_fits_the_budget(fake, run_ayder, project, text_format, edit_format):
+    """Each format's tools and its teaching in the system prompt, natively and as text."""
+    native = first_body(fake, run_ayder, "--edit-format", edit_format)
+    assert estimate_tokens(native["messages"], native["tools"]) <= BUDGETS["native"]
+    as_text = first_body(fake, run_ayder, "--edit-format", edit_format, "-c", str(text_format))
+    assert estimate_tokens(as_text["messages"], None) <= BUDGETS["text"]
