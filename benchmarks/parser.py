@@ -205,9 +205,14 @@ ADVERSARIAL = [
     ("mid-line <parameter= in one value", lambda n: XML_HEAD + scaled("x <parameter=x> y\n", n) + XML_TAIL),
     ("unclosed ```tool fence", lambda n: "```tool\n" + scaled("x ``` y\n", n)),
     ("whole reply '[{' that is no JSON", lambda n: "[{" + scaled("a < b\n", n)),
+    ("SEARCH/REPLACE blocks one after another", lambda n: scaled("a.py\n<<<<<<< SEARCH\nx\n=======\ny\n"
+                                                                  ">>>>>>> REPLACE\n", n)),
+    ("one huge SEARCH part, never closed", lambda n: "a.py\n<<<<<<< SEARCH\n" + code_lines(n)),
+    ("path lines over small fences", lambda n: scaled("a.py\n```\nx\n```\n", n)),
     # Runs a scanner may hold while it waits to see what comes after them:
     ("``` and a huge info line", lambda n: "```" + "x" * n),
     ("a line of backticks in a fence", lambda n: "```\n" + "`" * n),
+    ("a fence's huge first line", lambda n: "```\n" + "x" * n),
     ("'[' then newlines (reply start)", lambda n: "[" + "\n" * n),
     ("<tool_call> then newlines", lambda n: "<tool_call>" + "\n" * n),
     ("<function=x> then newlines", lambda n: "<function=x>" + "\n" * n),
@@ -219,7 +224,8 @@ ADVERSARIAL = [
 
 # Hostile shapes that are also streamed (section 3, second table): the filter holds them.
 HELD_STREAMED = (
-    "a line of backticks", "a line of backticks in a fence", "``` and a huge info line",
+    "a line of backticks", "a line of backticks in a fence", "``` and a huge info line", "a fence's huge first line",
+    "one huge SEARCH part, never closed",
     "'[' then newlines (reply start)", "<tool_call> then newlines", "<function=x> then newlines",
     "<function_calls> then newlines", "</parameter> then newlines", "</function> then newlines",
 )
