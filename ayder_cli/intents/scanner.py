@@ -6,8 +6,8 @@ and holds that text until the reader says where it ends. A code fence is held
 for its first lines too: they say whether it holds an edit written as text
 (dialects/edit_blocks.py; LinesSeen keeps the lines before it, where the edit's
 path stands). parse() feeds it a whole reply, the chat loop delta by delta; it
-decides only on text it has seen in full, so what it shows while streaming equals `parse(full).display`
-however the text was split. Work is linear: every search resumes where the
+decides only on text it has seen in full, so what it shows while streaming
+equals `parse(full).display` however the text was split. Work is linear: every search resumes where the
 previous one for the same thing stopped, and no regular expression backtracks.
 """
 
