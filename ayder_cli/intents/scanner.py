@@ -24,13 +24,14 @@ from ayder_cli.partial import partial_at_end
 
 # The next character that may start something other than plain text ('{' only opens a reply).
 # Newlines are not among them: _text() keeps track of line starts in whatever text it is given.
-_INTERESTING = re.compile(r"[`<\[\]]")
-_INTERESTING_FIRST = re.compile(r"[`<\[\]{]")
+_INTERESTING = re.compile(r"[`<\[\]~]")  # '~' may open a ~~~ fence
+_INTERESTING_FIRST = re.compile(r"[`<\[\]{~]")
 _NOT_BACKTICK = re.compile(r"[^`]")
 _NEWLINE = re.compile(r"\n")
-_NOT_FENCE_LINE = re.compile(r"[^ \t`]")
+_NOT_FENCE_LINE = {"`": re.compile(r"[^ \t`]"), "~": re.compile(r"[^ \t~]")}
+_NOT_TILDE = re.compile(r"[^~]")
 _INDENT = re.compile(r"[ \t]*")
-_MAY_CLOSE_FENCE = re.compile(r"\n(?=[ \t]*(?:`|\Z))")  # a line break before a line that may close a fence
+_MAY_CLOSE_FENCE = {char: re.compile(r"\n(?=[ \t]*(?:%s|\Z))" % char) for char in "`~"}  # before a line that may close
 
 
 class Mode(Enum):
@@ -57,11 +58,13 @@ class StreamFilter:
         self._mode = Mode.LEADING if think_open is None else (Mode.THINK if think_open else Mode.TEXT)
         self._closer = "</think>"  # what ends the think block we are in
         self._hint = 0  # where the search for the current mode's marker resumes in the buffer
-        self._fence = ""  # the backticks that opened the ordinary code fence we are in
+        self._fence = ""  # the backticks (or tildes) that opened the ordinary code fence we are in
+        self._held_fence = ""  # the backticks of a fence a dialect reads, while it is held
         self._readers: list[Block] = []  # who may read the held block, first to answer wins
         self._reply_start = True  # nothing but whitespace shown so far
         self._line_blank = True  # nothing but spaces/tabs since the last newline
         self._inline_code = False
+        self._line_tail = ""  # the end of the text shown on the current line, for Context.before
 
     # --- public
 
@@ -98,6 +101,7 @@ class StreamFilter:
             self._inline_code = False
         if tail and tail.strip(" \t"):
             self._line_blank = False
+        self._line_tail = ((self._line_tail if newline < 0 else "") + tail)[-8:]
 
     def _consume(self, size: int) -> str:
         self._hint = 0
@@ -164,21 +168,21 @@ class StreamFilter:
 
     def _in_fence(self) -> bool:
         """Inside an ordinary code fence: shown verbatim, nothing in it is a call."""
-        buf = self._buffer.text
+        buf, char = self._buffer.text, self._fence[0]
         indent = _INDENT.match(buf).end()
-        if self._line_blank and buf[indent : indent + 1] in ("`", ""):  # this line may close the fence
+        if self._line_blank and buf[indent : indent + 1] in (char, ""):  # this line may close the fence
             newline = self.context.skip_run(buf, 0, _NEWLINE)
             newline = newline if newline < len(buf) else -1
-            if newline < 0 and not self._buffer.at_end and self.context.skip_run(buf, 0, _NOT_FENCE_LINE) == len(buf):
+            if newline < 0 and not self._buffer.at_end and self.context.skip_run(buf, 0, _NOT_FENCE_LINE[char]) == len(buf):
                 raise _Wait  # only spaces and backticks so far: this line may yet close the fence
             line = buf if newline < 0 else buf[:newline]
             stripped = line.lstrip(" \t")
-            if stripped.startswith(self._fence) and not stripped.strip("`").strip():
+            if stripped.startswith(self._fence) and not stripped.strip(char).strip():
                 self._mode = Mode.TEXT
             self._text(self._consume(len(line) + (newline >= 0)))
             return True
         # This line cannot close the fence: show it, and every line after it that cannot either.
-        found = _MAY_CLOSE_FENCE.search(buf)
+        found = _MAY_CLOSE_FENCE[char].search(buf)
         self._text(self._consume(found.end() if found else len(buf)))
         return True
 
@@ -192,6 +196,8 @@ class StreamFilter:
         char = buf[0]
         if char == "`":
             return self._backticks()
+        if char == "~":
+            return self._tildes()
         if self._inline_code:
             self._text(self._consume(1))
             return True
@@ -205,7 +211,11 @@ class StreamFilter:
             start = found.start()
             if inline and buf.find("\n", at, start) >= 0:
                 inline = False  # inline code ends with its line
-            if buf[start] == "`":
+            if buf[start] == "~":
+                if not self._mid_line(buf, start):
+                    return found, inline  # may open a ~~~ fence
+                at = start + 1
+            elif buf[start] == "`":
                 run = self.context.skip_run(buf, start, _NOT_BACKTICK)
                 if run == len(buf) or not self._mid_line(buf, start):
                     return found, inline  # may open a fence: the scanner decides
@@ -232,12 +242,26 @@ class StreamFilter:
             line = buf if newline < 0 else buf[:newline]
             dialect = FENCES.get(line[run:].strip().lower())
             if dialect is not None and self._allowed(dialect.where):
-                return self._hold([dialect.block(self.context, "`" * run)])
+                return self._hold([dialect.block(self.context, "`" * run)], fence="`" * run)
             self._fence = "`" * run
             self._mode = Mode.FENCE
             self._text(self._consume(len(line) + (newline >= 0)))
             return True
         self._inline_code = not self._inline_code
+        self._text(self._consume(run))
+        return True
+
+    def _tildes(self) -> bool:
+        """A ~~~ fence is an ordinary fence: what is in it is shown, never run."""
+        buf = self._buffer.text
+        run = self.context.skip_run(buf, 0, _NOT_TILDE)
+        self._need(run == len(buf))
+        if run >= 3 and self._line_blank and not self._inline_code:
+            newline = self.context.skip_run(buf, run, _NEWLINE)
+            self._need(newline == len(buf))
+            self._fence, self._mode = "~" * run, Mode.FENCE
+            self._text(self._consume(newline + 1 if newline < len(buf) else len(buf)))
+            return True
         self._text(self._consume(run))
         return True
 
@@ -269,8 +293,10 @@ class StreamFilter:
 
     # --- blocks: markup held until its end is known
 
-    def _hold(self, readers: list[Block]) -> bool:
+    def _hold(self, readers: list[Block], fence: str = "") -> bool:
+        self._held_fence = fence
         self.context.line_start = self._line_blank
+        self.context.before = self._line_tail
         self._readers = readers
         self._mode = Mode.BLOCK
         return True
@@ -290,6 +316,12 @@ class StreamFilter:
             self._out.view.removed()
             self._line_blank = True
             self._inline_code = False
+            self._line_tail = ""
+            return True
+        if self._held_fence:  # a fence no dialect took (```json holding no calls): an ordinary fence
+            newline = self._buffer.text.find("\n")
+            self._fence, self._mode = self._held_fence, Mode.FENCE
+            self._text(self._consume(newline + 1 if newline >= 0 else len(self._buffer.text)))
             return True
         self._mode = Mode.TEXT  # not markup after all: its first character is text, scanning goes on
         self._text(self._consume(1))

@@ -61,6 +61,7 @@ class Context:
         # The server ended the reply at max_tokens: a call its own closer did not end is not run.
         self.hit_max_tokens = hit_max_tokens
         self.line_start = True  # the block's opener stood at the start of a line
+        self.before = ""  # the last few characters shown before the opener on its line ("" after markup)
         self._skipped: dict[tuple[int, str], int] = {}  # (from, pattern) -> how far that run was read
 
     def reset(self) -> None:
