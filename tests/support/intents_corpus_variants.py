@@ -227,7 +227,7 @@ TOOL_CALL_DOC = (
 case(
     "qwen3_value_holds_a_whole_tool_call",
     "Writing the doc.\n<tool_call>\n<function=write_file>\n<parameter=file_path>\ndocs/calls.md\n</parameter>\n"
-    "<parameter=content>\n" + TOOL_CALL_DOC + "</parameter>\n</function>\n</tool_call>",
+    "<parameter=content>\n" + TOOL_CALL_DOC + "\n</parameter>\n</function>\n</tool_call>",
     calls=[("write_file", {"file_path": "docs/calls.md", "content": TOOL_CALL_DOC})],
     display="Writing the doc.",
     tags="qwen3",
@@ -236,7 +236,7 @@ case(
 case(
     "qwen3_value_holds_a_whole_tool_call_without_schema",
     "<function=write_file>\n<parameter=file_path>\ndocs/calls.md\n</parameter>\n"
-    "<parameter=content>\n" + TOOL_CALL_DOC + "</parameter>\n</function>\nDone.",
+    "<parameter=content>\n" + TOOL_CALL_DOC + "\n</parameter>\n</function>\nDone.",
     None,
     calls=[("write_file", {"file_path": "docs/calls.md", "content": TOOL_CALL_DOC})],
     display="Done.",
@@ -253,7 +253,7 @@ PARAM_XML = (
 case(
     "qwen3_value_holds_parameter_tags_of_the_same_tool",
     "<tool_call>\n<function=write_file>\n<parameter=file_path>\nconf/logging.xml\n</parameter>\n"
-    "<parameter=content>\n" + PARAM_XML + "</parameter>\n</function>\n</tool_call>",
+    "<parameter=content>\n" + PARAM_XML + "\n</parameter>\n</function>\n</tool_call>",
     calls=[("write_file", {"file_path": "conf/logging.xml", "content": PARAM_XML})],
     display="",
     tags="qwen3",
@@ -376,7 +376,7 @@ case(
     "minimax_namespace_markers_removed",
     "]<]minimax[>[The build passes.\n]<]minimax[>[\nNothing else to do.]<]minimax[>[",
     calls=[],
-    display="The build passes.\nNothing else to do.",
+    display="The build passes.\n\nNothing else to do.",  # a line that held only markup leaves one blank line
     tags="display",
 )
 
