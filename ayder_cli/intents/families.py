@@ -40,6 +40,7 @@ FAMILIES: tuple[Family, ...] = (
     Family("Qwen3-Coder, Qwen3", (xml_function,)),
     Family("Qwen2.5, Hermes, NousResearch", (hermes_json,)),
     Family("xLAM, Llama-style fine-tunes", (hermes_json, json_reply)),  # in <tool_call>, or the whole reply
+    Family("servers writing OpenAI `tool_calls` out as text", (json_reply,)),  # its trailing-calls dialect
     Family("Llama 3.1 / 3.3", (json_reply,)),
     Family('Llama 3.2 / 4 "pythonic"', (pythonic,)),
     Family("Gemma-style prompts", (tool_fence,)),

@@ -5,6 +5,12 @@ A reply that is nothing but `[{"name": ..., "arguments": ...}, ...]`, or one
 list of calls. With prose around it, it is an example and is shown. A lone
 object counts only when it has arguments and names a tool on offer, so a
 reply that *is* JSON data ({"name": "Alice", "age": 30}) stays text.
+
+One exception: an unfenced array in the shape of OpenAI's `tool_calls`
+(`[{"type": "function", "function": {"name": ..., "arguments": ...}}]`) on
+lines of its own at the end of the reply, after prose, is calls too (a server
+that wrote its calls out as text): nobody writes that shape as prose, and
+its names must be tools on offer.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import json
 from typing import Any
 
 from ayder_cli.intents.dialects.common.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
-from ayder_cli.intents.dialects.common.json_extent import JsonSequence
+from ayder_cli.intents.dialects.common.json_extent import JsonExtent, JsonSequence
 from ayder_cli.intents.found import is_call_object
 from ayder_cli.wording import short
 
@@ -64,6 +70,47 @@ def _value(text: str, fenced: bool) -> Any:
         return None
 
 
+class TrailingCalls(Block):
+    """An OpenAI-shaped array of calls at the end of the reply, prose before it: held to the end of the reply."""
+
+    def __init__(self, context, opener: str) -> None:
+        super().__init__(context, opener)
+        self.extent = JsonExtent(0)
+        self.end: int | None = None
+        self.value: Any = None
+
+    def read(self, buf: str, final: bool) -> Verdict:
+        following = self.context.following(buf, 1)
+        if following[:1] != "{":
+            return NOT_MINE if following or final else NEED_MORE
+        if self.end is None:
+            self.end = self.extent.end(buf)
+            if self.end is None:
+                return NOT_MINE if final else NEED_MORE
+        if self.context.following(buf, self.end):
+            return NOT_MINE  # text after it: an example
+        if not final:
+            return NEED_MORE
+        self.value = _value(buf[: self.end], fenced=False)
+        return Ends(len(buf)) if self._openai_calls(self.value) else NOT_MINE
+
+    def _openai_calls(self, value: Any) -> bool:
+        if not isinstance(value, list) or not value:
+            return False
+        for item in value:
+            function = item.get("function") if isinstance(item, dict) else None
+            if not isinstance(function, dict) or item.get("type", "function") != "function":
+                return False
+            if not isinstance(function.get("name"), str) or not isinstance(function.get("arguments"), (dict, str)):
+                return False
+            if self.found.schemas and function["name"] not in self.found.schemas:
+                return False  # a tool not on offer: an example of some API
+        return True
+
+    def finish(self, text: str) -> None:
+        self.found.add_json_calls(self.value, text, "an array of calls")
+
+
 class PythonTag(Block):
     """Llama 3.1: <|python_tag|>{"name": ..., "parameters": ...}; several may be joined by ';'."""
 
@@ -88,4 +135,5 @@ class PythonTag(Block):
 DIALECTS = [
     Dialect("json-reply", WholeReply, openers=("[", "{"), where=Where.REPLY_START, fences=("json",)),
     Dialect("python-tag", PythonTag, openers=(PYTHON_TAG,)),
+    Dialect("trailing-calls", TrailingCalls, openers=("[{", "[ ", "[\n", "[\r"), where=Where.LINE_START),
 ]
