@@ -21,6 +21,7 @@ from ayder_cli.intents.dialects import (
     invoke,
     json_reply,
     minimax,
+    minimax_m3,
     mistral,
     pythonic,
     special_tokens,
@@ -51,6 +52,7 @@ FAMILIES: tuple[Family, ...] = (
     Family("Kimi K2", (special_tokens,)),
     Family("MiniMax-M2", (xml_function,)),  # its <minimax:tool_call> wrapper, holding <invoke> calls
     Family("MiniMax-M1", (minimax,)),
+    Family("MiniMax-M3", (minimax_m3,)),
     Family("Claude-style prompts", (invoke,)),
     Family("Mistral, Devstral", (mistral,)),
     Family("gpt-oss (harmony, passed through raw)", (harmony,)),

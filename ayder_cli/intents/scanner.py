@@ -173,7 +173,8 @@ class StreamFilter:
         if self._line_blank and buf[indent : indent + 1] in (char, ""):  # this line may close the fence
             newline = self.context.skip_run(buf, 0, _NEWLINE)
             newline = newline if newline < len(buf) else -1
-            if newline < 0 and not self._buffer.at_end and self.context.skip_run(buf, 0, _NOT_FENCE_LINE[char]) == len(buf):
+            fence_chars_only = self.context.skip_run(buf, 0, _NOT_FENCE_LINE[char]) == len(buf)
+            if newline < 0 and not self._buffer.at_end and fence_chars_only:
                 raise _Wait  # only spaces and backticks so far: this line may yet close the fence
             line = buf if newline < 0 else buf[:newline]
             stripped = line.lstrip(" \t")

@@ -128,6 +128,16 @@ def render_minimax_m2(calls: Calls) -> str:
     return f"<minimax:tool_call>\n{invokes}</minimax:tool_call>"
 
 
+def render_minimax_m3(calls: Calls) -> str:
+    """MiniMax-M3: the namespace marker before every tag, an element per argument named by its key."""
+    mark = "]<]minimax[>["
+    invokes = ""
+    for name, arguments in calls:
+        elements = "".join(f"{mark}<{key}>{_text(value)}{mark}</{key}>\n" for key, value in arguments.items())
+        invokes += f'{mark}<invoke name="{name}">\n{elements}{mark}</invoke>\n'
+    return f"{mark}<tool_call>\n{invokes}{mark}</tool_call>"
+
+
 def _dsml(calls: Calls, bar: str, dsml: str = "DSML", container: str = "function_calls") -> str:
     """DeepSeek V3.2's DSML, with `bar` the fullwidth or the ASCII vertical bar."""
     tag = f"{bar}{dsml}{bar}"
@@ -242,6 +252,7 @@ RENDERERS: dict[str, tuple[Callable[[Calls], str], str]] = {
     "hermes_array": (render_hermes_array, JSON),
     "qwen3_xml": (render_qwen3_xml, TEXT),
     "minimax_m2": (render_minimax_m2, INLINE_TEXT),
+    "minimax_m3": (render_minimax_m3, TEXT),
     "dsml": (render_dsml, TAGGED),
     "dsml_ascii": (render_dsml_ascii, TAGGED),
     "dsml_fullwidth": (render_dsml_fullwidth, TAGGED),
@@ -281,6 +292,7 @@ MARKUP: dict[str, tuple[str, ...]] = {
     "qwen3_xml": ("<tool_call>", "</tool_call>", "<function=", "</function>", "<parameter=", "</parameter>"),
     "minimax_m2": ("<minimax:tool_call>", "</minimax:tool_call>", "<invoke", "</invoke>", "<parameter",
                    "</parameter>"),
+    "minimax_m3": ("]<]minimax[>[", "<tool_call>", "<invoke"),
     "dsml": ("｜DSML｜",),
     "dsml_ascii": ("|DSML|",),
     "dsml_fullwidth": ("ＤＳＭＬ",),

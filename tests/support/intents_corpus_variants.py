@@ -279,7 +279,8 @@ case(
 
 # --------------------------------------------------------------------------------------------- xLAM / Hermes JSON
 
-XLAM = '[{"name": "read_file", "arguments": {"file_path": "a.py"}}, {"name": "list_files", "arguments": {"directory": "."}}]'
+XLAM = ('[{"name": "read_file", "arguments": {"file_path": "a.py"}}, '
+        '{"name": "list_files", "arguments": {"directory": "."}}]')
 
 case(
     "xlam_array_in_json_fence_is_the_whole_reply",
@@ -369,6 +370,39 @@ case(
     display="",
     tags="minimax-m1",
 )
+
+# --------------------------------------------------------------------------------------------- MiniMax-M3
+
+M3 = "]<]minimax[>["
+
+case(
+    "minimax_m3_namespaced_elements",
+    f"Reading it.\n{M3}<tool_call>\n{M3}<invoke name=\"read_file\">\n{M3}<file_path>src/app.py{M3}</file_path>\n"
+    f"{M3}<limit>40{M3}</limit>\n{M3}</invoke>\n{M3}</tool_call>",
+    calls=[("read_file", {"file_path": "src/app.py", "limit": 40})],
+    display="Reading it.",
+    tags="minimax-m3",
+)
+
+case(
+    "minimax_m3_nested_object_and_list",
+    f"{M3}<tool_call>\n{M3}<invoke name=\"create_task\">\n{M3}<title>Pin deps{M3}</title>\n"
+    f"{M3}<labels>{M3}<item>build{M3}</item>{M3}<item>ci{M3}</item>{M3}</labels>\n"
+    f"{M3}<meta>{M3}<owner>ana{M3}</owner>{M3}<count>2{M3}</count>{M3}</meta>\n{M3}</invoke>\n{M3}</tool_call>",
+    calls=[("create_task", {"title": "Pin deps", "labels": ["build", "ci"], "meta": {"owner": "ana", "count": 2}})],
+    display="",
+    tags="minimax-m3",
+)
+
+case(
+    "minimax_m3_cut_off_is_reported_not_run",
+    f"{M3}<tool_call>\n{M3}<invoke name=\"run_shell_command\">\n{M3}<command>rm -rf bu",
+    calls=[],
+    errors=1,
+    display="",
+    tags="minimax-m3",
+)
+
 
 # --------------------------------------------------------------------------------------------- what the user sees
 

@@ -2,8 +2,9 @@
 
 Newlines between the parts are optional (4.7 writes none). Values are text,
 typed by the tool's schema; a value whose parameter the schema gives no type
-is read as JSON when it is JSON (`{"a": 1}`, `42`), as GLM's own parsers do. Inside a value, `</arg_value>` counts only where
-the next key, the closer or the end of the reply follows it.
+is read as JSON when it is JSON (`{"a": 1}`, `42`), as GLM's own parsers do.
+Inside a value, `</arg_value>` counts only where the next key, the closer or
+the end of the reply follows it. A call may be indented (inside a list item).
 """
 
 from __future__ import annotations

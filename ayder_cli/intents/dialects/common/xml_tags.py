@@ -57,7 +57,8 @@ def _unprefixed(body: str) -> str:
 
 
 _PREFIX = "(?:" + "|".join(map(re.escape, PREFIXES)) + ")?"
-_TAG_NAME = re.compile(rf"<(?:/{_PREFIX}(function|invoke|parameter)>|{_PREFIX}(function(?==)|invoke(?= )|parameter(?=[= ])))")
+_TAG_NAME = re.compile(rf"<(?:/{_PREFIX}(function|invoke|parameter)>"
+                       rf"|{_PREFIX}(function(?==)|invoke(?= )|parameter(?=[= ])))")
 
 
 def tag_name(buf: str, at: int) -> str | None:
