@@ -253,17 +253,14 @@ class StreamFilter:
         return True
 
     def _tildes(self) -> bool:
-        """A ~~~ fence is an ordinary fence: what is in it is shown, never run."""
-        buf = self._buffer.text
-        run = self.context.skip_run(buf, 0, _NOT_TILDE)
-        self._need(run == len(buf))
-        if run >= 3 and self._line_blank and not self._inline_code:
-            newline = self.context.skip_run(buf, run, _NEWLINE)
-            self._need(newline == len(buf))
-            self._fence, self._mode = "~" * run, Mode.FENCE
-            self._text(self._consume(newline + 1 if newline < len(buf) else len(buf)))
-            return True
+        """Three tildes (or more, in runs as they arrive) starting a line open a ~~~ fence: an ordinary fence,
+        closed by a line of three tildes or more. Tildes are shown at once, since the fence is shown as written."""
+        run = self.context.skip_run(self._buffer.text, 0, _NOT_TILDE)
+        before = self._line_tail.strip(" \t")  # the line so far, when it is short: indentation and tildes only?
+        count = len(before) + run if len(self._line_tail) < 8 and before == "~" * len(before) else 0
         self._text(self._consume(run))
+        if count >= 3 and not self._inline_code:
+            self._fence, self._mode = "~~~", Mode.FENCE
         return True
 
     def _allowed(self, where: Where) -> bool:

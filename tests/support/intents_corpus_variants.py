@@ -260,6 +260,17 @@ case(
 )
 
 case(
+    "qwen3_value_with_a_written_call_that_never_closes_is_not_run",
+    "<tool_call>\n<function=write_file>\n<parameter=file_path>\na.md\n</parameter>\n<parameter=content>\n"
+    "Start with\n<function=example>\nthen the rest.\n</parameter>\n</function>\n</tool_call>",
+    calls=[],
+    errors=1,
+    error_mentions=("do not close",),
+    notes="where the value ends is unclear: the model is told, nothing runs with a value that may be wrong",
+    tags="qwen3",
+)
+
+case(
     "qwen3_empty_parameter_name_is_ignored",
     "<tool_call>\n<function=read_file>\n<parameter=file_path>\na.py\n</parameter>\n"
     "<parameter=>\nstray\n</parameter>\n</function>\n</tool_call>",

@@ -79,6 +79,8 @@ class XmlCalls(Block):
         self.truncated = False
         self.started = False  # the first call tag was seen and is real
         self.nested = 0  # levels of a call written out inside the open value
+        self.nest_seen = False  # the open value holds a call written out
+        self.unsure: set[int] = set()  # calls whose value held one and did not end at its own closer
         self.scanned = 0  # no tag can start before this index
 
     def read(self, buf: str, final: bool) -> Verdict:
@@ -97,12 +99,20 @@ class XmlCalls(Block):
                 return outcome
 
     def finish(self, text: str) -> None:
+        if self.truncated and self.nest_seen:
+            self.found.error(f"a value holds a call written out whose tags do not close, so the call does not end; "
+                             f"it was not run. Close each tag inside the value: {short(text)}")
+            return
         if self.truncated:
             self.found.error(f"a tool call was cut off in the middle of a tag: {short(text)}")
             return
         if not self.calls:
             self.found.error(f"a tool-call block holds no call (it may be cut off): {short(text)}")
-        for name, params, body in self.calls:
+        for index, (name, params, body) in enumerate(self.calls):
+            if index in self.unsure:
+                self.found.error(f"{name}: a value holds a call written out whose tags do not close, so where the "
+                                 f"value ends is unclear; it was not run. Close each tag inside the value")
+                continue
             if not params and body and body.strip():
                 self._add_body_call(name, body, text)
                 continue
@@ -186,7 +196,7 @@ class XmlCalls(Block):
                 return NEED_MORE  # whether the tag is alone on its line is not known yet
             line = buf[at : newline if newline >= 0 else at + MAX_TAG].strip()
             if line.endswith(">") and line.count(">") == 1:
-                self.nested += 1
+                self.nested, self.nest_seen = self.nested + 1, True
                 return self._skip(at)
         if self.nested and buf.startswith(NEST_CLOSERS, at):
             self.nested -= 1
@@ -260,6 +270,7 @@ class XmlCalls(Block):
             return self._skip(at)  # quoted inside a value
         if name == "/parameter":
             if self.param is not None:
+                self.nest_seen = False  # the value ended at its own closer
                 self._end_param(buf, at)
             self.position = after
             return GO_ON
@@ -325,6 +336,9 @@ class XmlCalls(Block):
         return GO_ON
 
     def _end_param(self, buf: str, at: int) -> None:
+        if self.nest_seen:  # a value holding a call written out ended without its own closer
+            self.unsure.add(len(self.calls) - 1)
+            self.nest_seen = False
         key, start, attributes = self.param
         value = one_newline_off(buf[start:at], inline=bool(attributes))  # attributes: the invoke form
         self.calls[-1][1].append((key, value, attributes))
