@@ -16,14 +16,16 @@ its names must be tools on offer.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-from ayder_cli.intents.dialects.common.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
+from ayder_cli.intents.dialects.common.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
 from ayder_cli.intents.dialects.common.json_extent import JsonExtent, JsonSequence
 from ayder_cli.intents.found import is_call_object
 from ayder_cli.wording import short
 
 PYTHON_TAG = "<|python_tag|>"
+_OPENAI_START = re.compile(r'\{\s*"(?:id|type|function|index)"\s*:')  # how a call of OpenAI's shape begins
 _TAG_ENDS = ("<|eom_id|>", "<|eot_id|>")
 
 
@@ -81,8 +83,10 @@ class TrailingCalls(Block):
 
     def read(self, buf: str, final: bool) -> Verdict:
         following = self.context.following(buf, 1)
-        if following[:1] != "{":
-            return NOT_MINE if following or final else NEED_MORE
+        if self.end is None and not _OPENAI_START.match(following):
+            # Only an array that starts like one is read on: any other '[{' costs no more than this look.
+            grows = len(following) < MAX_TAG and ":" not in following and following[:1] in ("{", "")
+            return NEED_MORE if grows and not final else NOT_MINE
         if self.end is None:
             self.end = self.extent.end(buf)
             if self.end is None:
@@ -135,5 +139,7 @@ class PythonTag(Block):
 DIALECTS = [
     Dialect("json-reply", WholeReply, openers=("[", "{"), where=Where.REPLY_START, fences=("json",)),
     Dialect("python-tag", PythonTag, openers=(PYTHON_TAG,)),
-    Dialect("trailing-calls", TrailingCalls, openers=("[{", "[ ", "[\n", "[\r"), where=Where.LINE_START),
+    # '[' then '{', maybe after an indented line break (pretty-printed): not "[x]" or "[\n[" (costly to hold).
+    Dialect("trailing-calls", TrailingCalls, openers=("[{", "[ {", "[\n{", "[\n ", "[\n\t", "[\r\n"),
+            where=Where.LINE_START),
 ]
