@@ -139,7 +139,8 @@ class PythonTag(Block):
 DIALECTS = [
     Dialect("json-reply", WholeReply, openers=("[", "{"), where=Where.REPLY_START, fences=("json",)),
     Dialect("python-tag", PythonTag, openers=(PYTHON_TAG,)),
-    # '[' then '{', maybe after an indented line break (pretty-printed): not "[x]" or "[\n[" (costly to hold).
-    Dialect("trailing-calls", TrailingCalls, openers=("[{", "[ {", "[\n{", "[\n ", "[\n\t", "[\r\n"),
+    # '[{"', or '[' then '{' after a space or an indented line break (pretty-printed): never "[x]", "[{\n" or
+    # "[\n[", which would each cost a hold.
+    Dialect("trailing-calls", TrailingCalls, openers=('[{"', "[ {", "[\n{", "[\n ", "[\n\t", "[\r\n"),
             where=Where.LINE_START),
 ]
