@@ -20,11 +20,12 @@ import re
 from typing import Any
 
 from ayder_cli.intents.dialects.common.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
-from ayder_cli.intents.dialects.common.json_extent import JsonExtent, JsonSequence
+from ayder_cli.intents.dialects.common.json_extent import JsonSequence
 from ayder_cli.intents.found import is_call_object
 from ayder_cli.wording import short
 
 PYTHON_TAG = "<|python_tag|>"
+_DECODER = json.JSONDecoder()
 _OPENAI_START = re.compile(r'\{\s*"(?:id|type|function|index)"\s*:')  # how a call of OpenAI's shape begins
 _TAG_ENDS = ("<|eom_id|>", "<|eot_id|>")
 
@@ -73,30 +74,28 @@ def _value(text: str, fenced: bool) -> Any:
 
 
 class TrailingCalls(Block):
-    """An OpenAI-shaped array of calls at the end of the reply, prose before it: held to the end of the reply."""
+    """An OpenAI-shaped array of calls at the end of the reply, prose before it: held to the end of the reply
+    (only then is it known to end it), and read there at once."""
 
     def __init__(self, context, opener: str) -> None:
         super().__init__(context, opener)
-        self.extent = JsonExtent(0)
-        self.end: int | None = None
         self.value: Any = None
 
     def read(self, buf: str, final: bool) -> Verdict:
         following = self.context.following(buf, 1)
-        if self.end is None and not _OPENAI_START.match(following):
-            # Only an array that starts like one is read on: any other '[{' costs no more than this look.
+        if not _OPENAI_START.match(following):
+            # Only an array that starts like one is held: any other '[{' costs no more than this look.
             grows = len(following) < MAX_TAG and ":" not in following and following[:1] in ("{", "")
             return NEED_MORE if grows and not final else NOT_MINE
-        if self.end is None:
-            self.end = self.extent.end(buf)
-            if self.end is None:
-                return NOT_MINE if final else NEED_MORE
-        if self.context.following(buf, self.end):
-            return NOT_MINE  # text after it: an example
         if not final:
             return NEED_MORE
-        self.value = _value(buf[: self.end], fenced=False)
-        return Ends(len(buf)) if self._openai_calls(self.value) else NOT_MINE
+        try:
+            self.value, end = _DECODER.raw_decode(buf)
+        except ValueError:
+            return NOT_MINE
+        if buf[end:].strip() or not self._openai_calls(self.value):
+            return NOT_MINE  # text after it, or not calls: an example
+        return Ends(len(buf))
 
     def _openai_calls(self, value: Any) -> bool:
         if not isinstance(value, list) or not value:
