@@ -282,18 +282,19 @@ def dialect_reply(dialect: str, size: int, seed: int = 11) -> tuple[str, int]:
 
     Calls come in groups of one to three (one block, or one section, per group),
     a group about every 1.5 KB, with prose between them; a dialect whose calls
-    must be the whole reply gets one list of as many calls as fill `size`.
+    must be the whole reply (or its end) gets one list of as many calls as fill `size`.
     """
     renderers = dialect_renderers()
     render, _ = renderers.RENDERERS[dialect]
     end_token = renderers.END_TOKEN.get(dialect, "")
     rng = random.Random(seed)
-    if dialect in renderers.WHOLE_REPLY:
+    if dialect in renderers.WHOLE_REPLY or dialect in renderers.LAST_IN_REPLY:
         calls, total = [], 0
         while total < size:
             calls.append(realistic_call(rng, len(calls)))
             total += len(render(calls[-1:])) + 2
-        return render(calls), len(calls)
+        before = prose(rng, 1500) + "\n" if dialect in renderers.LAST_IN_REPLY else ""  # prose may only come first
+        return before + render(calls), len(calls)
     groups, index = [], 0
     for _ in range(size // 1500):
         group = [realistic_call(rng, index + k) for k in range(rng.randint(1, 3))]

@@ -2,11 +2,15 @@
 
 A string parameter keeps the text exactly. Numbers, booleans and null are
 read the way models write them (`true`, `True`, `null`, `None`); objects and
-arrays from JSON or from Python literals, never by evaluating code.
+arrays from JSON or from Python literals, never by evaluating code. A union
+(`anyOf`/`oneOf`, as an optional parameter is often declared) takes the types
+of its branches. A parameter whose schema names no type stays text, unless the
+dialect reads such values as JSON (GLM does, as its parsers do).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ayder_cli.calls import structured_value
@@ -19,12 +23,12 @@ class CoerceError(ValueError):
     """The text cannot be the type its parameter's schema asks for."""
 
 
-def typed(value: str, schema: dict | None, key: str) -> Any:
-    """`value` as its schema's type; without a schema (or a type) it stays text."""
-    kinds = (schema or {}).get("type")
-    if kinds is None:
-        return value
-    kinds = kinds if isinstance(kinds, list) else [kinds]
+def typed(value: str, schema: dict | None, key: str, untyped_json: bool = False) -> Any:
+    """`value` as its schema's type; without a schema (or a type) it stays text, or with `untyped_json`
+    is read as JSON when it is valid JSON."""
+    kinds = schema_kinds(schema)
+    if not kinds:
+        return _json_or_text(value) if untyped_json else value
     text = value.strip()
     if "null" in kinds and text in ("null", "None", ""):
         return None
@@ -37,6 +41,31 @@ def typed(value: str, schema: dict | None, key: str) -> Any:
     expected = " or ".join(with_article(kind) for kind in kinds)
     shown = text if len(text) <= 40 else text[:37] + "..."
     raise CoerceError(f"argument {key!r} must be {expected}, got {shown!r}")
+
+
+def schema_kinds(schema: dict | None) -> list[str]:
+    """The JSON types a schema allows: its `type`, or those of its `anyOf`/`oneOf` branches ([] if none)."""
+    if not isinstance(schema, dict):
+        return []
+    kinds = schema.get("type")
+    if kinds is not None:
+        return [kind for kind in (kinds if isinstance(kinds, list) else [kinds]) if isinstance(kind, str)]
+    branches = schema.get("anyOf") or schema.get("oneOf") or []
+    found: list[str] = []
+    for branch in branches if isinstance(branches, list) else []:
+        found += [kind for kind in schema_kinds(branch) if kind not in found]
+    return found
+
+
+def _json_or_text(value: str) -> Any:
+    try:
+        return json.loads(value, parse_constant=_not_json)
+    except ValueError:
+        return value
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")  # NaN, Infinity: Python's decoder allows them
 
 
 class _No:

@@ -2,8 +2,8 @@
 
 The scanner removes calls, think blocks and stray tokens (the `markers`
 dialect lists those); `View` closes the gap they leave. Whitespace around
-removed markup collapses to at most one empty line, and to nothing at the
-start or the end of the reply. Everything else is shown exactly as the model
+removed markup collapses to at most one empty line (mid-line, to one space),
+and to nothing at the start or the end of the reply. Everything else is shown exactly as the model
 wrote it.
 
 Whitespace at the end of what has arrived is held until the next visible
@@ -58,7 +58,8 @@ class View:
         if at_end or not self._started:
             return ""
         newlines = space.count("\n")
-        return "\n" * min(newlines, 2) + space[space.rfind("\n") + 1 :] if newlines else space
+        # Mid-line, the spaces on both sides of what was removed become one.
+        return "\n" * min(newlines, 2) + space[space.rfind("\n") + 1 :] if newlines else space[:1]
 
 
 class Output:

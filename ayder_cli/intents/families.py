@@ -21,6 +21,7 @@ from ayder_cli.intents.dialects import (
     invoke,
     json_reply,
     minimax,
+    minimax_m3,
     mistral,
     pythonic,
     special_tokens,
@@ -40,6 +41,7 @@ FAMILIES: tuple[Family, ...] = (
     Family("Qwen3-Coder, Qwen3", (xml_function,)),
     Family("Qwen2.5, Hermes, NousResearch", (hermes_json,)),
     Family("xLAM, Llama-style fine-tunes", (hermes_json, json_reply)),  # in <tool_call>, or the whole reply
+    Family("servers writing OpenAI `tool_calls` out as text", (json_reply,)),  # its trailing-calls dialect
     Family("Llama 3.1 / 3.3", (json_reply,)),
     Family('Llama 3.2 / 4 "pythonic"', (pythonic,)),
     Family("Gemma-style prompts", (tool_fence,)),
@@ -50,6 +52,7 @@ FAMILIES: tuple[Family, ...] = (
     Family("Kimi K2", (special_tokens,)),
     Family("MiniMax-M2", (xml_function,)),  # its <minimax:tool_call> wrapper, holding <invoke> calls
     Family("MiniMax-M1", (minimax,)),
+    Family("MiniMax-M3", (minimax_m3,)),
     Family("Claude-style prompts", (invoke,)),
     Family("Mistral, Devstral", (mistral,)),
     Family("gpt-oss (harmony, passed through raw)", (harmony,)),

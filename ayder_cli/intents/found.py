@@ -53,6 +53,8 @@ class Found:
             if problem:
                 self.error(f"{name}: {problem}")
                 return
+        if "" in arguments:  # an empty parameter name names nothing: ignored
+            arguments = {key: value for key, value in arguments.items() if key != ""}
         self.calls.append(ToolCall(f"call_{len(self.calls)}", name, arguments))
 
     def add_edit(self, name: str, arguments: dict) -> None:

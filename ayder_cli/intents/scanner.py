@@ -28,13 +28,14 @@ from ayder_cli.partial import partial_at_end
 
 # The next character that may start something other than plain text ('{' only opens a reply).
 # Newlines are not among them: _text() keeps track of line starts in whatever text it is given.
-_INTERESTING = re.compile(r"[`<\[\]]")
-_INTERESTING_FIRST = re.compile(r"[`<\[\]{]")
+_INTERESTING = re.compile(r"[`<\[\]~]")  # '~' may open a ~~~ fence
+_INTERESTING_FIRST = re.compile(r"[`<\[\]{~]")
 _NOT_BACKTICK = re.compile(r"[^`]")
 _NEWLINE = re.compile(r"\n")
-_NOT_FENCE_LINE = re.compile(r"[^ \t`]")
+_NOT_FENCE_LINE = {"`": re.compile(r"[^ \t`]"), "~": re.compile(r"[^ \t~]")}
+_NOT_TILDE = re.compile(r"[^~]")
 _INDENT = re.compile(r"[ \t]*")
-_MAY_CLOSE_FENCE = re.compile(r"\n(?=[ \t]*(?:`|\Z))")  # a line break before a line that may close a fence
+_MAY_CLOSE_FENCE = {char: re.compile(r"\n(?=[ \t]*(?:%s|\Z))" % char) for char in "`~"}  # before a line that may close
 
 
 class Mode(Enum):
@@ -61,13 +62,14 @@ class StreamFilter:
         self._mode = Mode.LEADING if think_open is None else (Mode.THINK if think_open else Mode.TEXT)
         self._closer = "</think>"  # what ends the think block we are in
         self._hint = 0  # where the search for the current mode's marker resumes in the buffer
-        self._fence = ""  # the backticks that opened the ordinary code fence we are in
+        self._fence = ""  # the backticks (or tildes) that opened the ordinary code fence we are in
         self._readers: list[Block] = []  # who may read the held block, first to answer wins
         self._otherwise = self._first_is_text  # what the held text is when no reader takes it
         self._lines = LinesSeen()  # where the path of an edit written as text stands
         self._reply_start = True  # nothing but whitespace shown so far
         self._line_blank = True  # nothing but spaces/tabs since the last newline
         self._inline_code = False
+        self._line_tail = ""  # the end of the text shown on the current line, for Context.before
 
     # --- public
 
@@ -105,6 +107,7 @@ class StreamFilter:
         self._lines.add(text, newline)
         if tail and tail.strip(" \t"):
             self._line_blank = False
+        self._line_tail = ((self._line_tail if newline < 0 else "") + tail)[-8:]
 
     def _consume(self, size: int) -> str:
         self._hint = 0
@@ -171,21 +174,22 @@ class StreamFilter:
 
     def _in_fence(self) -> bool:
         """Inside an ordinary code fence: shown verbatim, nothing in it is a call."""
-        buf = self._buffer.text
+        buf, char = self._buffer.text, self._fence[0]
         indent = _INDENT.match(buf).end()
-        if self._line_blank and buf[indent : indent + 1] in ("`", ""):  # this line may close the fence
+        if self._line_blank and buf[indent : indent + 1] in (char, ""):  # this line may close the fence
             newline = self.context.skip_run(buf, 0, _NEWLINE)
             newline = newline if newline < len(buf) else -1
-            if newline < 0 and not self._buffer.at_end and self.context.skip_run(buf, 0, _NOT_FENCE_LINE) == len(buf):
+            fence_chars_only = self.context.skip_run(buf, 0, _NOT_FENCE_LINE[char]) == len(buf)
+            if newline < 0 and not self._buffer.at_end and fence_chars_only:
                 raise _Wait  # only spaces and backticks so far: this line may yet close the fence
             line = buf if newline < 0 else buf[:newline]
             stripped = line.lstrip(" \t")
-            if stripped.startswith(self._fence) and not stripped.strip("`").strip():
+            if stripped.startswith(self._fence) and not stripped.strip(char).strip():
                 self._mode = Mode.TEXT
             self._text(self._consume(len(line) + (newline >= 0)))
             return True
         # This line cannot close the fence: show it, and every line after it that cannot either.
-        found = _MAY_CLOSE_FENCE.search(buf)
+        found = _MAY_CLOSE_FENCE[char].search(buf)
         self._text(self._consume(found.end() if found else len(buf)))
         return True
 
@@ -199,6 +203,8 @@ class StreamFilter:
         char = buf[0]
         if char == "`":
             return self._backticks()
+        if char == "~":
+            return self._tildes()
         if self._inline_code:
             self._text(self._consume(1))
             return True
@@ -212,7 +218,11 @@ class StreamFilter:
             start = found.start()
             if inline and buf.find("\n", at, start) >= 0:
                 inline = False  # inline code ends with its line
-            if buf[start] == "`":
+            if buf[start] == "~":
+                if not self._mid_line(buf, start):
+                    return found, inline  # may open a ~~~ fence
+                at = start + 1
+            elif buf[start] == "`":
                 run = self.context.skip_run(buf, start, _NOT_BACKTICK)
                 if run == len(buf) or not self._mid_line(buf, start):
                     return found, inline  # may open a fence: the scanner decides
@@ -239,7 +249,8 @@ class StreamFilter:
             line = buf if newline < 0 else buf[:newline]
             dialect = FENCES.get(line[run:].strip().lower())
             if dialect is not None and self._allowed(dialect.where):
-                return self._hold([dialect.block(self.context, "`" * run)])
+                # A dialect's own fence; one it does not take (```json holding no calls) is an ordinary fence.
+                return self._hold([dialect.block(self.context, "`" * run)], otherwise=self._ordinary_fence)
             # SEARCH/REPLACE blocks or a whole file (edit_blocks) decide by the fence's first lines.
             return self._hold([EditFence(self.context, "`" * run)], otherwise=self._ordinary_fence)
         self._inline_code = not self._inline_code
@@ -254,6 +265,17 @@ class StreamFilter:
         self._fence = "`" * run
         self._mode = Mode.FENCE
         self._text(self._consume(newline + 1 if newline >= 0 else len(buf)))
+
+    def _tildes(self) -> bool:
+        """Three tildes (or more, in runs as they arrive) starting a line open a ~~~ fence: an ordinary fence,
+        closed by a line of three tildes or more. Tildes are shown at once, since the fence is shown as written."""
+        run = self.context.skip_run(self._buffer.text, 0, _NOT_TILDE)
+        before = self._line_tail.strip(" \t")  # the line so far, when it is short: indentation and tildes only?
+        count = len(before) + run if len(self._line_tail) < 8 and before == "~" * len(before) else 0
+        self._text(self._consume(run))
+        if count >= 3 and not self._inline_code:
+            self._fence, self._mode = "~~~", Mode.FENCE
+        return True
 
     def _allowed(self, where: Where) -> bool:
         return (where is Where.ANYWHERE or (where is Where.LINE_START and self._line_blank)
@@ -285,6 +307,7 @@ class StreamFilter:
 
     def _hold(self, readers: list[Block], otherwise=None) -> bool:
         self.context.line_start = self._line_blank
+        self.context.before = self._line_tail
         # The lines before the opener's, when only spaces stand before the opener on its own.
         alone = self._line_blank and self._lines.opener_alone()
         self.context.line_before = self._lines.before if alone else None
@@ -310,6 +333,7 @@ class StreamFilter:
             self._line_blank = True
             self._inline_code = False
             self._lines.removed()
+            self._line_tail = ""
             return True
         self._mode = Mode.TEXT
         self._otherwise()

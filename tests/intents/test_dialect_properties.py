@@ -9,7 +9,18 @@ from __future__ import annotations
 import keyword
 
 import pytest
-from support.dialect_renderers import END_TOKEN, INLINE_TEXT, JSON, MARKUP, PYTHON, RENDERERS, TAGGED, TEXT, WHOLE_REPLY
+from support.dialect_renderers import (
+    END_TOKEN,
+    INLINE_TEXT,
+    JSON,
+    LAST_IN_REPLY,
+    MARKUP,
+    PYTHON,
+    RENDERERS,
+    TAGGED,
+    TEXT,
+    WHOLE_REPLY,
+)
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 from test_intents_properties import (FRAGMENTS, TAG_BITS, THINK_TAGS, edit_reply, edits, expected_edit, schema_for,
@@ -195,6 +206,49 @@ def test_text_values_come_back_typed_by_the_schema(dialect, data):
     assert got(render(calls), tools_for(calls)) == calls
 
 
+def union_tools_for(calls) -> list[dict]:
+    """The same schemas, each parameter written as a union with null (`anyOf`), the way many tools declare
+    an optional parameter."""
+    tools = tools_for(calls)
+    for tool in tools:
+        properties = tool["function"]["parameters"]["properties"]
+        for key, prop in properties.items():
+            kinds = prop["type"] if isinstance(prop["type"], list) else [prop["type"]]
+            properties[key] = {"anyOf": [{"type": kind} for kind in kinds if kind != "null"] + [{"type": "null"}]}
+    return tools
+
+
+def not_null_text(value) -> bool:
+    """A string a union with null keeps as text (an empty value, "null" or "None" there is null)."""
+    return not isinstance(value, str) or value.strip() not in ("", "null", "None")
+
+
+@pytest.mark.parametrize("dialect", TEXT_VALUED)
+@SHORT
+@given(data=st.data())
+def test_text_values_come_back_typed_by_a_union_with_null(dialect, data):
+    render, kind = RENDERERS[dialect]
+    calls = data.draw(call_lists(kind, typed=True).filter(
+        lambda calls: all(not_null_text(v) for _, args in calls for v in args.values())), label="calls")
+    assert got(render(calls), union_tools_for(calls)) == calls
+
+
+@pytest.mark.parametrize("with_schema", [True, False])
+@SHORT
+@given(data=st.data())
+def test_a_qwen3_value_may_hold_whole_calls(with_schema, data):
+    """A file being written may be a document about tool calls: its value ends at its own closer."""
+    render, _ = RENDERERS["qwen3_xml"]
+    inner = data.draw(call_lists(TEXT, max_size=2), label="inner calls")
+    doc = f"{data.draw(prose, label='intro')}\n{render(inner)}\n{data.draw(prose, label='outro')}\n"
+    calls = [("write_file", {"file_path": "docs/calls.md", "content": doc})]
+    tools = tools_for(calls + inner) if with_schema else None
+    text = f"Writing the doc.\n{render(calls)}\nDone."
+    assert got(text, tools) == calls
+    points = data.draw(st.lists(st.integers(0, len(text)), max_size=12), label="split at")
+    assert stream(split(text, points), tools) == as_parsed(text, tools)
+
+
 # Every dialect's markup, quoted inside a JSON string: JSON says where the string ends, so none of it
 # may end the call or start another.
 # (Harmony's <|channel|> and <|end|> included: only <think>-style tags are looked for outside of markup.)
@@ -222,6 +276,8 @@ def test_json_strings_may_quote_any_dialects_markup(dialect, data):
 def surround(dialect: str, think: str, before: str, rendered: str, after: str) -> str:
     if dialect in WHOLE_REPLY:  # only thinking and whitespace may stand around them
         return f"{think}{rendered}\n"
+    if dialect in LAST_IN_REPLY:  # prose before them only
+        return f"{think}{before}\n{rendered}\n"
     return f"{think}{before}\n{rendered}{END_TOKEN.get(dialect, '')}\n{after}"
 
 
@@ -242,7 +298,8 @@ def test_prose_around_calls_streams_exactly_as_parsed(dialect, data):
     if dialect in WHOLE_REPLY:
         assert reply.display == ""
     else:
-        assert before.strip() in reply.display and after.strip() in reply.display
+        assert before.strip() in reply.display
+        assert dialect in LAST_IN_REPLY or after.strip() in reply.display
     leaked = [m for m in MARKUP[dialect] if m in reply.display]
     assert not leaked, (leaked, reply.display)
     if think:

@@ -9,8 +9,9 @@ import pytest
 from ayder_cli.intents import StreamFilter, parse
 from support.intents_corpus import CASES, TOOLS, Case
 from support.intents_corpus_dialects import CASES as DIALECT_CASES
+from support.intents_corpus_variants import CASES as VARIANT_CASES
 
-ALL_CASES = CASES + DIALECT_CASES
+ALL_CASES = CASES + DIALECT_CASES + VARIANT_CASES
 SMALL = [c for c in ALL_CASES if "huge" not in c.tags]
 
 
@@ -44,6 +45,8 @@ def test_corpus_reply(c: Case):
         assert needle in reply.display
     for needle in c.hidden:
         assert needle not in reply.display
+    if c.display is not None:
+        assert reply.display == c.display
     thinking = "".join(reply.thinking)
     for needle in c.thought:
         assert needle in thinking

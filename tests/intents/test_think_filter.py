@@ -95,7 +95,7 @@ def reference(text: str) -> tuple[str, str]:
 
 def collapse_gaps(items: list) -> str:
     """Join the visible characters; a whitespace run with a removed tag in it keeps at most one empty
-    line, and vanishes at the start and the end of the reply."""
+    line (within a line, one space), and vanishes at the start and the end of the reply."""
     out, run, seen_text = [], [], False
     for item in items + ["END"]:
         if item is REMOVED or (item != "END" and item.isspace()):
@@ -106,7 +106,7 @@ def collapse_gaps(items: list) -> str:
             out.append(space)
         elif seen_text and item != "END":
             newlines = space.count("\n")
-            out.append("\n" * min(newlines, 2) + space[space.rfind("\n") + 1:] if newlines else space)
+            out.append("\n" * min(newlines, 2) + space[space.rfind("\n") + 1:] if newlines else space[:1])
         run = []
         if item != "END":
             out.append(item)

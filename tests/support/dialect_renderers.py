@@ -94,6 +94,22 @@ def render_glm(calls: Calls) -> str:
     return "\n".join(blocks)
 
 
+def render_glm_indented(calls: Calls) -> str:
+    """GLM-4.5/4.6 writing its call indented (inside a list item), every part on a line of its own."""
+    blocks = []
+    for name, arguments in calls:
+        pairs = "".join(f"    <arg_key>{key}</arg_key>\n    <arg_value>{_text(value)}</arg_value>\n"
+                        for key, value in arguments.items())
+        blocks.append(f"    <tool_call>{name}\n{pairs}    </tool_call>")
+    return "\n".join(blocks)
+
+
+def render_hermes_objects(calls: Calls) -> str:
+    """Several JSON call objects, one per line, in a single <tool_call> block."""
+    return "<tool_call>\n" + "\n".join(_json({"name": name, "arguments": arguments}) for name, arguments in calls) \
+        + "\n</tool_call>"
+
+
 def render_minimax_m1(calls: Calls) -> str:
     """MiniMax-M1: one <tool_calls> block, a JSON call object per line."""
     lines = "".join(_json({"name": name, "arguments": arguments}) + "\n" for name, arguments in calls)
@@ -112,9 +128,19 @@ def render_minimax_m2(calls: Calls) -> str:
     return f"<minimax:tool_call>\n{invokes}</minimax:tool_call>"
 
 
-def _dsml(calls: Calls, bar: str) -> str:
+def render_minimax_m3(calls: Calls) -> str:
+    """MiniMax-M3: the namespace marker before every tag, an element per argument named by its key."""
+    mark = "]<]minimax[>["
+    invokes = ""
+    for name, arguments in calls:
+        elements = "".join(f"{mark}<{key}>{_text(value)}{mark}</{key}>\n" for key, value in arguments.items())
+        invokes += f'{mark}<invoke name="{name}">\n{elements}{mark}</invoke>\n'
+    return f"{mark}<tool_call>\n{invokes}{mark}</tool_call>"
+
+
+def _dsml(calls: Calls, bar: str, dsml: str = "DSML", container: str = "function_calls") -> str:
     """DeepSeek V3.2's DSML, with `bar` the fullwidth or the ASCII vertical bar."""
-    tag = f"{bar}DSML{bar}"
+    tag = f"{bar}{dsml}{bar}"
     invokes = ""
     for name, arguments in calls:
         params = ""
@@ -123,7 +149,7 @@ def _dsml(calls: Calls, bar: str) -> str:
             params += (f'<{tag}parameter name="{key}" string="{"true" if is_string else "false"}">'
                        f"{_text(value)}</{tag}parameter>\n")
         invokes += f'<{tag}invoke name="{name}">\n{params}</{tag}invoke>\n'
-    return f"<{tag}function_calls>\n{invokes}</{tag}function_calls>"
+    return f"<{tag}{container}>\n{invokes}</{tag}{container}>"
 
 
 def render_dsml(calls: Calls) -> str:
@@ -132,6 +158,11 @@ def render_dsml(calls: Calls) -> str:
 
 def render_dsml_ascii(calls: Calls) -> str:
     return _dsml(calls, "|")
+
+
+def render_dsml_fullwidth(calls: Calls) -> str:
+    """DSML written with fullwidth letters too, in the plural `tool_calls` container."""
+    return _dsml(calls, "｜", "ＤＳＭＬ", "tool_calls")
 
 
 # --------------------------------------------------------------------------- special-token families
@@ -187,6 +218,18 @@ def render_json_array(calls: Calls) -> str:
     return _json([{"name": name, "arguments": arguments} for name, arguments in calls])
 
 
+def render_json_fence(calls: Calls) -> str:
+    """xLAM: the array of calls in a ```json fence, as the whole reply."""
+    return "```json\n" + render_json_array(calls) + "\n```"
+
+
+def render_openai_array(calls: Calls) -> str:
+    """The OpenAI `tool_calls` shape written out as text: ids, "type": "function", arguments as a JSON string."""
+    return _json([{"id": f"call_{index}", "type": "function",
+                   "function": {"name": name, "arguments": _json(arguments)}}
+                  for index, (name, arguments) in enumerate(calls)])
+
+
 # --------------------------------------------------------------------------- Python-style calls
 
 
@@ -209,9 +252,13 @@ RENDERERS: dict[str, tuple[Callable[[Calls], str], str]] = {
     "hermes_array": (render_hermes_array, JSON),
     "qwen3_xml": (render_qwen3_xml, TEXT),
     "minimax_m2": (render_minimax_m2, INLINE_TEXT),
+    "minimax_m3": (render_minimax_m3, TEXT),
     "dsml": (render_dsml, TAGGED),
     "dsml_ascii": (render_dsml_ascii, TAGGED),
+    "dsml_fullwidth": (render_dsml_fullwidth, TAGGED),
     "glm": (render_glm, TEXT),
+    "glm_indented": (render_glm_indented, TEXT),
+    "hermes_objects": (render_hermes_objects, JSON),
     "deepseek_v3": (render_deepseek_v3, JSON),
     "deepseek_v31": (render_deepseek_v31, JSON),
     "kimi_k2": (render_kimi_k2, JSON),
@@ -219,6 +266,8 @@ RENDERERS: dict[str, tuple[Callable[[Calls], str], str]] = {
     "mistral_array": (render_mistral_array, JSON),
     "mistral_named": (render_mistral_named, JSON),
     "json_array": (render_json_array, JSON),
+    "json_fence": (render_json_fence, JSON),
+    "openai_array": (render_openai_array, JSON),
     "llama_python_tag": (render_llama_python_tag, JSON),
     "harmony": (render_harmony, JSON),
     "pythonic": (render_pythonic, PYTHON),
@@ -226,7 +275,10 @@ RENDERERS: dict[str, tuple[Callable[[Calls], str], str]] = {
 }
 
 # Calls that count only when they are the whole reply (with prose around them they are an example).
-WHOLE_REPLY = frozenset({"json_array", "pythonic"})
+WHOLE_REPLY = frozenset({"json_array", "json_fence", "pythonic"})
+
+# Calls that count only as the last thing in the reply (prose may stand before them, never after).
+LAST_IN_REPLY = frozenset({"openai_array"})
 
 # Calls that run to the end of the reply unless this token ends them first (Llama ends the turn with it).
 END_TOKEN = {"llama_python_tag": "<|eom_id|>"}
@@ -240,9 +292,13 @@ MARKUP: dict[str, tuple[str, ...]] = {
     "qwen3_xml": ("<tool_call>", "</tool_call>", "<function=", "</function>", "<parameter=", "</parameter>"),
     "minimax_m2": ("<minimax:tool_call>", "</minimax:tool_call>", "<invoke", "</invoke>", "<parameter",
                    "</parameter>"),
+    "minimax_m3": ("]<]minimax[>[", "<tool_call>", "<invoke"),
     "dsml": ("｜DSML｜",),
     "dsml_ascii": ("|DSML|",),
+    "dsml_fullwidth": ("ＤＳＭＬ",),
     "glm": ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"),
+    "glm_indented": ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"),
+    "hermes_objects": ("<tool_call>", "</tool_call>", '"arguments"'),
     "deepseek_v3": ("<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>",
                     "<｜tool▁calls▁end｜>", "```"),
     "deepseek_v31": ("<｜tool▁calls▁begin｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>",
@@ -253,6 +309,8 @@ MARKUP: dict[str, tuple[str, ...]] = {
     "mistral_array": ("[TOOL_CALLS]", '"arguments"'),
     "mistral_named": ("[TOOL_CALLS]", "[ARGS]"),
     "json_array": ('"arguments"',),
+    "json_fence": ("```", '"arguments"'),
+    "openai_array": ('"function"', '"arguments"'),
     "llama_python_tag": ("<|python_tag|>", "<|eom_id|>", '"parameters"'),
     "harmony": ("<|start|>", "<|channel|>", "commentary", "<|constrain|>", "<|message|>", "<|call|>"),
     "pythonic": ("=",),

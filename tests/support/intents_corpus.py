@@ -75,6 +75,7 @@ class Case:
     hidden: tuple[str, ...] = ()  # must not appear in display
     thought: tuple[str, ...] = ()  # must appear in the joined thinking
     error_mentions: tuple[str, ...] = ()  # must appear in the joined errors
+    display: str | None = None  # when given, the whole display exactly
     notes: str = ""
     tags: frozenset[str] = field(default_factory=frozenset)
 

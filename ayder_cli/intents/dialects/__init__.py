@@ -21,6 +21,7 @@ from ayder_cli.intents.dialects import (
     json_reply,
     markers,
     minimax,
+    minimax_m3,
     mistral,
     pythonic,
     special_tokens,
@@ -37,6 +38,7 @@ TABLE: list[Dialect] = [
     *invoke.DIALECTS,
     glm.DIALECT,
     minimax.DIALECT,
+    *minimax_m3.DIALECTS,
     *special_tokens.DIALECTS,
     harmony.DIALECT,
     mistral.DIALECT,
@@ -72,6 +74,10 @@ class OpenerIndex:
         self._dialects = {key: [dialect for opener, dialect in pairs if opener.startswith(key) or opener == key[0]]
                           for key in keys if len(key) == 2}
         self._single = {opener: by_opener[opener] for opener in openers if len(opener) == 1}  # "[" opens a reply
+        # The openers longer than one character, by their first two: whether one of them starts at a place.
+        self._longer = {key: (re.compile("|".join(re.escape(o) for o in openers if o.startswith(key))),
+                              max(len(o) for o in openers if o.startswith(key)))
+                        for key in keys if len(key) == 2}
 
     def matches(self, text: str) -> list[tuple[str, Dialect | None]]:
         """Every (opener, dialect) that `text` starts with: longest opener first, then in table order,
@@ -89,7 +95,16 @@ class OpenerIndex:
         """The character at `at` starts no opener that could count there (a reply's first "[" may)."""
         if len(text) - at < 2:
             return False
-        dialects = self._dialects.get(text[at : at + 2]) or self._single.get(text[at], [])
-        if reply_start or any(dialect is None or dialect.where is not Where.REPLY_START for dialect in dialects):
+        key = text[at : at + 2]
+        dialects = self._dialects.get(key) or self._single.get(text[at], [])
+        if reply_start:
             return False
+        if any(dialect is None or dialect.where is not Where.REPLY_START for dialect in dialects):
+            # Openers begin with these two characters ("[\n{", "<tool_call>"): does one begin here?
+            single = self._single.get(text[at], [])
+            if key not in self._longer or any(d is None or d.where is not Where.REPLY_START for d in single):
+                return False
+            pattern, longest = self._longer[key]
+            if len(text) - at < longest or pattern.match(text, at):
+                return False  # one does, or the text is too short yet to tell
         return not any(d.pattern.match(text, at) or d.pattern_prefix.match(text, at) for d in PATTERNED)

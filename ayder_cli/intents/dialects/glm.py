@@ -1,8 +1,10 @@
 """GLM-4.5 / 4.6 / 4.7: <tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value>…</tool_call>.
 
 Newlines between the parts are optional (4.7 writes none). Values are text,
-typed by the tool's schema. Inside a value, `</arg_value>` counts only where
-the next key, the closer or the end of the reply follows it.
+typed by the tool's schema; a value whose parameter the schema gives no type
+is read as JSON when it is JSON (`{"a": 1}`, `42`), as GLM's own parsers do.
+Inside a value, `</arg_value>` counts only where the next key, the closer or
+the end of the reply follows it. A call may be indented (inside a list item).
 """
 
 from __future__ import annotations
@@ -140,8 +142,10 @@ class Glm(Block):
                              f"<arg_value>V</arg_value>): {short(text)}")
             return
         properties = self.found.parameters(self.name).get("properties", {})
+        known = self.name in self.found.schemas  # then a value its schema gives no type is read as JSON
         try:
-            arguments = {key: typed(value, properties.get(key), key) for key, value in self.pairs}
+            arguments = {key: typed(value, properties.get(key), key, untyped_json=known)
+                         for key, value in self.pairs if key}  # an empty key names nothing: ignored
         except CoerceError as exc:
             self.found.error(f"{self.name}: {exc}")
             return

@@ -5,19 +5,28 @@ A reply that is nothing but `[{"name": ..., "arguments": ...}, ...]`, or one
 list of calls. With prose around it, it is an example and is shown. A lone
 object counts only when it has arguments and names a tool on offer, so a
 reply that *is* JSON data ({"name": "Alice", "age": 30}) stays text.
+
+One exception: an unfenced array in the shape of OpenAI's `tool_calls`
+(`[{"type": "function", "function": {"name": ..., "arguments": ...}}]`) on
+lines of its own at the end of the reply, after prose, is calls too (a server
+that wrote its calls out as text): nobody writes that shape as prose, and
+its names must be tools on offer.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-from ayder_cli.intents.dialects.common.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
+from ayder_cli.intents.dialects.common.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
 from ayder_cli.intents.dialects.common.json_extent import JsonSequence
 from ayder_cli.intents.found import is_call_object
 from ayder_cli.wording import short
 
 PYTHON_TAG = "<|python_tag|>"
+_DECODER = json.JSONDecoder()
+_OPENAI_START = re.compile(r'\{\s*"(?:id|type|function|index)"\s*:')  # how a call of OpenAI's shape begins
 _TAG_ENDS = ("<|eom_id|>", "<|eot_id|>")
 
 
@@ -64,6 +73,47 @@ def _value(text: str, fenced: bool) -> Any:
         return None
 
 
+class TrailingCalls(Block):
+    """An OpenAI-shaped array of calls at the end of the reply, prose before it: held to the end of the reply
+    (only then is it known to end it), and read there at once."""
+
+    def __init__(self, context, opener: str) -> None:
+        super().__init__(context, opener)
+        self.value: Any = None
+
+    def read(self, buf: str, final: bool) -> Verdict:
+        following = self.context.following(buf, 1)
+        if not _OPENAI_START.match(following):
+            # Only an array that starts like one is held: any other '[{' costs no more than this look.
+            grows = len(following) < MAX_TAG and ":" not in following and following[:1] in ("{", "")
+            return NEED_MORE if grows and not final else NOT_MINE
+        if not final:
+            return NEED_MORE
+        try:
+            self.value, end = _DECODER.raw_decode(buf)
+        except ValueError:
+            return NOT_MINE
+        if buf[end:].strip() or not self._openai_calls(self.value):
+            return NOT_MINE  # text after it, or not calls: an example
+        return Ends(len(buf))
+
+    def _openai_calls(self, value: Any) -> bool:
+        if not isinstance(value, list) or not value:
+            return False
+        for item in value:
+            function = item.get("function") if isinstance(item, dict) else None
+            if not isinstance(function, dict) or item.get("type", "function") != "function":
+                return False
+            if not isinstance(function.get("name"), str) or not isinstance(function.get("arguments"), (dict, str)):
+                return False
+            if self.found.schemas and function["name"] not in self.found.schemas:
+                return False  # a tool not on offer: an example of some API
+        return True
+
+    def finish(self, text: str) -> None:
+        self.found.add_json_calls(self.value, text, "an array of calls")
+
+
 class PythonTag(Block):
     """Llama 3.1: <|python_tag|>{"name": ..., "parameters": ...}; several may be joined by ';'."""
 
@@ -88,4 +138,8 @@ class PythonTag(Block):
 DIALECTS = [
     Dialect("json-reply", WholeReply, openers=("[", "{"), where=Where.REPLY_START, fences=("json",)),
     Dialect("python-tag", PythonTag, openers=(PYTHON_TAG,)),
+    # '[{"', or '[' then '{' after a space or an indented line break (pretty-printed): never "[x]", "[{\n" or
+    # "[\n[", which would each cost a hold.
+    Dialect("trailing-calls", TrailingCalls, openers=('[{"', "[ {", "[\n{", "[\n ", "[\n\t", "[\r\n"),
+            where=Where.LINE_START),
 ]

@@ -64,6 +64,7 @@ class Context:
         self.line_start = True  # the block's opener stood at the start of a line
         self.line_before: str | None = None  # the text line just before the opener's (None: none, or markup)
         self.text_line_before: str | None = None  # the last line with text before it, only blank lines between
+        self.before = ""  # the last few characters shown before the opener on its line ("" after markup)
         self._skipped: dict[tuple[int, str], int] = {}  # (from, pattern) -> how far that run was read
 
     def reset(self) -> None:

@@ -4,8 +4,12 @@ One call is a call tag, then parameter tags (`<parameter=KEY>` or
 `<parameter name="KEY">`), then the call's closer; a wrapper may hold several
 calls. Values are raw text, so a closing tag counts only where a real one can
 stand: after it comes the next tag or the end of the reply. Otherwise it is
-part of the value (a file being written may hold any markup). Closers may be
-missing at the very end of a reply.
+part of the value (a file being written may hold any markup); so is a whole
+call written inside a value (a document about tool calls), from its opening
+tag on a line of its own to its closer. A parameter tag inside a value ends
+it (its closer went missing) only when it names a parameter of the tool not
+given yet. Closers may be missing at the very end of a reply. A parameter
+with an empty name is dropped.
 
 A call with no parameter tags may hold one JSON object (its arguments) or a
 bare value for the tool's only required parameter.
@@ -33,6 +37,8 @@ from ayder_cli.intents.dialects.common.xml_tags import (
     AFTER_CALL_TAG,
     AFTER_CLOSER,
     CALL_TAGS,
+    NEST_CLOSERS,
+    NEST_OPENERS,
     PARAMETER_CLOSERS,
     PARAMETER_TAGS,
     WRAPPER_CLOSERS,
@@ -72,6 +78,9 @@ class XmlCalls(Block):
         self.lazy = False  # a bare value after the call tag: real only if its closer comes
         self.truncated = False
         self.started = False  # the first call tag was seen and is real
+        self.nested = 0  # levels of a call written out inside the open value
+        self.nest_seen = False  # the open value holds a call written out
+        self.unsure: set[int] = set()  # calls whose value held one and did not end at its own closer
         self.scanned = 0  # no tag can start before this index
 
     def read(self, buf: str, final: bool) -> Verdict:
@@ -90,19 +99,28 @@ class XmlCalls(Block):
                 return outcome
 
     def finish(self, text: str) -> None:
+        if self.truncated and self.nest_seen:
+            self.found.error(f"a value holds a call written out whose tags do not close, so the call does not end; "
+                             f"it was not run. Close each tag inside the value: {short(text)}")
+            return
         if self.truncated:
             self.found.error(f"a tool call was cut off in the middle of a tag: {short(text)}")
             return
         if not self.calls:
             self.found.error(f"a tool-call block holds no call (it may be cut off): {short(text)}")
-        for name, params, body in self.calls:
+        for index, (name, params, body) in enumerate(self.calls):
+            if index in self.unsure:
+                self.found.error(f"{name}: a value holds a call written out whose tags do not close, so where the "
+                                 f"value ends is unclear; it was not run. Close each tag inside the value")
+                continue
             if not params and body and body.strip():
                 self._add_body_call(name, body, text)
                 continue
             arguments = {}
             try:
                 for key, value, attributes in params:
-                    arguments[key] = self._value(name, key, value, attributes)
+                    if key:  # an empty name names nothing: dropped
+                        arguments[key] = self._value(name, key, value, attributes)
             except CoerceError as exc:
                 self.found.error(f"{name}: {exc}")
                 continue
@@ -144,6 +162,10 @@ class XmlCalls(Block):
 
     def _tag(self, buf: str, at: int, final: bool):
         """Read the tag-like thing at `at`: an outcome for the block, or GO_ON."""
+        if self.param is not None:
+            nesting = self._nesting(buf, at, final)
+            if nesting is not None:
+                return nesting
         if self.closer is not None:
             if buf.startswith(self.closer, at):
                 return self._closing_tag(buf, at, None, final)
@@ -165,6 +187,23 @@ class XmlCalls(Block):
         if name == "parameter":
             return self._param_tag(buf, at, tag_end, final)
         return self._closing_tag(buf, at, name, final)
+
+    def _nesting(self, buf: str, at: int, final: bool):
+        """Inside a value: the tags of a call written out in it (GO_ON past them), or None for any other tag."""
+        if buf.startswith(NEST_OPENERS, at) and not buf[buf.rfind("\n", 0, at) + 1 : at].strip():
+            newline = buf.find("\n", at, at + MAX_TAG)
+            if newline < 0 and not final and len(buf) - at < MAX_TAG:
+                return NEED_MORE  # whether the tag is alone on its line is not known yet
+            line = buf[at : newline if newline >= 0 else at + MAX_TAG].strip()
+            if line.endswith(">") and line.count(">") == 1:
+                self.nested, self.nest_seen = self.nested + 1, True
+                return self._skip(at)
+        if self.nested and buf.startswith(NEST_CLOSERS, at):
+            self.nested -= 1
+            return self._skip(at)
+        if self.nested and not final and may_become(buf[at : at + MAX_TAG], NEST_OPENERS + NEST_CLOSERS):
+            return NEED_MORE  # a tag of the written-out call, not all here yet
+        return self._skip(at) if self.nested else None
 
     def _call_tag(self, buf: str, at: int, tag_end: int, final: bool):
         if self.lazy:
@@ -211,8 +250,8 @@ class XmlCalls(Block):
             return self._skip(at)  # a parameter tag counts only at the start of a line
         if self.param is not None:
             properties = self.found.parameters(self.calls[-1][0]).get("properties")
-            if properties is not None and key not in properties:
-                return self._skip(at)  # not one of this tool's parameters: part of the value
+            if properties is not None and key not in properties or self._given(key):
+                return self._skip(at)  # not one of this tool's parameters, or given already: part of the value
             self._end_param(buf, at)
         self.param = (key, tag_end, attributes)
         self.position = tag_end
@@ -231,6 +270,7 @@ class XmlCalls(Block):
             return self._skip(at)  # quoted inside a value
         if name == "/parameter":
             if self.param is not None:
+                self.nest_seen = False  # the value ended at its own closer
                 self._end_param(buf, at)
             self.position = after
             return GO_ON
@@ -271,15 +311,19 @@ class XmlCalls(Block):
         return False
 
     def _known_param_follows(self, following: str, final: bool):
-        """A parameter tag after a closer makes it real, unless the schema says it is no parameter."""
+        """A parameter tag after a closer makes it real, unless it names no parameter of the tool (by the
+        schema) or one the call has already."""
         properties = self.found.parameters(self.calls[-1][0]).get("properties")
-        if properties is None:
-            return True
         close = following.find(">", 0, MAX_TAG)
         if close < 0:
-            return NEED_MORE if not final and "\n" not in following[:MAX_TAG] else False
+            return NEED_MORE if not final and "\n" not in following[:MAX_TAG] else properties is None
         key, _ = param_key(following[: close + 1])
-        return key in properties
+        return key is not None and (properties is None or key in properties or not key) and not self._given(key)
+
+    def _given(self, key: str) -> bool:
+        """The open call has this parameter already (or is reading it): a tag naming it is in a value."""
+        return bool(key) and (key in (given for given, _, _ in self.calls[-1][1])
+                              or self.param is not None and self.param[0] == key)
 
     def _unfinished(self, buf: str) -> Ends:
         """The reply ended inside a tag: the call is reported, not run."""
@@ -292,6 +336,9 @@ class XmlCalls(Block):
         return GO_ON
 
     def _end_param(self, buf: str, at: int) -> None:
+        if self.nest_seen:  # a value holding a call written out ended without its own closer
+            self.unsure.add(len(self.calls) - 1)
+            self.nest_seen = False
         key, start, attributes = self.param
         value = one_newline_off(buf[start:at], inline=bool(attributes))  # attributes: the invoke form
         self.calls[-1][1].append((key, value, attributes))

@@ -7,7 +7,8 @@ from functools import lru_cache
 
 from ayder_cli.intents.found import NAME
 
-PREFIXES = ("｜DSML｜", "|DSML|")  # DeepSeek V3.2 writes its tags with one of these inside
+# DeepSeek V3.2 writes its tags with one of these inside (the letters fullwidth too, as some outputs have them).
+PREFIXES = ("｜DSML｜", "|DSML|", "｜ＤＳＭＬ｜", "|ＤＳＭＬ|")
 
 
 def variants(*tags: str) -> tuple[str, ...]:
@@ -55,8 +56,9 @@ def _unprefixed(body: str) -> str:
     return body
 
 
-_TAG_NAME = re.compile(r"<(?:/(?:｜DSML｜|\|DSML\|)?(function|invoke|parameter)>"
-                       r"|(?:｜DSML｜|\|DSML\|)?(function(?==)|invoke(?= )|parameter(?=[= ])))")
+_PREFIX = "(?:" + "|".join(map(re.escape, PREFIXES)) + ")?"
+_TAG_NAME = re.compile(rf"<(?:/{_PREFIX}(function|invoke|parameter)>"
+                       rf"|{_PREFIX}(function(?==)|invoke(?= )|parameter(?=[= ])))")
 
 
 def tag_name(buf: str, at: int) -> str | None:
@@ -88,8 +90,15 @@ def call_name(tag: str) -> str | None:
 
 @lru_cache(maxsize=512)  # the same few tags come again and again; callers only read the attributes
 def param_key(tag: str) -> tuple[str | None, dict]:
+    """The key a parameter tag names: "" when it is empty (the value is dropped), None when it names none."""
     body = _unprefixed(tag[1:-1])
     if body.startswith("parameter="):
-        return body[len("parameter=") :].strip().strip('"') or None, {}
+        return body[len("parameter=") :].strip().strip('"'), {}
     attributes = dict(_ATTRIBUTE.findall(body))
-    return attributes.get("name") or None, attributes
+    return attributes.get("name"), attributes
+
+
+# Inside a value, a call written out whole (a document about tool calls) is part of the value: these open
+# and close its levels. An opener counts only on a line of its own, as calls are written.
+NEST_OPENERS = ("<tool_call>", "<function=", *variants("<invoke ", "<function_calls>", "<tool_calls>"))
+NEST_CLOSERS = ("</tool_call>", "</function>", *variants("</invoke>", "</function_calls>", "</tool_calls>"))
