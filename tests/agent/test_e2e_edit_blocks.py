@@ -88,6 +88,31 @@ def test_a_whole_file_under_its_path_is_written_with_edit_format_whole(fake, run
     assert activity_lines(result.stderr)[0].startswith('→ write_file(file_path="src/app.py"')
 
 
+def test_a_whole_file_without_w_is_asked_with_its_diff_and_undo_restores(fake, ayder_on_pty, project, app):
+    text_tools(project, edit_format="whole")
+    reply = f"Here is the whole file.\n\nsrc/app.py\n```python\n{FIXED}```\n"
+    fake.queue(Reply(text=reply), Reply(text="Written."))
+    child = ayder_on_pty("--base-url", fake.url, color=False)
+    child.logfile_read = seen = io.StringIO()
+    expect_prompt(child)
+    child.sendline("fix the sum")
+    child.expect_exact('ayder wants to write: write_file(file_path="src/app.py"')
+    child.expect_exact("-    return sum(items)\r\n+    return sum(items, 0)\r\n")
+    child.expect_exact("[y/N/a/d]")
+    assert app.read_text() == APP  # nothing written before the answer
+    child.send("y")
+    child.expect_exact("Written.")
+    expect_prompt(child)
+    assert app.read_text() == FIXED
+    child.sendline("/undo")
+    child.expect_exact("restored src/app.py (write_file)")
+    expect_prompt(child)
+    assert app.read_text() == APP
+    child.sendline("/exit")
+    assert finish(child) == 0
+    assert "```" not in seen.getvalue()  # the fence of the edit never reaches the terminal
+
+
 def test_without_the_whole_format_a_fence_under_a_path_is_only_shown(fake, run_ayder, project, app):
     text_tools(project)
     reply = f"It could read:\n\nsrc/app.py\n```python\n{FIXED}```\n"
