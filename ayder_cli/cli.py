@@ -42,6 +42,8 @@ from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, sh
 @click.option("-r", "--allow-read", is_flag=True, help="Read tools run without asking (the default).")
 @click.option("-w", "--allow-write", is_flag=True, help="Write tools (write_file, ...) run without asking.")
 @click.option("-x", "--allow-execute", is_flag=True, help="Commands (run_shell_command, ...) run without asking.")
+@click.option("--verify", "verify", metavar="CMD", multiple=True,
+              help="Run CMD after each reply that changed files (repeatable; {files}: those files). For this run.")
 @click.option("--root", metavar="DIR", help="Project root: tools stay inside it (default: the current directory).")
 @click.option("--trust-project", is_flag=True,
               help="Apply what the project's .ayder/config.json sets of server, keys and shell, for this run.")

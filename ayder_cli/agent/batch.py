@@ -90,9 +90,10 @@ class Batch:
         """Answer every call with the same failure: none of them ran."""
         conversation.add_results(self.calls, [ToolResult.failure(error)] * len(self.calls), self.native)
 
-    def answer(self, conversation: Conversation, results: list[ToolResult]) -> None:
-        """Send the results back, and with them what was wrong with the malformed calls."""
-        notes = [correction(self.errors)] if self.errors else []
+    def answer(self, conversation: Conversation, results: list[ToolResult], checks: list[str] = ()) -> None:
+        """Send the results back, and with them what was wrong with the malformed calls and what the checks
+        after them found."""
+        notes = ([correction(self.errors)] if self.errors else []) + list(checks)
         conversation.add_results(self.calls, results, self.native, notes)
 
 

@@ -7,7 +7,8 @@ This module is the message's steps only; what they lean on has a module each:
 the next request (request), native tools or text (tool_fallback), one reply as
 it streams (streaming), the context window (context, compaction), the calls of
 one reply (batch), the same calls again and again (repeats), the budget of
-round trips (budget), checkpoints (checkpoint) and the tokens used (usage).
+round trips (budget), checkpoints (checkpoint), the tokens used (usage) and the checks after
+edits (verify).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ayder_cli.agent.request import next_request, pick_edit_format
 from ayder_cli.agent.streaming import stream_reply
 from ayder_cli.agent.tool_fallback import ToolMode
 from ayder_cli.agent.usage import SessionUsage
+from ayder_cli.agent.verify import Verifier
 from ayder_cli.intents import StreamFilter
 from ayder_cli.llm.base import ChatClient, ChatRequest, LLMError, Reply, StreamCutError
 from ayder_cli.setup.config import Config
@@ -58,6 +60,7 @@ class ChatLoop:
         checkpoints: CheckpointStore | None = None,
         log: Callable[[str], None] = lambda message: None,
         profiles: ServerProfiles | None = None,
+        verify: Verifier | None = None,
     ) -> None:
         self.runtime = runtime
         self.conversation = conversation
@@ -67,6 +70,7 @@ class ChatLoop:
         self.log = log
         self.usage = SessionUsage()
         self.profiles = profiles  # what earlier runs learned about this server and model
+        self.verify = verify or Verifier()  # the checks after a reply that changed files; none by default
         # The keeper reads the settings and the next request, and narrows num_ctx to what the server serves.
         self.context = ContextKeeper(self, callbacks.on_notice)
         self._meet_the_server()
@@ -126,6 +130,7 @@ class ChatLoop:
         self.conversation.add_user(user_text)
         if self.executor is not None:
             self.executor.new_message()
+        self.verify.new_message()
         # The message's budget: -I round trips, renewed by checkpoints only where they can be written.
         budget = MessageBudget(self.config.iterations, self.config.max_checkpoints if self.checkpoints else 0,
                                self.checkpoints.relative_path if self.checkpoints else "")
@@ -148,10 +153,14 @@ class ChatLoop:
                     return stopped
                 counts = ReplyCounts()  # a fresh context from the checkpoint: nothing counts against it yet
                 continue
-            results, interrupted = batch.run(self.executor, self.callbacks, counts.repeats)
-            batch.answer(self.conversation, results)
-            if interrupted:  # Ctrl-C during a tool (or at its question): back to the user
+            # The checks run once the calls changed files; what they found goes with the results.
+            results, interrupted, checked = self.verify.run(
+                batch.calls, lambda: batch.run(self.executor, self.callbacks, counts.repeats))
+            batch.answer(self.conversation, results, checked.notes)
+            if interrupted or checked.interrupted:  # Ctrl-C during a tool, its question or a check: back to the user
                 return RunResult(reply, interrupted=True)
+            if checked.stopped:
+                return self._stop(reply, checked.stopped)
 
     def _reply(self, first: bool) -> Reply:
         """The model's next reply, the conversation fitted to the window first."""

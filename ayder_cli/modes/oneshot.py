@@ -50,8 +50,11 @@ def one_shot_prompt(options: Options, environment: Environment, console: Console
 
 
 def run_one_shot(services: Services, prompt: str) -> int:
-    """Send the prompt once -> 0 with an answer, 130 interrupted, 1 when the loop gave up."""
+    """Send the prompt once -> 0 with an answer, 130 interrupted, 1 when the loop gave up or the last check failed."""
     result = services.loop.run(prompt)
     if result.interrupted:
         return ExitStatus.INTERRUPTED
+    if not result.stopped and services.loop.verify.passed is False:
+        services.console.notice("the last check failed; see above")
+        return ExitStatus.ERROR
     return ExitStatus.ERROR if result.stopped else ExitStatus.OK  # the loop gave up: a failure

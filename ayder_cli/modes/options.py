@@ -36,6 +36,7 @@ class Options:
     allow_write: bool = False
     allow_execute: bool = False
     root: str | None = None
+    verify: tuple[str, ...] = ()  # --verify CMD, repeatable: the checks of this run, instead of the config's
     trust_project: bool = False  # --trust-project: the project config's settings that need trust, for this run
     continue_session: bool = False
     resume_id: str | None = None

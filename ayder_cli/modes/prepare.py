@@ -57,9 +57,12 @@ def ready_services(options: Options, environment: Environment, config: Config, r
     from ayder_cli.setup.services import build_services
     from ayder_cli.terminal.signals import adopt_orphans
 
+    if any(not command.strip() for command in options.verify):
+        raise UsageError("--verify: the command is empty", hint='give a command, e.g. --verify "pytest -q"')
     services = build_services(config, environment, root=root, console=console, config_file=config_file,
                               flags=options.config_flags(), granted=options.granted,
-                              use_instructions=not options.no_instructions)
+                              use_instructions=not options.no_instructions,
+                              verify=tuple(command.strip() for command in options.verify))
     try:
         if system is not None:
             services.settings.use_system_prompt(system)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.agent.loop import ChatLoop
+from ayder_cli.agent.verify import Consent, Verifier
 from ayder_cli.masking import Secrets
 from ayder_cli.setup.config import Config
 from ayder_cli.setup.instructions import environment_note
@@ -18,6 +19,7 @@ from ayder_cli.setup.settings import Settings, no_instructions, read_instruction
 from ayder_cli.storage.checkpoint import CheckpointStore
 from ayder_cli.storage.profiles import ServerProfiles, profiles_path
 from ayder_cli.storage.sessions import SessionStore
+from ayder_cli.terminal.checks_question import checks_asker
 from ayder_cli.terminal.confirm import TerminalConfirmer
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
@@ -69,7 +71,9 @@ def build_services(
     flags: dict | None = None,
     granted: set[str] | None = None,
     use_instructions: bool = True,
+    verify: tuple[str, ...] = (),
 ) -> Services:
+    """verify: the --verify commands, the user's own (they replace the config's for this run)."""
     env, cwd = environment.env, environment.cwd
     secrets = secrets_of(config, env)  # as loaded: a server found below gets no key, /provider may give one
     config = with_discovered_server(config, env, console, environment.local_servers)
@@ -110,9 +114,14 @@ def build_services(
         warn=console.notice,
         before_confirm=console.end_activity_line,
     )
+    # --verify is the user's consent; the config's commands need -x or a yes at the terminal.
+    consent = Consent(bool(verify), lambda: executor.permissions.allows("x"), checks_asker(environment),
+                      console.notice)
+    verifier = Verifier(verify or config.verify, executor, consent, report=console.on_check, show=console.info,
+                        window=lambda: loop.config.num_ctx)
     loop = ChatLoop(runtime, conversation, console, executor=executor,
                     checkpoints=CheckpointStore(root, mask=secrets.mask), log=console.log,
-                    profiles=ServerProfiles(profiles_path(env)))
+                    profiles=ServerProfiles(profiles_path(env)), verify=verifier)
     keeper = SessionKeeper(store, conversation=conversation, loop=loop, tools=context, console=console,
                            secrets=secrets, environment=environment, root=root)
     keeper.start()

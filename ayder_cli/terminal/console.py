@@ -174,6 +174,15 @@ class Console:
         self.err.flush()
         self._err_line_open = False
 
+    def on_check(self, run, excerpt: str | None) -> None:
+        """One line per verify command: `✓ check: ruff check .`, `✗ check: pytest -q (exit 1)`."""
+        self._stop_spinner()
+        self._end_err_line()
+        status = "" if run.ok else f" (exit {run.exit_status})" if run.exit_status is not None else f" ({run.summary})"
+        mark = self._paint("✓", GREEN) if run.ok else self._paint("✗", RED)
+        self.err.write(f"{mark} check: {describe_command(run.command)}{status}\n")
+        self.err.flush()
+
     def on_notice(self, message: str) -> None:
         self.notice(message)
 
@@ -239,6 +248,11 @@ class Console:
         if self._err_line_open:
             self.err.write("\n")
             self._err_line_open = False
+
+
+def describe_command(command: str) -> str:
+    """A command on one line, as the activity lines show it: control characters escaped."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in command.replace("\n", " "))
 
 
 def describe_call(call) -> str:

@@ -22,6 +22,7 @@ HELP_SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
                           "iterations", "doctor")),
     ("System prompt and tools", ("prompts", "system_text", "no_instructions", "tool_groups", "edit_format")),
     ("Permissions", ("allow_read", "allow_write", "allow_execute", "root", "trust_project")),
+    ("Checks", ("verify",)),
     ("Sessions", ("continue_session", "resume_id", "restore")),
     ("Tasks", ("list_tasks", "implement_id", "implement_all")),
     ("Output", ("json_events", "no_stream", "show_thinking", "no_color", "verbose", "debug")),

@@ -13,9 +13,12 @@ Events (each has "type"):
   tool_result  {"id", "name", "ok", "output", "error"}   output capped as the model gets it
   usage        {"prompt_tokens", "completion_tokens", "cached_tokens", "total_tokens",
                 "tokens_per_second"}           per model call; null where the server does not say
+  verify       {"command", "exit_status", "excerpt"}   a check after edits; excerpt: what the model was
+                                               sent of a failure (null when it passed)
   answer       {"text", "status", "reason"}    the end of one user message: status ok, interrupted or
                                                stopped (the loop gave up; reason says why, else null)
-  final        {"answer", "exit_status", "error", "totals"}   the last line of the run
+  final        {"answer", "exit_status", "error", "totals", "checks_passed"}   the last line of the run;
+                                               checks_passed: how the last check went (null: none ran)
 
 Secrets are masked in every string before it is encoded; a secret split across two
 text deltas is masked too (the end that could start one is held back a delta).
@@ -49,6 +52,7 @@ class JsonEvents(Console):
         self.requests = self.prompt_tokens = self.completion_tokens = self.tool_calls = 0
         self.denials: Callable[[], int] = lambda: 0
         self.last_error: str | None = None
+        self.checks_passed: Callable[[], bool | None] = lambda: None
 
     def mask_with(self, secrets: Secrets) -> None:
         self.secrets = secrets  # the same object: keys added later are masked too
@@ -57,9 +61,10 @@ class JsonEvents(Console):
             self.out = self.err
 
     def watch(self, services) -> None:
-        """The final event counts the executor's denials."""
-        executor = services.executor
+        """The final event counts the executor's denials and says how the last check went."""
+        executor, verify = services.executor, services.loop.verify
         self.denials = lambda: executor.denials
+        self.checks_passed = lambda: verify.passed
 
     # --- the loop's callbacks
 
@@ -110,6 +115,10 @@ class JsonEvents(Console):
                   error=result.error)
         super().on_tool_done(call, result)
 
+    def on_check(self, run, excerpt: str | None) -> None:
+        self.emit("verify", command=run.command, exit_status=run.exit_status, excerpt=excerpt)
+        super().on_check(run, excerpt)
+
     def on_usage(self, usage: Usage) -> None:
         self.prompt_tokens += usage.prompt_tokens or 0
         self.completion_tokens += usage.completion_tokens or 0
@@ -132,7 +141,7 @@ class JsonEvents(Console):
             "completion_tokens": self.completion_tokens,
             "tool_calls": self.tool_calls,
             "denials": self.denials(),
-        })
+        }, checks_passed=self.checks_passed())
 
     def emit(self, kind: str, **fields: Any) -> None:
         """One event on one line of stdout, secrets masked."""

@@ -1,0 +1,244 @@
+"""Checks after edits, end to end: the user's verify commands run after a reply whose calls changed
+files, the model gets one short excerpt of the first failure, repairs are bounded, and the exit
+status, --json and --implement say how the last check went."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+from support.fakellm import Reply
+from support.files import write_json
+from support.harness import server_args
+from support.requests_seen import messages
+
+from ayder_cli.agent.verify import NOT_ASKED
+
+# Prints 20 KB of noise, then (when app.py holds BUG) an error naming the place, and exits 1.
+CHECK_PY = """\
+import sys
+for n in range(400):
+    print(f"collecting module {n:04d} of the project ......................... ok")
+source = open("app.py", encoding="utf-8").read()
+if "BUG" in source:
+    print("app.py:1: error: BUG is not defined")
+    sys.exit(1)
+print("all good")
+"""
+CHECK = "python3 check.py"
+ERROR_LINE = "app.py:1: error: BUG is not defined"
+STOPPED = "stopped: the checks still fail after 2 repair rounds"
+
+
+def write(path: str, content: str, n: int = 0) -> Reply:
+    return Reply(text="", tool_calls=[{"name": "write_file", "arguments": {"file_path": path, "content": content},
+                                       "id": f"call_{n}"}])
+
+
+def calls(*pairs: tuple[str, dict]) -> Reply:
+    return Reply(text="", tool_calls=[{"name": name, "arguments": arguments, "id": f"call_{i}"}
+                                      for i, (name, arguments) in enumerate(pairs)])
+
+
+def user_notes(request: dict) -> list[str]:
+    """The user-role messages after the last assistant message: what came with the results."""
+    sent = messages(request)
+    last = max(i for i, m in enumerate(sent) if m["role"] == "assistant")
+    return [m["content"] for m in sent[last + 1:] if m["role"] == "user"]
+
+
+def check_note(request: dict) -> str:
+    notes = [note for note in user_notes(request) if note.startswith("check failed:")]
+    assert len(notes) == 1, user_notes(request)
+    return notes[0]
+
+
+@pytest.fixture
+def checked_project(project):
+    (project / "check.py").write_text(CHECK_PY, encoding="utf-8")
+    (project / "app.py").write_text("x = 1\n", encoding="utf-8")
+    return project
+
+
+@pytest.fixture
+def user_config(isolated_env):
+    def write_config(data: dict):
+        path = write_json(isolated_env / ".config" / "ayder" / "config.json", data)
+        path.chmod(0o600)
+        return path
+
+    return write_config
+
+
+def test_a_bug_is_reported_briefly_the_model_repairs_it_and_the_run_passes(fake, run_ayder, checked_project):
+    fake.queue(write("app.py", "x = BUG\n"), write("app.py", "x = 2\n", 1), Reply(text="Fixed."))
+    result = run_ayder(*server_args(fake, "openai"), "-w", "--verify", CHECK, "change x")
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "Fixed.\n"
+    assert (checked_project / "app.py").read_text() == "x = 2\n"
+    requests = fake.chat_requests()
+    assert len(requests) == 3
+    note = check_note(requests[1])
+    head, excerpt = note.split("\n", 1)
+    assert head.startswith(f"check failed: `{CHECK}` (exit status 1); repair round 1 of 2")
+    assert len(excerpt) <= 1200  # though the check printed 20 KB
+    assert ERROR_LINE in excerpt
+    assert user_notes(requests[2]) == [f"checks passed: `{CHECK}`"]
+    lines = result.stderr.splitlines()
+    assert f"✗ check: {CHECK} (exit 1)" in lines
+    assert f"✓ check: {CHECK}" in lines
+
+
+def test_a_model_that_never_repairs_gets_two_rounds_then_the_run_fails_with_the_failure_shown(
+        fake, run_ayder, checked_project):
+    fake.queue(*[write("app.py", f"x = BUG + {n}\n", n) for n in range(3)], Reply(text="never requested"))
+    result = run_ayder(*server_args(fake, "ollama"), "-w", "--verify", CHECK, "change x")
+
+    assert result.returncode == 1
+    requests = fake.chat_requests()
+    assert len(requests) == 3  # the first reply and two repair rounds
+    assert "repair round 2 of 2" in check_note(requests[2])
+    assert result.stderr.count(f"✗ check: {CHECK} (exit 1)") == 3
+    assert ERROR_LINE in result.stderr  # the failure, for the user
+    assert STOPPED in result.stderr and "send a message to let the model try again" in result.stderr
+    assert "never requested" not in result.stdout
+
+
+def test_a_reply_that_ends_with_the_check_still_failing_exits_1(fake, run_ayder, checked_project):
+    fake.queue(write("app.py", "x = BUG\n"), Reply(text="Done, I think."))
+    result = run_ayder(*server_args(fake, "ollama"), "-w", "--verify", CHECK, "change x")
+    assert result.returncode == 1
+    assert "the last check failed" in result.stderr
+
+
+def test_a_read_only_turn_runs_no_check(fake, run_ayder, checked_project):
+    fake.queue(calls(("read_file", {"file_path": "app.py"}), ("list_files", {})), Reply(text="x is 1."))
+    result = run_ayder(*server_args(fake, "openai"), "-w", "--verify", "echo ran >> verify.log", "what is x?")
+    assert result.returncode == 0, result.stderr
+    assert not (checked_project / "verify.log").exists()
+    assert "check:" not in result.stderr
+    assert not any("checks passed" in note for note in user_notes(fake.chat_requests()[1]))
+
+
+def test_a_failed_write_runs_no_check(fake, run_ayder, checked_project):
+    fake.queue(calls(("replace_string", {"file_path": "app.py", "old_string": "nowhere", "new_string": "y"})),
+               Reply(text="Could not."))
+    result = run_ayder(*server_args(fake, "openai"), "-w", "--verify", "echo ran >> verify.log", "edit")
+    assert result.returncode == 0, result.stderr
+    assert not (checked_project / "verify.log").exists()
+
+
+def test_files_is_only_the_changed_files_each_quoted(fake, run_ayder, checked_project):
+    (checked_project / "untouched.py").write_text("y = 1\n")
+    fake.queue(calls(("write_file", {"file_path": "a b.py", "content": "a = 1\n"}),
+                     ("write_file", {"file_path": "c.py", "content": "c = 1\n"})),
+               calls(("write_file", {"file_path": "c.py", "content": "c = 2\n"})),
+               Reply(text="Done."))
+    result = run_ayder(*server_args(fake, "openai"), "-w", "--verify", "printf '%s\\n' {files} >> files.log", "go")
+    assert result.returncode == 0, result.stderr
+    # Once per reply that wrote; the files changed since the user's message, each once, a name with a space whole.
+    assert (checked_project / "files.log").read_text().splitlines() == ["a b.py", "c.py", "a b.py", "c.py"]
+
+
+def test_config_checks_without_x_and_without_a_terminal_are_not_run_and_say_why_once(
+        fake, run_ayder, checked_project, user_config):
+    user_config({"verify": ["echo ran >> verify.log"]})
+    fake.queue(write("app.py", "x = 2\n"), write("app.py", "x = 3\n", 1), Reply(text="Done."))
+    result = run_ayder(*server_args(fake, "openai"), "-w", "change x")
+    assert result.returncode == 0, result.stderr
+    assert not (checked_project / "verify.log").exists()
+    assert result.stderr.count(NOT_ASKED) == 1
+
+
+def test_config_checks_run_with_x(fake, run_ayder, checked_project, user_config):
+    user_config({"verify": ["echo ran >> verify.log"]})
+    fake.queue(write("app.py", "x = 2\n"), Reply(text="Done."))
+    result = run_ayder(*server_args(fake, "openai"), "-w", "-x", "change x")
+    assert result.returncode == 0, result.stderr
+    assert (checked_project / "verify.log").read_text() == "ran\n"
+    assert "✓ check: echo ran >> verify.log" in result.stderr.splitlines()
+
+
+def test_a_projects_own_verify_needs_its_trust(fake, run_ayder, checked_project):
+    write_json(checked_project / ".ayder" / "config.json", {"verify": ["echo ran >> verify.log"]})
+    fake.queue(write("app.py", "x = 2\n"), Reply(text="Done."))
+    result = run_ayder(*server_args(fake, "openai"), "-w", "-x", "change x")
+    assert result.returncode == 0, result.stderr
+    assert not (checked_project / "verify.log").exists()
+    assert any("verify" in line and "ignored, the project is not trusted" in line
+               for line in result.stderr.splitlines())
+
+    fake.queue(write("app.py", "x = 3\n"), Reply(text="Done."))
+    result = run_ayder(*server_args(fake, "openai"), "-w", "-x", "--trust-project", "change x again")
+    assert result.returncode == 0, result.stderr
+    assert (checked_project / "verify.log").read_text() == "ran\n"
+
+
+def test_an_empty_verify_command_is_a_usage_error(fake, run_ayder, checked_project):
+    result = run_ayder(*server_args(fake, "openai"), "--verify", " ", "hi")
+    assert result.returncode == 2
+    assert "--verify: the command is empty" in result.stderr
+
+
+def test_a_bad_verify_config_value_is_one_clear_line(fake, run_ayder, checked_project, user_config):
+    user_config({"verify": "pytest -q"})
+    result = run_ayder(*server_args(fake, "openai"), "hi")
+    assert result.returncode == 2
+    assert '"verify" must be a list of commands' in result.stderr
+
+
+def test_json_has_verify_events_and_the_final_event_says_whether_the_checks_passed(
+        fake, run_ayder, checked_project):
+    fake.queue(write("app.py", "x = BUG\n"), write("app.py", "x = 2\n", 1), Reply(text="Fixed."))
+    result = run_ayder(*server_args(fake, "openai"), "--json", "-w", "--verify", CHECK, "change x")
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    checks = [event for event in events if event["type"] == "verify"]
+    assert [(e["command"], e["exit_status"]) for e in checks] == [(CHECK, 1), (CHECK, 0)]
+    assert ERROR_LINE in checks[0]["excerpt"] and checks[0]["excerpt"] in check_note(fake.chat_requests()[1])
+    assert checks[1]["excerpt"] is None
+    assert events[-1]["type"] == "final" and events[-1]["checks_passed"] is True
+
+    fake.queue(write("app.py", "x = BUG\n"), Reply(text="Done."))
+    result = run_ayder(*server_args(fake, "openai"), "--json", "-w", "--verify", CHECK, "change x")
+    final = json.loads(result.stdout.splitlines()[-1])
+    assert result.returncode == 1 and final["checks_passed"] is False and final["exit_status"] == 1
+
+    fake.queue(Reply(text="Hello."))
+    final = json.loads(run_ayder(*server_args(fake, "openai"), "--json", "--verify", CHECK, "hi").stdout
+                       .splitlines()[-1])
+    assert final["checks_passed"] is None  # none ran
+
+
+def test_implement_marks_a_task_done_only_when_its_checks_pass(fake, run_ayder, checked_project):
+    folder = checked_project / ".ayder" / "tasks"
+    folder.mkdir(parents=True)
+    task = folder / "TASK-001-change-x.md"
+    task.write_text("# change x\n\n- **Status:** pending\n\nDo it.\n")
+    done = {"name": "update_task_status", "arguments": {"identifier": "TASK-001", "status": "done"}}
+    fake.queue(Reply(text="", tool_calls=[{"name": "write_file", "id": "c0",
+                                           "arguments": {"file_path": "app.py", "content": "x = BUG\n"}}, done]),
+               Reply(text="Done."))
+    result = run_ayder(*server_args(fake, "openai"), "-w", "--verify", CHECK, "--implement", "TASK-001")
+    assert result.returncode == 1
+    assert "TASK-001 not done: its last check failed" in result.stderr
+    assert "**Status:** in_progress" in task.read_text()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_command_that_changes_the_git_status_is_checked_and_one_that_does_not_is_not(
+        fake, run_ayder, checked_project):
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    for args in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "start"]):
+        subprocess.run(["git", *args], cwd=checked_project, check=True, capture_output=True, env=env)
+    fake.queue(calls(("run_shell_command", {"command": "ls"})),
+               calls(("run_shell_command", {"command": "echo y = 1 > new.py"})),
+               Reply(text="Done."))
+    result = run_ayder(*server_args(fake, "openai"), "-x", "--verify", "printf '%s\\n' {files} >> files.log", "go")
+    assert result.returncode == 0, result.stderr
+    assert (checked_project / "files.log").read_text() == "new.py\n"  # checked once: after the command that wrote
