@@ -86,6 +86,7 @@ class Verifier:
         self.failures = 0
         self.changed: list[str] = []  # files changed since the user's message, in order
         self.passed: bool | None = None  # how the last check of this message went; None: none ran
+        self.failure = ""  # the last failure as the model got it: the head line and the excerpt
 
     def run(self, calls: list[ToolCall], run_calls: Callable[[], tuple[list[ToolResult], bool]]
             ) -> tuple[list[ToolResult], bool, Checked]:
@@ -156,8 +157,9 @@ class Verifier:
         excerpt = failure_excerpt(body, excerpt_limit(self.window()))
         self.report(run, excerpt)
         head = f"check failed: `{run.command}` ({_status(run)})"
+        self.failure = f"{head}\n{excerpt}"
         if self.failures > MAX_REPAIR_ROUNDS:
-            self.show(f"{head}\n{excerpt}")
+            self.show(self.failure)
             return Checked([f"{head}\n{excerpt}"], stopped=(
                 f"stopped: the checks still fail after {MAX_REPAIR_ROUNDS} repair rounds; fix it yourself, "
                 "or send a message to let the model try again"))

@@ -55,6 +55,7 @@ def run_one_shot(services: Services, prompt: str) -> int:
     if result.interrupted:
         return ExitStatus.INTERRUPTED
     if not result.stopped and services.loop.verify.passed is False:
-        services.console.notice("the last check failed; see above")
+        services.console.info(services.loop.verify.failure)  # the model ended its turn on it: the user sees it
+        services.console.notice("the last check failed; fix it, or run again to let the model try")
         return ExitStatus.ERROR
     return ExitStatus.ERROR if result.stopped else ExitStatus.OK  # the loop gave up: a failure

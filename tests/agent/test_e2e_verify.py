@@ -113,6 +113,7 @@ def test_a_reply_that_ends_with_the_check_still_failing_exits_1(fake, run_ayder,
     result = run_ayder(*server_args(fake, "ollama"), "-w", "--verify", CHECK, "change x")
     assert result.returncode == 1
     assert "the last check failed" in result.stderr
+    assert ERROR_LINE in result.stderr  # the failure the model ended on, for the user
 
 
 def test_a_read_only_turn_runs_no_check(fake, run_ayder, checked_project):
@@ -242,3 +243,32 @@ def test_a_command_that_changes_the_git_status_is_checked_and_one_that_does_not_
     result = run_ayder(*server_args(fake, "openai"), "-x", "--verify", "printf '%s\\n' {files} >> files.log", "go")
     assert result.returncode == 0, result.stderr
     assert (checked_project / "files.log").read_text() == "new.py\n"  # checked once: after the command that wrote
+
+
+def test_at_a_terminal_the_config_checks_are_asked_once_with_the_commands_shown(
+        fake, ayder_on_pty, checked_project, user_config):
+    pytest.importorskip("pexpect")
+    from support.pty_harness import finish, wait_for_raw_mode
+
+    user_config({"base_url": fake.url, "verify": ["echo ran >> verify.log"]})
+    fake.queue(write("app.py", "x = 2\n"), write("app.py", "x = 3\n", 1), Reply(text="All done."))
+    child = ayder_on_pty("-w", "change x")
+    child.expect_exact("The config names checks to run after the model changes files:")
+    child.expect_exact("echo ran >> verify.log")
+    child.expect_exact("Run them in this session? [y/N] ")
+    wait_for_raw_mode(child)
+    child.send("y")
+    child.expect_exact("All done.")
+    assert finish(child) == 0
+    assert "Run them in this session" not in child.before  # once per session
+    assert (checked_project / "verify.log").read_text() == "ran\nran\n"
+
+    fake.queue(write("app.py", "x = 4\n"), Reply(text="Done again."))
+    child = ayder_on_pty("-w", "change x again")
+    child.expect_exact("Run them in this session? [y/N] ")
+    wait_for_raw_mode(child)
+    child.send("n")
+    child.expect_exact("the verify commands will not run in this session")
+    child.expect_exact("Done again.")
+    assert finish(child) == 0
+    assert (checked_project / "verify.log").read_text() == "ran\nran\n"
