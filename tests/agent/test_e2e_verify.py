@@ -272,3 +272,28 @@ def test_at_a_terminal_the_config_checks_are_asked_once_with_the_commands_shown(
     child.expect_exact("Done again.")
     assert finish(child) == 0
     assert (checked_project / "verify.log").read_text() == "ran\nran\n"
+
+
+def test_a_search_replace_block_in_the_text_is_checked_and_the_result_goes_with_the_tool_results(
+        fake, run_ayder, project):
+    (project / "src").mkdir()
+    (project / "src" / "app.py").write_text("def total(items):\n    return sum(items)\n", encoding="utf-8")
+    write_json(project / ".ayder" / "config.json", {"native_tools": "off"})  # calls written as text
+    block = "<<<<<<< SEARCH\n    return sum(items)\n=======\n    return sum(items, 0)\n>>>>>>> REPLACE"
+    fake.queue(Reply(text=f"src/app.py\n```python\n{block}\n```\n"), Reply(text="Fixed."))
+    result = run_ayder(*server_args(fake, "ollama"), "-w", "--verify", "printf '%s\\n' {files} >> files.log", "fix")
+    assert result.returncode == 0, result.stderr
+    assert (project / "files.log").read_text() == "src/app.py\n"
+    results = messages(fake.chat_requests()[1])[-1]
+    assert results["role"] == "user" and results["content"].startswith("Tool results:")
+    assert results["content"].endswith("checks passed: `printf '%s\\n' src/app.py >> files.log`")
+
+
+@pytest.mark.parametrize("num_ctx, most", [(4096, 300), (2048, 300), (8192, 600), (32768, 1200)])
+def test_a_smaller_window_gets_a_shorter_excerpt(fake, run_ayder, checked_project, num_ctx, most):
+    fake.queue(write("app.py", "x = BUG\n"), Reply(text="Done."))
+    result = run_ayder(*server_args(fake, "openai"), "-w", "--num-ctx", str(num_ctx), "--verify", CHECK, "go")
+    assert result.returncode == 1
+    excerpt = check_note(fake.chat_requests()[1]).split("\n", 1)[1]
+    assert len(excerpt) <= most
+    assert ERROR_LINE in excerpt
