@@ -75,7 +75,7 @@ class Verifier:
                  window: Callable[[], int | None] = lambda: None) -> None:
         self.commands = commands
         self.executor = executor
-        self.consent = consent
+        self.consent = consent  # None: the commands are the caller's own
         self.report = report  # one activity line (and a --json event) per check
         self.show = show  # the failure the turn stopped on, for the user
         self.window = window  # num_ctx now
@@ -91,7 +91,8 @@ class Verifier:
     def run(self, calls: list[ToolCall], run_calls: Callable[[], tuple[list[ToolResult], bool]]
             ) -> tuple[list[ToolResult], bool, Checked]:
         """Run the batch (run_calls), then the checks if its calls changed files -> (results, interrupted, checked)."""
-        if not self.commands or self.executor is None:
+        refused = self.consent is not None and self.consent.answer is False
+        if not self.commands or self.executor is None or refused:  # nothing will run
             results, interrupted = run_calls()
             return results, interrupted, Checked()
         root, env = self.executor.context.root, self.executor.context.env
@@ -128,7 +129,7 @@ class Verifier:
 
     def _check(self) -> Checked:
         """The commands in order, up to the first that fails."""
-        if not self.consent.allows(self.commands):
+        if self.consent is not None and not self.consent.allows(self.commands):
             return Checked()
         root = self.executor.context.root
         files = [path for path in self.changed if (root / path).is_file()]  # a deleted file is not checked

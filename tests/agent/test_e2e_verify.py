@@ -231,12 +231,15 @@ def test_implement_marks_a_task_done_only_when_its_checks_pass(fake, run_ayder, 
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+@pytest.mark.parametrize("top", ["project", "above"])
 def test_a_command_that_changes_the_git_status_is_checked_and_one_that_does_not_is_not(
-        fake, run_ayder, checked_project):
+        fake, run_ayder, checked_project, top):
+    """The work tree may start at the project or above it (its paths are then from there)."""
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@t"}
+    where = checked_project if top == "project" else checked_project.parent
     for args in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "start"]):
-        subprocess.run(["git", *args], cwd=checked_project, check=True, capture_output=True, env=env)
+        subprocess.run(["git", *args], cwd=where, check=True, capture_output=True, env=env)
     fake.queue(calls(("run_shell_command", {"command": "ls"})),
                calls(("run_shell_command", {"command": "echo y = 1 > new.py"})),
                Reply(text="Done."))
