@@ -300,3 +300,32 @@ def test_a_smaller_window_gets_a_shorter_excerpt(fake, run_ayder, checked_projec
     excerpt = check_note(fake.chat_requests()[1]).split("\n", 1)[1]
     assert len(excerpt) <= most
     assert ERROR_LINE in excerpt
+
+
+def test_ctrl_c_during_a_check_stops_its_processes_and_the_turn(fake, ayder_on_pty_process, checked_project):
+    pytest.importorskip("pexpect")
+    import time
+
+    from support.pty_harness import finish
+
+    fake.queue(write("app.py", "x = 2\n"), Reply(text="never requested"))
+    child = ayder_on_pty_process("--base-url", fake.url, "-w", "--verify", "sleep 60 & echo $! > pid.txt; wait",
+                                 "change x")
+    pid_file = checked_project / "pid.txt"
+    for _ in range(400):  # the check is running once its sleep has written its pid
+        if pid_file.exists() and pid_file.read_text().strip():
+            break
+        time.sleep(0.05)
+    sleeper = int(pid_file.read_text())
+    child.sendintr()
+    assert finish(child) == 130
+    gone = False
+    for _ in range(100):
+        try:
+            os.kill(sleeper, 0)
+        except ProcessLookupError:
+            gone = True
+            break
+        time.sleep(0.05)
+    assert gone  # the check's process group was stopped
+    assert len(fake.chat_requests()) == 1
