@@ -20,7 +20,7 @@ TOOL_GROUPS = tuple(GROUPS)  # in the order they are offered
 # the sandbox. Each later key of that kind (verify, mcp_servers) joins here.
 NEEDS_TRUST = frozenset({
     "base_url", "provider", "api_key", "api_key_env", "api_key_file", "secret_env", "shell_timeout_s",
-    "tools.shell_deny", "sandbox", "sandbox_writable", "sandbox_network",
+    "tools.shell_deny", "sandbox", "sandbox_writable", "sandbox_network", "verify",
 })
 
 
@@ -81,6 +81,7 @@ class Config:
     sandbox: str = "workspace-write"
     sandbox_writable: tuple[str, ...] = ()  # more places commands may write (absolute, or ~/...)
     sandbox_network: bool = True  # false: TCP connect and bind refused (Landlock ABI 4 and later)
+    verify: tuple[str, ...] = ()  # the check commands run after a turn that changed files; {files}: those files
     # Where each value came from ("default", a file path, "environment", "flag").
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     # None: the project's config asked for nothing that needs trust.

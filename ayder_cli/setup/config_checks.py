@@ -161,6 +161,13 @@ def _writable_paths(value: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(value))
 
 
+def _commands(value: Any) -> tuple[str, ...]:
+    """Shell commands, e.g. ["ruff check {files}", "python -m pytest -q -x"]."""
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ValueError('must be a list of commands, e.g. ["ruff check {files}", "python -m pytest -q -x"]')
+    return tuple(dict.fromkeys(v.strip() for v in value))
+
+
 CHECKS: dict[str, Callable[[Any], Any]] = {
     "provider": _text(choices=tuple(PROVIDERS)),
     "base_url": _url,
@@ -199,6 +206,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "sandbox": _text(choices=SANDBOX_MODES),
     "sandbox_writable": _writable_paths,
     "sandbox_network": _boolean,
+    "verify": _commands,
 }
 assert set(CHECKS) == set(KEYS)
 
