@@ -136,13 +136,14 @@ def python_traceback(lines: list[str]) -> list[str] | None:
 
 
 def _traceback_end(lines: list[str], start: int) -> int:
-    """The index after a traceback: past its indented frames and the exception's lines up to a blank."""
+    """The index after a traceback: past its indented frames, the exception's line and lines indented under it."""
     index = start + 1
     while index < len(lines) and (lines[index].startswith(" ") or not lines[index].strip()):
         index += 1
-    while index < len(lines) and lines[index].strip():
+    index += 1  # the exception
+    while index < len(lines) and lines[index].startswith((" ", "\t")):
         index += 1
-    return index
+    return min(index, len(lines))
 
 
 def condense_traceback(block: list[str]) -> list[str]:

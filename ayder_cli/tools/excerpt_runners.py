@@ -14,6 +14,7 @@ PYTEST_SECTION = re.compile(r"^={3,} (FAILURES|ERRORS) ={3,}$")
 PYTEST_HEADER = re.compile(r"^_{3,} .+ _{3,}$")
 PYTEST_END = re.compile(r"^(={3,}.*={3,}|-{3,} Captured .*-{3,})$")
 PYTEST_KEEP = re.compile(r"^(>|E |\S+:\d+: |ImportError while|[A-Za-z_.]*(Error|Exception)\b)")
+FRAME_RULE = re.compile(r"^(_ )+_?$")  # pytest's line between two frames of a traceback
 PYTEST_FRAME = re.compile(r"^\S+:\d+: in ")
 PYTEST_SUMMARY = re.compile(r"^(FAILED|ERROR) \S+")
 SOURCE_BEFORE_ARROW = 2  # lines of the test's source kept above its `>` line
@@ -49,7 +50,8 @@ def pytest_failure(lines: list[str]) -> list[str] | None:
         if PYTEST_KEEP.match(line):
             keep.add(index)
             if line.startswith(">"):
-                keep.update(range(max(index - SOURCE_BEFORE_ARROW, 0), index))
+                keep.update(i for i in range(max(index - SOURCE_BEFORE_ARROW, 0), index)
+                            if not FRAME_RULE.match(body[i]))
             elif PYTEST_FRAME.match(line) and index + 1 < len(body):
                 keep.add(index + 1)  # a short traceback's frame: the source line under it
     block = [lines[header], *(line for index, line in enumerate(body) if index in keep)]

@@ -292,6 +292,41 @@ def test_the_first_error_block_without_the_noise(stdout, found, absent):
     assert sum(NOISE_MARK in line for line in excerpt.splitlines()) <= NOISE_LINES_ABOVE.get(excerpt_kind(found), 0), excerpt
 
 
+@pytest.mark.parametrize("limit", [10, 60, 150, 300, 600])
+def test_never_over_the_limit(limit):
+    for name, stdout, _, _ in CASES:
+        excerpt = failure_excerpt(framed(noise() + stdout), limit=limit)
+        assert len(excerpt) <= limit, (name, excerpt)
+
+
+def deep_pytest_failure(frames: int) -> str:
+    text = "=================================== FAILURES ===================================\n"
+    text += "_______________________________ test_deep_parse ________________________________\n\n"
+    for n in range(frames):
+        text += (f"    def parse_level_{n}(text, depth):\n        checked = validate(text)\n"
+                 f"        rest = checked[{n}:]\n>       return parse_level_{n + 1}(rest, depth + 1)\n\n"
+                 f"src/parser.py:{10 + n * 4}: \n" + "_ " * 40 + "\n\n")
+    text += ">       raise ValueError(f'bad token {text[0]!r}')\nE       ValueError: bad token '}'\n\n"
+    text += "src/parser.py:99: ValueError\n"
+    text += "=========================== short test summary info ============================\n"
+    text += "FAILED tests/test_parser.py::test_deep_parse - ValueError: bad token '}'\n"
+    return text
+
+
+def test_a_deep_pytest_traceback_keeps_the_test_and_its_end():
+    excerpt = failure_excerpt(framed(noise() + deep_pytest_failure(30)))
+    assert len(excerpt) <= 1200
+    lines = excerpt.splitlines()
+    assert "test_deep_parse" in lines[0] and "cut]" in lines[1]
+    assert "E       ValueError: bad token '}'" in lines and "src/parser.py:99: ValueError" in lines
+    assert lines[-1] == "FAILED tests/test_parser.py::test_deep_parse - ValueError: bad token '}'"
+
+
+def test_the_commands_own_note_lines_are_kept():
+    output = "exit code 1\nnote: processes it left running were stopped\n--- stdout ---\nnote: mine\nFAILED x"
+    assert failure_excerpt(output) == "note: mine\nFAILED x"
+
+
 def test_an_error_on_stderr_after_noise_on_stdout():
     excerpt = failure_excerpt(framed(noise(), stderr=RUSTC))
     assert "error[E0308]" in excerpt and NOISE_MARK not in excerpt
