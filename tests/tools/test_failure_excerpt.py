@@ -222,6 +222,35 @@ JEST = """\
 Test Suites: 1 failed, 9 passed, 10 total
 """
 
+VITEST = """\
+ ❯ src/sum.test.ts (3 tests | 1 failed) 4ms
+   × sum > adds 1 + 2 3ms
+     → expected 3 to be 4 // Object.is equality
+
+⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯ Failed Tests 1 ⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯
+
+ FAIL  src/sum.test.ts > sum > adds 1 + 2
+AssertionError: expected 3 to be 4 // Object.is equality
+
+- Expected
++ Received
+
+- 4
++ 3
+
+ ❯ src/sum.test.ts:5:22
+      3| describe('sum', () => {
+      4|   it('adds 1 + 2', () => {
+      5|     expect(sum(1, 2)).toBe(4)
+       |                      ^
+      6|   })
+
+⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯[1/1]⎯
+
+ Test Files  1 failed (1)
+      Tests  1 failed | 2 passed (3)
+"""
+
 NODE = """\
 /src/web/u.js:1
 function f() { throw new Error("boom"); }
@@ -266,6 +295,8 @@ CASES = [
     ("go build", GO_BUILD, ["./calc.go:5:9: undefined: sum"], []),
     ("jest", JEST, ["FAIL  src/sum.test.js", "● sum › adds 1 + 2", "Expected: 4", "src/sum.test.js:4:21"],
      ["jest-circus"]),
+    ("vitest", VITEST, ["FAIL  src/sum.test.ts > sum > adds 1 + 2", "AssertionError: expected 3 to be 4",
+                        "src/sum.test.ts:5:22", "expect(sum(1, 2)).toBe(4)"], ["Test Files", "[1/1]"]),
     ("node", NODE, ["/src/web/u.js:1", "Error: boom", "at f (/src/web/u.js:1:22)"], ["Module._compile"]),
     ("make", MAKE, ["docs/intro.md: broken link", "make: *** [Makefile:12: lint] Error 1"], []),
     ("fallback", OTHER, ["1 broken link: docs/intro.md -> setup.md (Error)"], []),
