@@ -9,6 +9,7 @@ a terminal, ayder asks once; without one, those settings are ignored.
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -55,3 +56,27 @@ def decided_before(known: ProjectTrust | None) -> Callable[[Path, bytes, dict[st
         return ProjectTrust(tuple(asked), False, "the file changed since ayder started", digest)
 
     return decide
+
+
+def remember_written(root: Path, before: bytes | None, after: bytes, env: Mapping[str, str]) -> str:
+    """After the user approved settings that /init wrote into the project's config: its new content is
+    approved too, when the old one was approved or asked for nothing that needs trust (nothing the user
+    did not see is approved with it). -> one line saying what holds from the next run."""
+    from ayder_cli.setup.config_layers import needing_trust
+
+    real_root = root.resolve()
+    store = TrustedProjects(trusted_projects_path(env))
+    old_asked = {}
+    if before is not None:
+        try:
+            old = json.loads(before.decode("utf-8"))
+            old_asked = needing_trust(old) if isinstance(old, dict) else {}
+        except (UnicodeDecodeError, ValueError):
+            old_asked = {"?": None}
+    if old_asked and not store.approved(real_root, hashlib.sha256(before).hexdigest()):
+        return (f"the project's config also asks for {', '.join(old_asked)}, which you have not approved: "
+                "ayder asks whether to trust it at the next start")
+    problem = store.approve(real_root, hashlib.sha256(after).hexdigest())
+    if problem:
+        return f"not remembered as trusted ({problem}): ayder asks at the next start"
+    return "remembered as approved: they apply from the next start"

@@ -100,9 +100,12 @@ INIT_REQUEST = (
 )
 
 
-@command("init", usage="[NOTES]", help="have the model write an AGENTS.md for this project")
+@command("init", usage="[NOTES]", help="have the model write an AGENTS.md; propose the project's check commands")
 def _init(context: CommandContext, args: str) -> CommandResult | None:
+    from ayder_cli.terminal.verify_question import propose_verify  # loaded when asked for: the REPL prompts sooner
+
     result = context.loop.run(INIT_REQUEST + (f"\n\nAlso: {args}" if args else ""))
     if (context.root / "AGENTS.md").is_file():
         context.console.dim_line("AGENTS.md goes into the system prompt from the next run (or now: /reload)")
+    propose_verify(context.console, context.root)
     return CommandResult.FAILED if result.stopped else None
