@@ -94,18 +94,24 @@ class CommandView:
     # --- lines
 
     def _take(self, stream: int, text: str) -> None:
+        """Whole lines to the tail (or, with -v, to be written); the unfinished end kept for the next read.
+        Only the lines that can be shown are split off: a chunk of thousands of lines costs little."""
         if not text:
             return
-        pieces = (self._partial[stream] + text).split("\n")
-        last = pieces.pop()
-        carriage = last.rfind("\r", 0, len(last) - 1)  # a \r at the very end may be a \r\n's half
-        self._partial[stream] = (last[carriage + 1:] if carriage != -1 else last)[:MAX_LINE]
+        text = self._partial[stream] + text
         if self.scroll:
             room = SCROLL_BATCH - len(self._pending)
-            self._pending.extend(pieces[:room])
-            self._skipped += max(len(pieces) - room, 0)
+            pieces = text.split("\n", room)  # at most `room` lines split off; the rest in one piece
+            rest = pieces.pop()
+            self._pending.extend(pieces)
+            self._skipped += rest.count("\n")
         else:
+            pieces = text.rsplit("\n", TAIL_LINES + 1)  # the last lines, and before them the rest in one piece
+            rest = pieces.pop()
             self._tail.extend(self._shown(raw) for raw in pieces[-TAIL_LINES:])
+        last = rest[rest.rfind("\n") + 1:]
+        carriage = last.rfind("\r", 0, len(last) - 1)  # a \r at the very end may be a \r\n's half
+        self._partial[stream] = last[carriage + 1:][:MAX_LINE]
         self._dirty = True
 
     def _shown(self, raw: str) -> str:
