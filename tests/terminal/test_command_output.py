@@ -44,6 +44,24 @@ def test_a_piped_run_shows_the_last_ten_lines_once_then_the_exit_status(fake, ru
     assert result.stdout == "Done.\n"
 
 
+def test_a_command_that_times_out_leaves_what_it_printed_then_says_so(fake, run_ayder):
+    fake.queue(Reply(text="", tool_calls=[{"name": "run_shell_command",
+                                           "arguments": {"command": "echo before; sleep 30", "timeout_s": 0.5}}]),
+               Reply(text="Done."))
+    result = run_ayder(*server_args(fake, "openai"), "-x", "run it")
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.splitlines()
+    status = lines.index("  ✗ timed out after 0.5 s")
+    assert lines[status - 1] == "    before"
+
+
+def test_a_command_that_prints_nothing_keeps_its_one_activity_line(fake, run_ayder):
+    asks_to_run(fake, "true")
+    result = run_ayder(*server_args(fake, "openai"), "-x", "run it")
+    assert result.returncode == 0, result.stderr
+    assert '→ run_shell_command(command="true")  ✓ exit code 0' in result.stderr.splitlines()
+
+
 def test_with_json_the_tail_goes_to_stderr_and_stdout_stays_json_lines(fake, run_ayder):
     asks_to_run(fake, FIFTY_LINES)
     result = run_ayder(*server_args(fake, "openai"), "-x", "--json", "run it")
