@@ -141,6 +141,6 @@ def _command_view(console: Console, secrets: Secrets):
     def watch(command: str):
         from ayder_cli.terminal.command_view import CommandView  # at the first command: start-up is unchanged
 
-        return CommandView(console, secrets)
+        return CommandView(console, secrets, command)
 
     return watch

@@ -9,10 +9,11 @@ run_shell_command (a model's command, a check) hands each chunk it reads to the 
 - piped, --json, or TERM=dumb: nothing moves; the last TAIL_LINES lines are printed once
   at the end (with -v, every line as it comes).
 
-The command's own status line follows (the activity line's end). Lines are made safe
-(safe_text: no escape sequence of the command's reaches the terminal), masked (a key
-split across two reads is held back), then cut to the terminal's width so a redraw
-knows how many rows it covers. The read loop never waits on the view: it redraws at
+The command's own status line follows (the activity line's end, or a check's line);
+output with no activity line above it (a check, or a command after its question) gets
+a `$ command` line first. Lines are made safe (safe_text: no escape sequence of the
+command's reaches the terminal), masked (a key split across two reads is held back),
+then cut to the terminal's width so a redraw knows how many rows it covers. The read loop never waits on the view: it redraws at
 most every REDRAW_S, and one that cannot write (a closed stderr) stops drawing.
 """
 
@@ -25,6 +26,7 @@ from collections import deque
 from typing import Callable
 
 from ayder_cli.masking import Secrets
+from ayder_cli.terminal.console import describe_command
 from ayder_cli.terminal.safe_text import cut_to_width, safe_line
 from ayder_cli.terminal.style import DIM, RESET
 
@@ -40,8 +42,10 @@ SCROLL_BATCH = 1000  # with -v, the most lines written per redraw; more are coun
 class CommandView:
     """One command's output on the console's stderr (the OutputWatch of tools/base.py)."""
 
-    def __init__(self, console, secrets: Secrets, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, console, secrets: Secrets, command: str = "",
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.console = console  # its stderr (masked), colour, -v, and whether it may redraw in place
+        self.command = command
         self.secrets = secrets
         self.clock = clock
         self.scroll = console.verbose
@@ -58,6 +62,7 @@ class CommandView:
         self._dirty = False
         self._due = clock() + REDRAW_S
         self._broken = False  # stderr could not be written: the view stops, the command goes on
+        self._started = False  # something was written: the output's place on the screen is taken
 
     # --- the OutputWatch
 
@@ -133,12 +138,12 @@ class CommandView:
             self._skipped = 0
         return text
 
-    def _row(self, line: str, whole: bool = False) -> str:
+    def _row(self, line: str, whole: bool = False, indent: str = INDENT) -> str:
         if not whole and self.columns is not None:
             line = cut_to_width(line, self.columns)
         elif not whole and len(line) > LINE_CHARS:
             line = line[:LINE_CHARS - 1] + "…"
-        return f"{DIM}{INDENT}{line}{RESET}\n" if self.console.color else f"{INDENT}{line}\n"
+        return f"{DIM}{indent}{line}{RESET}\n" if self.console.color else f"{indent}{line}\n"
 
     # --- the screen
 
@@ -150,7 +155,12 @@ class CommandView:
         if not text or self._broken:
             return
         try:
-            self.console.start_block()  # the activity line ends (once); the output goes under it
+            if not self._started:
+                self._started = True
+                named = self.console.activity_open  # the model's command: its activity line names it
+                self.console.start_block()  # that line ends; the output goes under it
+                if not named and self.command:  # a check, or a command after its question: named here
+                    text = self._row(f"$ {self.secrets.mask(describe_command(self.command))}", indent="") + text
             self.console.err.write(text)
             self.console.err.flush()
         except (OSError, ValueError):

@@ -220,6 +220,11 @@ class Console:
         if self.verbose:
             self.dim_line(f"· {message}")
 
+    @property
+    def activity_open(self) -> bool:
+        """An activity line (`→ run_shell_command(...)`) waits for its status: what follows belongs to it."""
+        return self._err_line_open
+
     def start_block(self) -> None:
         """Before lines of stderr's own (a notice, a command's output): what was half-printed ends."""
         self._stop_spinner()

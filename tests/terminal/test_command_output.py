@@ -178,3 +178,29 @@ def test_ctrl_c_stops_the_command_and_leaves_the_cursor_on_a_fresh_line(fake, ay
     child.sendintr()
     child.expect_exact("\x1b[J    started\r\n  ✗ interrupted by the user\r\n")  # the live rows, cleared and drawn once
     assert finish(child) == 130
+
+
+# --- checks: the same view, named by a line of its own
+
+
+def test_a_failing_check_shows_its_last_lines_under_its_command_then_its_verdict(fake, run_ayder, project):
+    fake.queue(Reply(text="", tool_calls=[{"name": "write_file", "arguments": {"file_path": "a.txt", "content": "x"}}]),
+               Reply(text="Done."))
+    check = "python3 -c \"for i in range(30): print('check line', i)\"; exit 2"
+    result = run_ayder(*server_args(fake, "openai"), "-w", "--verify", check, "write it")
+    lines = result.stderr.splitlines()
+    verdict = lines.index(f"✗ check: {check} (exit 2)")
+    assert lines[verdict - 11:verdict] == [f"$ {check}"] + [f"    check line {i}" for i in range(20, 30)]
+    assert "\x1b" not in result.stderr
+
+
+def test_a_check_is_live_on_a_terminal_too(fake, ayder_on_pty, project):
+    fake.queue(Reply(text="", tool_calls=[{"name": "write_file", "arguments": {"file_path": "a.txt", "content": "x"}}]),
+               Reply(text="Done."))
+    check = f"echo checking; {WAIT_FOR_GO}; echo checked"
+    child = ayder_on_pty(*server_args(fake, "openai"), "-w", "--verify", check, "write it", term="xterm", color=False)
+    child.expect_exact(f"$ {check}\r\n    checking\r\n")  # while the check waits
+    (project / "go").touch()
+    child.expect_exact(f"✓ check: {check}")
+    assert child.before.endswith("    checking\r\n    checked\r\n")
+    assert finish(child) == 0
