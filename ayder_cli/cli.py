@@ -67,7 +67,8 @@ from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, sh
 @click.option("--no-stream", is_flag=True, help="Wait for the whole reply instead of streaming it.")
 @click.option("--show-thinking/--hide-thinking", default=None, help="Show the model's thinking (dimmed, on stderr).")
 @click.option("--no-color", is_flag=True, help="No colours or Markdown styling (as NO_COLOR=1 does).")
-@click.option("-v", "--verbose", is_flag=True, help="Request metadata on stderr (never the API key).")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Request metadata, and every line a command prints, on stderr (never the API key).")
 @click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=show_version,
               help="Show the version and exit.")

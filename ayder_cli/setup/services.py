@@ -100,6 +100,7 @@ def build_services(
         clock=environment.clock,
         sandbox=Sandbox(config.sandbox, root, env, extra=config.sandbox_writable, network=config.sandbox_network,
                         abi_seam=environment.landlock_abi, warn=console.notice),
+        watch=_command_view(console, secrets),  # what a command prints, shown as it runs
     )
     executor = ToolExecutor(
         default_registry(),
@@ -132,3 +133,14 @@ def build_services(
                         leftovers=start_removing_leftovers(root))
     conversation.on_message = keeper.record
     return services
+
+
+def _command_view(console: Console, secrets: Secrets):
+    """ToolContext.watch: each command's output on the console (terminal/command_view.py)."""
+
+    def watch(command: str):
+        from ayder_cli.terminal.command_view import CommandView  # at the first command: start-up is unchanged
+
+        return CommandView(console, secrets, command)
+
+    return watch

@@ -57,6 +57,8 @@ class Console:
         self.out = environment.stdout
         self.err = environment.stderr
         self.color = environment.stderr_is_tty and not environment.no_color
+        # Lines may be redrawn in place (a command's live output): a terminal that moves its cursor.
+        self.draws_in_place = environment.stderr_is_tty and environment.env.get("TERM") != "dumb"
         self.show_thinking = show_thinking
         self.verbose = verbose
         self._spinner = Spinner(self.err) if self.color else None
@@ -218,7 +220,13 @@ class Console:
         if self.verbose:
             self.dim_line(f"· {message}")
 
-    def _line(self, text: str) -> None:
+    @property
+    def activity_open(self) -> bool:
+        """An activity line (`→ run_shell_command(...)`) waits for its status: what follows belongs to it."""
+        return self._err_line_open
+
+    def start_block(self) -> None:
+        """Before lines of stderr's own (a notice, a command's output): what was half-printed ends."""
         self._stop_spinner()
         self._end_err_line()
         self._flush_markdown()
@@ -226,6 +234,9 @@ class Console:
             self.out.write("\n")  # a notice does not start mid-answer on a shared screen
             self.out.flush()
             self._out_line_open = False
+
+    def _line(self, text: str) -> None:
+        self.start_block()
         self.err.write(text + "\n")
         self.err.flush()
 

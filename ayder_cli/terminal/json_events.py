@@ -42,6 +42,7 @@ class JsonEvents(Console):
     def __init__(self, environment: Environment, *, show_thinking: bool = False, verbose: bool = False) -> None:
         super().__init__(environment, show_thinking=show_thinking, verbose=verbose)
         self._spinner = None  # stderr may be a terminal, but a script reads this run
+        self.draws_in_place = False  # so nothing is redrawn: a command's last lines are printed once
         self.out = self.err  # stray writes to the console's stdout go to stderr: stdout is JSON only
         self.events = environment.stdout
         self.secrets = Secrets()

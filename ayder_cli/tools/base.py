@@ -5,13 +5,27 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Literal, Mapping
+from typing import Any, Callable, Iterable, Literal, Mapping, Protocol
 
 from ayder_cli.calls import ToolResult
 from ayder_cli.tool_groups import CORE
 from ayder_cli.tools.seen_lines import SeenLines
 
 Permission = Literal["r", "w", "x"]
+
+
+class OutputWatch(Protocol):
+    """What sees one command's output while it runs (the terminal's live view): run_shell_command
+    calls it from its read loop, so it must return at once and draw only now and then."""
+
+    def output(self, stream: int, data: bytes) -> None:
+        """A chunk the command wrote: stream 1 is its stdout, 2 its stderr."""
+
+    def tick(self) -> None:
+        """A turn of the read loop (at least 20 a second), with output or without: a chance to redraw."""
+
+    def end(self) -> None:
+        """The command is over (done, timed out or interrupted): what stays on the screen is drawn."""
 
 
 @dataclass
@@ -30,6 +44,9 @@ class ToolContext:
     sandbox: Any = None  # ayder_cli.tools.sandbox.Sandbox: where commands may write; None: no sandbox
     search_backend: str = "auto"  # search_codebase's: ripgrep when on PATH, else Python; "python" or "rg" force one
     seen: SeenLines = field(default_factory=SeenLines)  # what the model saw of each file's lines (replace_lines)
+    # A command's output as it comes: called with the command, it gives the OutputWatch of that run
+    # (the terminal's live view, wired in setup/services.py); None: nobody watches.
+    watch: Callable[[str], OutputWatch] | None = None
 
     def __post_init__(self) -> None:
         # Resolved once here, so every containment check compares real paths.

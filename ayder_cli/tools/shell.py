@@ -18,7 +18,7 @@ from typing import Any
 
 from ayder_cli.calls import ToolResult
 from ayder_cli.errors import ToolError
-from ayder_cli.tools.base import ToolContext, ToolSpec
+from ayder_cli.tools.base import OutputWatch, ToolContext, ToolSpec
 from ayder_cli.tools.capture import READ_CHUNK, Capture
 from ayder_cli.tools.deny import check_command, refuse_before_asking
 from ayder_cli.tools.process_groups import group_alive, kill_group, spawn
@@ -34,22 +34,25 @@ def run_shell_command(context: ToolContext, args: dict[str, Any]) -> ToolResult:
     check_command(command, context.shell_deny)
     timeout, notes = _timeout(args.get("timeout_s"), context.shell_timeout_s)
     keep = max(context.max_output_chars - FRAME_ROOM, 200)
+    watch = context.watch(command) if context.watch else None
     process = spawn(command, context.root, subprocess.PIPE, subprocess.PIPE, env=context.env,
                     sandbox=context.sandbox)
     timed_out = leftovers = False
     try:
         streams = {process.stdout: Capture(keep), process.stderr: Capture(keep)}
-        timed_out = _pump(process, streams, time.monotonic() + timeout)
+        timed_out = _pump(process, streams, time.monotonic() + timeout, watch)
         if timed_out or group_alive(process.pid):
             leftovers = not timed_out  # the shell is done, but something it started is still running
             kill_group(process)
-            _pump(process, streams, time.monotonic() + PIPE_GRACE_S)  # what they wrote before they died
+            _pump(process, streams, time.monotonic() + PIPE_GRACE_S, watch)  # what they wrote before they died
     except BaseException:  # Ctrl-C, SIGTERM, SIGHUP: stop everything, then let the caller handle it
         kill_group(process)
         raise
     finally:
         for stream in (process.stdout, process.stderr):
             stream.close()
+        if watch is not None:
+            watch.end()  # also on Ctrl-C: the view leaves the cursor on a fresh line
     out, err = streams[process.stdout], streams[process.stderr]
     if leftovers:
         notes.append("note: processes it left running in the background were stopped; "
@@ -79,19 +82,23 @@ def _timeout(requested: float | None, limit: float) -> tuple[float, list[str]]:
     return requested, []
 
 
-def _pump(process: subprocess.Popen, streams: dict[Any, Capture], deadline: float) -> bool:
+def _pump(process: subprocess.Popen, streams: dict[Any, Capture], deadline: float,
+          watch: OutputWatch | None = None) -> bool:
     """Read both pipes until the shell has exited and they are closed; True if the deadline came first.
 
     Once the shell has exited, pipes still held open by something it started are
-    read for at most PIPE_GRACE_S more.
+    read for at most PIPE_GRACE_S more. `watch` sees each chunk as it is read.
     """
     selector = selectors.DefaultSelector()
+    number = {stream: index for index, stream in enumerate(streams, start=1)}  # stdout 1, stderr 2
     for stream in streams:
         if not stream.closed:
             selector.register(stream, selectors.EVENT_READ)
     exited_at = None
     try:
         while True:
+            if watch is not None:
+                watch.tick()
             now = time.monotonic()
             if process.poll() is not None:
                 exited_at = exited_at or now
@@ -107,6 +114,8 @@ def _pump(process: subprocess.Popen, streams: dict[Any, Capture], deadline: floa
                 data = os.read(key.fd, READ_CHUNK)
                 if data:
                     streams[key.fileobj].add(data)
+                    if watch is not None:
+                        watch.output(number[key.fileobj], data)
                 else:
                     selector.unregister(key.fileobj)
     finally:

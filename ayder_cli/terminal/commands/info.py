@@ -26,7 +26,7 @@ def _exit(context: CommandContext, args: str) -> CommandResult:
     return CommandResult.EXIT
 
 
-@command("verbose", help="toggle request details on stderr")
+@command("verbose", help="toggle request details and every line of commands on stderr")
 def _verbose(context: CommandContext, args: str) -> None:
     context.console.verbose = not context.console.verbose
     context.console.info(f"verbose {'on' if context.console.verbose else 'off'}")
