@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ayder_cli.terminal.confirm import key_fd, painter, read_key, tty_opener, visible
+from ayder_cli.terminal.confirm import painter, tty_opener, visible, yes_or_no
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.terminal.style import BOLD, YELLOW
 
@@ -22,15 +22,7 @@ def checks_asker(environment: Environment) -> Callable[[tuple[str, ...]], bool |
             paint = painter(not environment.no_color)
             lines = [paint("The config names checks to run after the model changes files:", BOLD, YELLOW)]
             lines += [f"  {visible(command)}" for command in commands]
-            writer.write("\n".join(lines) + "\n" + paint(QUESTION, BOLD))
-            writer.flush()
-            fd = key_fd(reader)
-            if fd is None:
-                answer = reader.readline()
-            else:
-                answer, _ = read_key(fd)
-                writer.write(f"{visible(answer.strip(), 10) or 'n'}\n")
-            writer.flush()
-            return answer.strip().lower() in ("y", "yes")
+            writer.write("\n".join(lines) + "\n")
+            return yes_or_no(reader, writer, paint(QUESTION, BOLD))
 
     return ask

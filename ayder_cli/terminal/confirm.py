@@ -260,6 +260,21 @@ def read_key(fd: int) -> tuple[str, str]:
     return text[0], rest
 
 
+def yes_or_no(reader: IO[str], writer: IO[str], question: str) -> bool:
+    """`question` written, one key read (a line where the reader is no terminal) and echoed: True for y.
+    Enter, Ctrl-D or any other key is no."""
+    writer.write(question)
+    writer.flush()
+    fd = key_fd(reader)
+    if fd is None:
+        answer = reader.readline()
+    else:
+        answer, _ = read_key(fd)
+        writer.write(f"{visible(answer.strip(), 10) or 'n'}\n")
+    writer.flush()
+    return answer.strip().lower() in ("y", "yes")
+
+
 def painter(color: bool) -> Callable[..., str]:
     def paint(text: str, *styles: str) -> str:
         return "".join(styles) + text + RESET if color and styles else text

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable
 
-from ayder_cli.terminal.confirm import key_fd, painter, read_key, tty_opener, visible
+from ayder_cli.terminal.confirm import painter, tty_opener, visible, yes_or_no
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.terminal.style import BOLD, YELLOW
 
@@ -24,16 +24,7 @@ def trust_asker(environment: Environment) -> Callable[[Path, Path, dict[str, Any
             reader, writer = streams
             paint = painter(not environment.no_color)
             writer.write(describe(root, path, asked, paint))
-            writer.write(paint(QUESTION, BOLD))
-            writer.flush()
-            fd = key_fd(reader)
-            if fd is None:
-                answer = reader.readline()
-            else:
-                answer, _ = read_key(fd)
-                writer.write(f"{visible(answer.strip(), 10) or 'n'}\n")
-            writer.flush()
-            return answer.strip().lower() in ("y", "yes")
+            return yes_or_no(reader, writer, paint(QUESTION, BOLD))
 
     return ask
 

@@ -11,7 +11,7 @@ from ayder_cli.setup.project_trust import remember_written
 from ayder_cli.setup.verify_proposals import propose_checks
 from ayder_cli.storage.project_config import (ProjectConfigError, project_config_path, read_project_config,
                                                set_project_value)
-from ayder_cli.terminal.confirm import key_fd, painter, read_key, visible
+from ayder_cli.terminal.confirm import painter, visible, yes_or_no
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.style import BOLD
 
@@ -66,15 +66,4 @@ def _current_verify(root: Path) -> list[str]:
 
 
 def _yes(console: Console, question: str) -> bool:
-    """One key on the terminal (no Enter needed); Enter, Ctrl-D or anything but y is no."""
-    environment = console.environment
-    console.err.write(painter(console.color)(question, BOLD))
-    console.err.flush()
-    fd = key_fd(environment.stdin)
-    if fd is None:
-        answer = environment.stdin.readline()
-    else:
-        answer, _ = read_key(fd)
-        console.err.write(f"{visible(answer.strip(), 10) or 'n'}\n")
-    console.err.flush()
-    return answer.strip().lower() in ("y", "yes")
+    return yes_or_no(console.environment.stdin, console.err, painter(console.color)(question, BOLD))
