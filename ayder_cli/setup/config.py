@@ -17,10 +17,11 @@ TOOL_GROUPS = tuple(GROUPS)  # in the order they are offered
 
 # What a project's own .ayder/config.json sets only once the user trusts the project: what sends a
 # key somewhere or runs code. "tools.shell_deny" is a part of `tools`; the sandbox keys arrive with
-# the sandbox. Each later key of that kind (mcp_servers) joins here.
+# the sandbox; mcp_servers starts programs. Each later key of that kind joins here.
 NEEDS_TRUST = frozenset({
     "base_url", "provider", "api_key", "api_key_env", "api_key_file", "secret_env", "shell_timeout_s",
     "tools.shell_deny", "sandbox", "sandbox_writable", "sandbox_network", "verify",
+    "mcp_servers",
 })
 
 
@@ -83,6 +84,8 @@ class Config:
     sandbox_network: bool = True  # false: TCP connect and bind refused (Landlock ABI 4 and later)
     # Commands run after a reply that changed files ({files}: those files, quoted); agent/verify.py.
     verify: tuple[str, ...] = ()
+    # MCP servers whose tools are offered (mcp_servers/config.py): {NAME: {command, args, ...} | {url, ...}}.
+    mcp_servers: Mapping[str, Any] = field(default_factory=dict)
     # Where each value came from ("default", a file path, "environment", "flag").
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     # None: the project's config asked for nothing that needs trust.

@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from ayder_cli.errors import ConfigError
 from ayder_cli.llm.providers import PROVIDERS
+from ayder_cli.mcp_servers.config import check_servers
 from ayder_cli.setup.config import KEYS, TOOL_GROUPS
 from ayder_cli.setup.edit_formats import CHOICES as EDIT_FORMATS
 from ayder_cli.spelling import closest
@@ -208,6 +209,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "sandbox_writable": _writable_paths,
     "sandbox_network": _boolean,
     "verify": _commands,
+    "mcp_servers": check_servers,
 }
 assert set(CHECKS) == set(KEYS)
 

@@ -10,6 +10,9 @@ from ayder_cli.agent.conversation import Conversation
 from ayder_cli.agent.loop import ChatLoop
 from ayder_cli.agent.verify import Consent, Verifier
 from ayder_cli.masking import Secrets
+from ayder_cli.mcp_servers.config import secrets_of as mcp_secrets
+from ayder_cli.mcp_servers.config import servers_of
+from ayder_cli.mcp_servers.tools import McpTools, WithMcpTools
 from ayder_cli.setup.config import Config
 from ayder_cli.setup.instructions import environment_note
 from ayder_cli.setup.prompts import compose_system_prompt, load_system_prompt
@@ -46,6 +49,7 @@ class Services:
     settings: Settings  # model, server, config values and system prompt, as commands change them
     secrets: Secrets  # masked in everything printed or saved
     leftovers: threading.Thread | None = None  # removes what killed writes left (tools/leftovers.py)
+    mcp: McpTools | None = None  # the MCP servers of the config, started at the first request
 
     @property
     def processes(self) -> ProcessManager | None:
@@ -56,6 +60,8 @@ class Services:
         """At exit: nothing ayder started keeps running."""
         if self.processes is not None:
             self.processes.kill_all()
+        if self.mcp is not None:
+            self.mcp.close()
         if self.leftovers is not None:
             self.leftovers.join(timeout=1.0)  # a short run still cleans up; a huge project is not waited for
         self.sessions.close()
@@ -76,6 +82,9 @@ def build_services(
     """verify: the --verify commands, the user's own (they replace the config's for this run)."""
     env, cwd = environment.env, environment.cwd
     secrets = secrets_of(config, env)  # as loaded: a server found below gets no key, /provider may give one
+    mcp = _mcp_tools(config, env, console)
+    if mcp is not None:
+        secrets.add(*mcp_secrets(mcp.configs, env))
     config = with_discovered_server(config, env, console, environment.local_servers)
     instructions = (read_instructions(config, environment, root, console) if use_instructions
                     else no_instructions(console))
@@ -103,7 +112,7 @@ def build_services(
         watch=_command_view(console, secrets),  # what a command prints, shown as it runs
     )
     executor = ToolExecutor(
-        default_registry(),
+        default_registry() if mcp is None else WithMcpTools(default_registry(), mcp),
         context,
         permissions=Permissions(set(granted or {"r"})),
         confirmer=TerminalConfirmer.for_environment(console.environment, mask=secrets.mask),
@@ -130,9 +139,23 @@ def build_services(
                         instructions=instructions, config_file=config_file, flags=flags)
     services = Services(environment=environment, root=root, console=console, conversation=conversation, loop=loop,
                         executor=executor, sessions=keeper, settings=settings, secrets=secrets,
-                        leftovers=start_removing_leftovers(root))
+                        leftovers=start_removing_leftovers(root), mcp=mcp)
     conversation.on_message = keeper.record
     return services
+
+
+def _mcp_tools(config: Config, env, console: Console) -> McpTools | None:
+    """The config's MCP servers (none: None, and the SDK is never imported); started at the first request."""
+    if not config.mcp_servers:
+        return None
+    from ayder_cli.mcp_servers.adapter import McpHub, require_sdk  # not the SDK itself: that waits for a start
+
+    require_sdk()
+
+    def hub():
+        return McpHub(env)
+
+    return McpTools(servers_of(config.mcp_servers), hub, say=console.notice, log=console.log)
 
 
 def _command_view(console: Console, secrets: Secrets):

@@ -108,6 +108,7 @@ ALLOWED = {
     "intents": {"leaves"},
     "llm": {"leaves"},
     "tools": {"leaves", "storage"},
+    "mcp_servers": {"leaves", "storage", "tools"},  # setup/services.py wires it in
 }
 
 
@@ -128,6 +129,13 @@ def test_nothing_below_the_modes_imports_a_mode_or_the_command():
                     if kind(source) not in {"modes", "cli", "__main__", "leaves"}
                     for target in targets if kind(target) in {"modes", "cli"})
     assert upward == []
+
+
+def test_only_the_mcp_adapter_imports_the_mcp_sdk():
+    # The SDK is an optional extra (pip install 'ayder[mcp]') and heavy: one module loads it, late.
+    importing = sorted(name for name, path in modules().items()
+                       if re.search(r"^\s*(from mcp[ .]|import mcp\b)", path.read_text(encoding="utf-8"), re.M))
+    assert importing in ([], ["ayder_cli.mcp_servers.adapter"]), importing
 
 
 PROVIDER_COMPARISON = re.compile(r"""[!=]=\s*["'](?:ollama|openai)["']|["'](?:ollama|openai)["']\s*[!=]=""")

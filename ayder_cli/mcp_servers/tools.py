@@ -1,0 +1,144 @@
+"""The MCP servers' tools as ToolSpecs: a registry that holds the built-in tools and, from the first
+time the tools are listed for a request, the servers' too (started then, not before the prompt).
+
+Each MCP tool is named SERVER__TOOL and runs through the ToolExecutor like a built-in one: its
+arguments are checked against the server's input schema, it needs the server's permission ("x"
+unless the user's config says "r"; a server's own readOnlyHint never lowers it), it is confirmed
+showing server, tool and arguments, it has a time limit, and its output is capped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any, Callable, Mapping
+
+from ayder_cli.calls import ToolResult
+from ayder_cli.errors import ToolError
+from ayder_cli.mcp_servers.config import ServerConfig
+from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolSpec
+
+MAX_NAME = 64  # what OpenAI-compatible servers accept as a function name
+MAX_DESCRIPTION = 1024  # sent with every request: a server's long prose is cut
+UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def tool_name(server: str, tool: str, taken: set[str]) -> str:
+    """SERVER__TOOL in [A-Za-z0-9_-], at most 64 characters; a short hash of the original when the
+    name is too long or another tool already has it."""
+    name = UNSAFE.sub("_", f"{server}__{tool}")
+    if len(name) <= MAX_NAME and name not in taken:
+        return name
+    digest = hashlib.sha256(f"{server}__{tool}".encode()).hexdigest()[:8]
+    return f"{name[: MAX_NAME - 9]}_{digest}"
+
+
+def result_text(result: Any) -> ToolResult:
+    """An MCP CallToolResult as a ToolResult: text parts joined, anything else one line each."""
+    parts = []
+    for item in getattr(result, "content", None) or ():
+        kind = getattr(item, "type", "")
+        if kind == "text":
+            parts.append(item.text)
+        elif kind in ("image", "audio"):
+            size = len(getattr(item, "data", "") or "") * 3 // 4
+            parts.append(f"[{kind}: {getattr(item, 'mimeType', None) or getattr(item, 'mime_type', '?')}, "
+                         f"{size:,} bytes, not shown]")
+        elif kind == "resource":
+            resource = item.resource
+            text = getattr(resource, "text", None)
+            parts.append(text if isinstance(text, str) else f"[resource: {resource.uri}, not shown]")
+        elif kind == "resource_link":
+            parts.append(f"[resource link: {getattr(item, 'uri', '?')}]")
+        else:
+            parts.append(f"[{kind or 'unknown'} content, not shown]")
+    structured = getattr(result, "structured_content", None) or getattr(result, "structuredContent", None)
+    if not parts and structured is not None:
+        parts.append(json.dumps(structured, ensure_ascii=False, indent=1))
+    text = "\n".join(parts)
+    if getattr(result, "is_error", None) or getattr(result, "isError", False):
+        return ToolResult.failure(text or "the tool reported an error and said nothing more")
+    return ToolResult(ok=True, output=text, summary=f"{len(text):,} characters")
+
+
+class McpTools:
+    """The servers of the config, started at the first listing of the tools, and their ToolSpecs."""
+
+    def __init__(self, servers: Mapping[str, ServerConfig], hub_factory: Callable[[], Any],
+                 say: Callable[[str], None], log: Callable[[str], None]) -> None:
+        self.configs = servers
+        self.hub_factory = hub_factory  # adapter.McpHub(env): imported at the first start
+        self.say = say  # one line to the user (a server that failed or stopped)
+        self.log = log  # -v
+        self.hub: Any = None
+        self.specs: list[ToolSpec] = []
+        self._said_gone: set[str] = set()
+
+    def ensure_started(self, taken: set[str]) -> None:
+        if self.hub is not None:
+            return
+        self.hub = self.hub_factory()
+        self.hub.start(list(self.configs.values()), self.say)
+        names = set(taken)
+        for server in self.hub.servers.values():
+            if server.gone:
+                continue
+            for tool in server.tools:
+                if server.config.offers(tool.name):
+                    spec = self._spec(server.config, tool, tool_name(server.config.name, tool.name, names))
+                    names.add(spec.name)
+                    self.specs.append(spec)
+        running = sum(1 for server in self.hub.servers.values() if not server.gone)
+        self.log(f"MCP: {running} of {len(self.configs)} servers running, {len(self.specs)} tools")
+
+    def close(self) -> None:
+        if self.hub is not None:
+            self.hub.close()
+
+    def _spec(self, config: ServerConfig, tool: Any, name: str) -> ToolSpec:
+        schema = getattr(tool, "input_schema", None) or getattr(tool, "inputSchema", None) or {}
+        schema = {"type": "object", "properties": {}, **schema}
+        description = f"[MCP server {config.name}] {tool.description or tool.name}"[:MAX_DESCRIPTION]
+        return ToolSpec(name=name, description=description, parameters=schema, permission=config.permission,
+                        run=self._runner(config, tool.name))
+
+    def _runner(self, config: ServerConfig, tool: str) -> Callable[[ToolContext, dict[str, Any]], ToolResult]:
+        from ayder_cli.mcp_servers.adapter import ServerGone
+
+        def run(context: ToolContext, arguments: dict[str, Any]) -> ToolResult:
+            limit = config.tool_timeout_s or context.tool_timeout_s
+            try:
+                return result_text(self.hub.call(config.name, tool, arguments, limit))
+            except TimeoutError:
+                raise ToolError(f"MCP server {config.name} did not answer {tool} within {limit:g} s "
+                                "(tool_timeout_s)") from None
+            except ServerGone as exc:
+                if config.name not in self._said_gone:
+                    self._said_gone.add(config.name)
+                    self.say(f"MCP server {config.name}: {exc}; its tools fail from now on")
+                raise ToolError(f"MCP server {config.name} is not running ({exc}); do not call its tools "
+                                "again") from None
+
+        return run
+
+
+class WithMcpTools(ToolRegistry):
+    """The built-in tools, then the MCP servers' (listing them starts the servers once)."""
+
+    def __init__(self, builtin: ToolRegistry, mcp: McpTools) -> None:
+        super().__init__(builtin.specs())
+        self.mcp = mcp
+
+    def specs(self) -> list[ToolSpec]:
+        self.mcp.ensure_started(set(self._specs))
+        return [*self._specs.values(), *self.mcp.specs]
+
+    def names(self) -> list[str]:
+        return [spec.name for spec in self.specs()]
+
+    def get(self, name: str) -> ToolSpec | None:
+        found = self._specs.get(name)
+        if found is not None:
+            return found
+        return next((spec for spec in self.specs() if spec.name == name), None)

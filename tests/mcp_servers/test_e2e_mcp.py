@@ -1,0 +1,196 @@
+"""MCP servers as tools, end to end through the real `ayder`: the servers of the user's config start at
+the first request, their tools are offered (natively and as text) and run through the ToolExecutor
+(permission, time limit, errors), a server that fails or dies is said once, and none outlives the run."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from support.fakellm import Reply
+from support.files import write_json
+from support.harness import server_args
+
+pytest.importorskip("mcp")
+
+TOY = str(Path(__file__).with_name("toy_server.py"))
+TOKEN = "toy-token-0123456789abcdef"
+
+
+def toy(pids: Path, **more) -> dict:
+    return {"command": sys.executable, "args": [TOY], "env": {"TOY_PID_FILE": str(pids), **more.pop("env", {})},
+            **more}
+
+
+def user_config(isolated_env, data: dict) -> Path:
+    path = write_json(isolated_env / ".config" / "ayder" / "config.json", data)
+    path.chmod(0o600)
+    return path
+
+
+def messages(request) -> list[dict]:
+    return request["body"]["messages"]
+
+
+def tool_names(request) -> list[str]:
+    return [tool["function"]["name"] for tool in request["body"].get("tools", [])]
+
+
+def tool_results(request) -> str:
+    """What the tools answered, as the model reads them in the request."""
+    return "\n".join(str(m.get("content")) for m in messages(request) if m["role"] in ("tool", "user"))
+
+
+def started(pids: Path) -> list[int]:
+    return [int(line) for line in pids.read_text().split()] if pids.exists() else []
+
+
+def assert_all_gone(pids: list[int]) -> None:
+    deadline = time.monotonic() + 5  # a stopped process may take a moment to be reaped
+    while time.monotonic() < deadline and any(_running(pid) for pid in pids):
+        time.sleep(0.05)
+    assert [pid for pid in pids if _running(pid)] == []
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as file:
+            return file.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_native_calls_reach_the_model_and_no_server_outlives_the_run(fake, run_ayder, isolated_env, tmp_path):
+    pids = tmp_path / "pids"
+    user_config(isolated_env, {"mcp_servers": {
+        "toy": toy(pids, permission="r", env={"TOY_TOKEN": "${MY_TOY_TOKEN}"}),
+        "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]},
+    }})
+    fake.queue(Reply.calling("toy__echo", {"text": "hello"}),
+               Reply.calling("time__get_current_time", {"timezone": "UTC"}),
+               Reply.calling("toy__fail", {}),
+               Reply(text=f"done {TOKEN}"))
+
+    result = run_ayder(*server_args(fake, "openai"), "-v", "use the tools", env={"MY_TOY_TOKEN": TOKEN})
+
+    assert result.returncode == 0, result.stderr
+    requests = fake.chat_requests()
+    assert {"toy__echo", "toy__slow", "toy__fail", "toy__crash", "time__get_current_time"} <= set(
+        tool_names(requests[0]))
+    assert "MCP: 2 of 2 servers running, 6 tools" in result.stderr
+    assert "toy says: hello" in tool_results(requests[1])
+    # The time server's tools need -x (the default permission, whatever its readOnlyHint says): no terminal.
+    assert "denied: time__get_current_time needs execute permission" in tool_results(requests[2])
+    # isError: a failed result (mcp 2.x servers keep the exception's text to themselves)
+    assert "error: Error executing tool fail" in tool_results(requests[3])
+    assert TOKEN not in result.stdout and "done ***" in result.stdout  # a ${VAR} of a server's env is a secret
+    assert len(started(pids)) == 1
+    assert_all_gone(started(pids))
+
+
+def test_text_format_calls_are_taught_and_run(fake, run_ayder, isolated_env, tmp_path):
+    pids = tmp_path / "pids"
+    user_config(isolated_env, {"native_tools": "off", "mcp_servers": {"toy": toy(pids, permission="r")}})
+    fake.queue(Reply(text='[CALL] toy__echo {"text": "as text"}'), Reply(text="Echoed."))
+
+    result = run_ayder(*server_args(fake, "ollama"), "echo it")
+
+    assert result.returncode == 0, result.stderr
+    first, second = fake.chat_requests()
+    assert "tools" not in first["body"]
+    assert "toy__echo(text)" in messages(first)[0]["content"]
+    assert "toy says: as text" in tool_results(second)
+    assert_all_gone(started(pids))
+
+
+def test_a_server_that_does_not_start_is_said_once_and_the_run_goes_on(fake, run_ayder, isolated_env, tmp_path):
+    pids = tmp_path / "pids"
+    user_config(isolated_env, {"mcp_servers": {
+        "missing": {"command": str(tmp_path / "no-such-server")},
+        "silent": toy(pids, env={"TOY_HANG": "1"}, startup_timeout_s=0.5),
+        "toy": toy(pids, permission="r"),
+    }})
+    fake.queue(Reply.calling("toy__echo", {"text": "still here"}), Reply(text="ok"))
+
+    result = run_ayder(*server_args(fake, "ollama"), "go")
+
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("MCP server missing did not start") == 1
+    assert "MCP server silent did not start: no answer within 0.5 s (startup_timeout_s)" in result.stderr
+    assert not any(name.startswith(("missing__", "silent__")) for name in tool_names(fake.chat_requests()[0]))
+    assert "toy says: still here" in tool_results(fake.chat_requests()[1])
+    assert_all_gone(started(pids))
+
+
+def test_a_server_that_dies_mid_call_is_said_once_and_its_tools_then_fail(fake, run_ayder, isolated_env, tmp_path):
+    pids = tmp_path / "pids"
+    user_config(isolated_env, {"mcp_servers": {"toy": toy(pids, permission="r")}})
+    fake.queue(Reply.calling("toy__crash", {}), Reply.calling("toy__echo", {"text": "anyone?"}), Reply(text="gone"))
+
+    result = run_ayder(*server_args(fake, "ollama"), "crash it")
+
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("MCP server toy: it stopped") == 1
+    after = fake.chat_requests()
+    assert "MCP server toy is not running" in tool_results(after[1])
+    assert "MCP server toy is not running" in tool_results(after[2]).split("anyone?", 1)[-1]
+    assert_all_gone(started(pids))
+
+
+def test_a_slow_tool_stops_at_its_time_limit(fake, run_ayder, isolated_env, tmp_path):
+    pids = tmp_path / "pids"
+    user_config(isolated_env, {"mcp_servers": {"toy": toy(pids, permission="r", tool_timeout_s=0.5)}})
+    fake.queue(Reply.calling("toy__slow", {"seconds": 30}), Reply.calling("toy__slow", {"seconds": "soon"}),
+               Reply(text="ok"))
+
+    result = run_ayder(*server_args(fake, "ollama"), "wait")
+
+    assert result.returncode == 0, result.stderr
+    after = fake.chat_requests()
+    assert "MCP server toy did not answer slow within 0.5 s (tool_timeout_s)" in tool_results(after[1])
+    assert "toy__slow: " in tool_results(after[2]) and "number" in tool_results(after[2])  # the server's schema
+    assert_all_gone(started(pids))
+
+
+def test_an_untrusted_project_config_starts_no_server(fake, run_ayder, project, tmp_path):
+    pids = tmp_path / "pids"
+    write_json(project / ".ayder" / "config.json", {"mcp_servers": {"toy": toy(pids, permission="r")}})
+    fake.queue(Reply(text="hi"))
+
+    result = run_ayder(*server_args(fake, "ollama"), "hi")
+
+    assert result.returncode == 0, result.stderr
+    assert "mcp_servers ignored, the project is not trusted" in result.stderr
+    assert not any(name.startswith("toy__") for name in tool_names(fake.chat_requests()[0]))
+    assert started(pids) == []
+
+
+def test_servers_without_the_sdk_installed_are_one_clear_error(fake, run_ayder, isolated_env, tmp_path,
+                                                               monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "mcp" else real(name, *a))
+    user_config(isolated_env, {"mcp_servers": {"toy": toy(tmp_path / "pids")}})
+
+    result = run_ayder(*server_args(fake, "ollama"), "hi")
+
+    assert result.returncode != 0
+    assert "pip install 'ayder[mcp]'" in result.stderr
+    assert len(result.stderr.strip().splitlines()) <= 2, result.stderr
+    assert fake.chat_requests() == []
+
+
+def test_bad_server_config_is_one_clear_error(fake, run_ayder, isolated_env):
+    user_config(isolated_env, {"mcp_servers": {"toy": {"command": "x", "url": "http://localhost:1/mcp"}}})
+
+    result = run_ayder(*server_args(fake, "ollama"), "hi")
+
+    assert result.returncode != 0
+    assert 'needs exactly one of "command" (stdio) or "url"' in result.stderr
+    assert json.dumps("x") not in result.stdout and fake.chat_requests() == []
+    assert os.environ.get("MY_TOY_TOKEN") is None
