@@ -109,6 +109,8 @@ class McpHub:
 
     async def _start(self, server: Server) -> None:
         ready = asyncio.get_running_loop().create_future()
+        # Its failure may come after the wait gave up: retrieved here, so asyncio logs nothing to the terminal.
+        ready.add_done_callback(lambda done: done.cancelled() or done.exception())
         server.stop = asyncio.Event()
         server.task = asyncio.create_task(self._hold(server, ready))
         try:
@@ -131,8 +133,10 @@ class McpHub:
                     ready.set_result(None)
                     await server.stop.wait()
         except BaseException as exc:
-            if not ready.done():
-                ready.set_exception(exc if isinstance(exc, Exception) else RuntimeError("cancelled"))
+            if not ready.done() and isinstance(exc, Exception):
+                ready.set_exception(exc)
+            elif not ready.done():
+                ready.cancel()
             elif not server.gone and isinstance(exc, Exception):
                 server.gone = f"it stopped ({_reason(exc) or 'connection closed'})"
             if not isinstance(exc, Exception):

@@ -92,6 +92,10 @@ class McpTools:
         running = sum(1 for server in self.hub.servers.values() if not server.gone)
         self.log(f"MCP: {running} of {len(self.configs)} servers running, {len(self.specs)} tools")
 
+    def registry(self, builtin: ToolRegistry) -> ToolRegistry:
+        """The built-in tools and, once listed, these."""
+        return WithMcpTools(builtin, self)
+
     def close(self) -> None:
         if self.hub is not None:
             self.hub.close()

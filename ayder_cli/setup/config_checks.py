@@ -12,7 +12,6 @@ from typing import Any, Callable
 
 from ayder_cli.errors import ConfigError
 from ayder_cli.llm.providers import PROVIDERS
-from ayder_cli.mcp_servers.config import check_servers
 from ayder_cli.setup.config import KEYS, TOOL_GROUPS
 from ayder_cli.setup.edit_formats import CHOICES as EDIT_FORMATS
 from ayder_cli.spelling import closest
@@ -170,6 +169,12 @@ def _commands(value: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(v.strip() for v in value))
 
 
+def _mcp_servers(value: Any) -> dict[str, Any]:
+    from ayder_cli.mcp_servers.config import check_servers  # only a config that names servers loads it
+
+    return check_servers(value)
+
+
 CHECKS: dict[str, Callable[[Any], Any]] = {
     "provider": _text(choices=tuple(PROVIDERS)),
     "base_url": _url,
@@ -209,7 +214,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "sandbox_writable": _writable_paths,
     "sandbox_network": _boolean,
     "verify": _commands,
-    "mcp_servers": check_servers,
+    "mcp_servers": _mcp_servers,
 }
 assert set(CHECKS) == set(KEYS)
 

@@ -5,14 +5,12 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.agent.loop import ChatLoop
 from ayder_cli.agent.verify import Consent, Verifier
 from ayder_cli.masking import Secrets
-from ayder_cli.mcp_servers.config import secrets_of as mcp_secrets
-from ayder_cli.mcp_servers.config import servers_of
-from ayder_cli.mcp_servers.tools import McpTools, WithMcpTools
 from ayder_cli.setup.config import Config
 from ayder_cli.setup.instructions import environment_note
 from ayder_cli.setup.prompts import compose_system_prompt, load_system_prompt
@@ -33,6 +31,9 @@ from ayder_cli.tools.deny import DEFAULT_SHELL_DENY
 from ayder_cli.tools.executor import Permissions, ToolExecutor, ToolPolicy
 from ayder_cli.tools.leftovers import start_removing_leftovers
 from ayder_cli.tools.sandbox import Sandbox
+
+if TYPE_CHECKING:
+    from ayder_cli.mcp_servers.tools import McpTools
 
 
 @dataclass
@@ -82,9 +83,7 @@ def build_services(
     """verify: the --verify commands, the user's own (they replace the config's for this run)."""
     env, cwd = environment.env, environment.cwd
     secrets = secrets_of(config, env)  # as loaded: a server found below gets no key, /provider may give one
-    mcp = _mcp_tools(config, env, console)
-    if mcp is not None:
-        secrets.add(*mcp_secrets(mcp.configs, env))
+    mcp = _mcp_tools(config, env, console, secrets)
     config = with_discovered_server(config, env, console, environment.local_servers)
     instructions = (read_instructions(config, environment, root, console) if use_instructions
                     else no_instructions(console))
@@ -112,7 +111,7 @@ def build_services(
         watch=_command_view(console, secrets),  # what a command prints, shown as it runs
     )
     executor = ToolExecutor(
-        default_registry() if mcp is None else WithMcpTools(default_registry(), mcp),
+        default_registry() if mcp is None else mcp.registry(default_registry()),
         context,
         permissions=Permissions(set(granted or {"r"})),
         confirmer=TerminalConfirmer.for_environment(console.environment, mask=secrets.mask),
@@ -144,18 +143,23 @@ def build_services(
     return services
 
 
-def _mcp_tools(config: Config, env, console: Console) -> McpTools | None:
-    """The config's MCP servers (none: None, and the SDK is never imported); started at the first request."""
+def _mcp_tools(config: Config, env, console: Console, secrets: Secrets) -> McpTools | None:
+    """The config's MCP servers, started at the first request; None without any (nothing of MCP is loaded)."""
     if not config.mcp_servers:
         return None
     from ayder_cli.mcp_servers.adapter import McpHub, require_sdk  # not the SDK itself: that waits for a start
+    from ayder_cli.mcp_servers.config import secrets_of as mcp_secrets
+    from ayder_cli.mcp_servers.config import servers_of
+    from ayder_cli.mcp_servers.tools import McpTools
 
     require_sdk()
+    servers = servers_of(config.mcp_servers)
+    secrets.add(*mcp_secrets(servers, env))  # the ${VAR} values of their env and headers
 
     def hub():
         return McpHub(env)
 
-    return McpTools(servers_of(config.mcp_servers), hub, say=console.notice, log=console.log)
+    return McpTools(servers, hub, say=console.notice, log=console.log)
 
 
 def _command_view(console: Console, secrets: Secrets):
