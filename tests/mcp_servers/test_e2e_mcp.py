@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -153,6 +154,24 @@ def test_a_slow_tool_stops_at_its_time_limit(fake, run_ayder, isolated_env, tmp_
     after = fake.chat_requests()
     assert "MCP server toy did not answer slow within 0.5 s (tool_timeout_s)" in tool_results(after[1])
     assert "toy__slow: " in tool_results(after[2]) and "number" in tool_results(after[2])  # the server's schema
+    assert_all_gone(started(pids))
+
+
+def test_sigterm_during_a_call_stops_the_server_too(fake, spawn_ayder, isolated_env, tmp_path):
+    pids, mark = tmp_path / "pids", tmp_path / "slow-started"
+    user_config(isolated_env, {"mcp_servers": {"toy": toy(pids, permission="r", env={"TOY_SLOW_MARK": str(mark)})}})
+    fake.queue(Reply.calling("toy__slow", {"seconds": 60}))
+
+    ayder = spawn_ayder(*server_args(fake, "ollama"), "wait long")
+    deadline = time.monotonic() + 30  # a guard against a hang, not a timing
+    while not mark.exists() and ayder.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert mark.exists(), ayder.stderr.read().decode() if ayder.poll() is not None else "no call started"
+    ayder.send_signal(signal.SIGTERM)
+    _, stderr = ayder.communicate(timeout=30)
+
+    assert ayder.returncode == 143, stderr.decode()
+    assert len(started(pids)) == 1
     assert_all_gone(started(pids))
 
 

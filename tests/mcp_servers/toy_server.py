@@ -23,6 +23,9 @@ def echo(text: str) -> str:
 @server.tool()
 def slow(seconds: float) -> str:
     """Wait that long, then answer."""
+    if os.environ.get("TOY_SLOW_MARK"):
+        with open(os.environ["TOY_SLOW_MARK"], "w", encoding="utf-8") as file:
+            file.write("waiting\n")
     time.sleep(seconds)
     return "slow done"
 
