@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -155,6 +157,41 @@ def test_a_slow_tool_stops_at_its_time_limit(fake, run_ayder, isolated_env, tmp_
     assert "MCP server toy did not answer slow within 0.5 s (tool_timeout_s)" in tool_results(after[1])
     assert "toy__slow: " in tool_results(after[2]) and "number" in tool_results(after[2])  # the server's schema
     assert_all_gone(started(pids))
+
+
+@pytest.fixture
+def toy_over_http():
+    """The toy server on streamable HTTP at a free loopback port -> its URL."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    code = f"import toy_server; toy_server.server.run('streamable-http', host='127.0.0.1', port={port})"
+    server = subprocess.Popen([sys.executable, "-c", code], cwd=Path(TOY).parent, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30  # a guard against a hang, not a timing
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        server.kill()
+        server.wait()
+
+
+def test_a_server_over_http_with_a_header_from_the_environment(fake, run_ayder, isolated_env, toy_over_http):
+    user_config(isolated_env, {"mcp_servers": {"web": {"url": toy_over_http, "permission": "r",
+                                                       "headers": {"Authorization": "Bearer ${WEB_TOKEN}"}}}})
+    fake.queue(Reply.calling("web__echo", {"text": "over http"}), Reply(text=f"sent {TOKEN}"))
+
+    result = run_ayder(*server_args(fake, "ollama"), "echo", env={"WEB_TOKEN": TOKEN})
+
+    assert result.returncode == 0, result.stderr
+    assert "toy says: over http" in tool_results(fake.chat_requests()[1])
+    assert result.stdout == "sent ***\n"
 
 
 def test_sigterm_during_a_call_stops_the_server_too(fake, spawn_ayder, isolated_env, tmp_path):
