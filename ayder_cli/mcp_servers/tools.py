@@ -79,7 +79,12 @@ class McpTools:
         if self.hub is not None:
             return
         self.hub = self.hub_factory()
-        self.hub.start(list(self.configs.values()), self.say)
+        try:
+            self.hub.start(list(self.configs.values()), self.say)
+        except BaseException:  # Ctrl-C while they start: those started are stopped, the next request tries again
+            hub, self.hub = self.hub, None
+            hub.close()
+            raise
         names = set(taken)
         for server in self.hub.servers.values():
             if server.gone:
