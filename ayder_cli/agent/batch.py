@@ -1,4 +1,4 @@
-"""Batch: the tool calls of one reply, found in it together, run in order and answered together.
+"""Batch: the tool calls of one reply, found in it together, run in order (reads side by side) and answered together.
 
 A reply's calls are its native tool_calls if it has any, else the calls written
 in its text. Every call gets exactly one result (or all of them one refusal),
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from ayder_cli.agent.callbacks import Callbacks
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.agent.repeats import RepeatGuard
+from ayder_cli.agent.side_by_side import run_calls
 from ayder_cli.calls import ToolCall, ToolResult, describe
 from ayder_cli.intents import parse
 from ayder_cli.intents.dialects.edit_blocks import SEARCH
@@ -82,7 +83,7 @@ class Batch:
             callbacks.on_notice(f"the model repeated {self.described()}; not run again, it gets the earlier result")
             results, interrupted = repeats.replay(self.calls), False
         else:
-            results, interrupted = _execute(self.calls, executor, callbacks)
+            results, interrupted = run_calls(self.calls, executor, callbacks)  # reads side by side
         repeats.remember(self.calls, results)
         return results, interrupted
 
@@ -95,26 +96,6 @@ class Batch:
         after them found."""
         notes = ([correction(self.errors)] if self.errors else []) + list(checks)
         conversation.add_results(self.calls, results, self.native, notes)
-
-
-def _execute(calls: list[ToolCall], executor: ToolExecutor, callbacks: Callbacks) -> tuple[list[ToolResult], bool]:
-    """Run the calls in order; Ctrl-C stops the rest (they get no result here) -> (results, interrupted)."""
-    results: list[ToolResult] = []
-    for call in calls:
-        if call.error is not None:
-            results.append(ToolResult.failure(f"not run: {call.error}"))
-            continue
-        callbacks.on_tool_start(call)
-        try:
-            result = executor.run(call)
-        except KeyboardInterrupt:
-            result = ToolResult.failure("interrupted by the user")
-            callbacks.on_tool_done(call, result)
-            results.append(result)
-            return results, True
-        callbacks.on_tool_done(call, result)
-        results.append(result)
-    return results, False
 
 
 def correction(errors: list[str]) -> str:

@@ -201,6 +201,23 @@ class ToolExecutor:
         return [spec.schema() for spec in self.offered()]
 
     def run(self, call: ToolCall) -> ToolResult:
+        prepared = self.prepare(call)
+        if isinstance(prepared, ToolResult):
+            return prepared
+        spec, arguments = prepared
+        return execute(spec, self.context, arguments)
+
+    def reads_unasked(self, call: ToolCall) -> bool:
+        """The call only reads (its tool's permission letter is r) and runs without a question: it may
+        run side by side with other such calls of the same reply (agent/side_by_side.py)."""
+        spec = self.registry.get(call.name)
+        if call.error is not None or spec is None or spec.permission != "r" or not self.policy.runs(spec, call):
+            return False
+        return self.permissions.allows(spec.permission) or spec.name in self.always
+
+    def prepare(self, call: ToolCall) -> tuple[ToolSpec, dict[str, Any]] | ToolResult:
+        """Every stage but execute -> (spec, arguments) to run, or the result that ends the call here.
+        On the caller's thread, in call order: the counters and the questions are not shared with threads."""
         spec = self.registry.get(call.name)
         if spec is None or not self.policy.runs(spec, call):
             return ToolResult.failure(self._unknown(call.name))
@@ -217,7 +234,7 @@ class ToolExecutor:
             return ToolResult(ok=False, error=refusal, summary="denied")
         if refusal:
             return ToolResult.failure(refusal)
-        return execute(spec, self.context, arguments)
+        return spec, arguments
 
     def _unknown(self, name: str) -> str:
         names = [spec.name for spec in self.offered()]

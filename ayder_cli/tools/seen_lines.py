@@ -10,6 +10,7 @@ wrote it) is stale: replace_lines refuses and shows the lines as they are now.
 from __future__ import annotations
 
 import difflib
+import threading
 from pathlib import Path
 
 CUT = None  # a line shown cut short (read_file's long-line limit): seen, but not all of it
@@ -21,6 +22,7 @@ MATCH_UP_TO_LINES = 2000  # an edit's changed region longer than this is not mat
 class SeenLines:
     def __init__(self) -> None:
         self._files: dict[Path, dict[int, str | None]] = {}  # path -> line number (from 1) -> text without ending
+        self._lock = threading.Lock()  # read_file calls side by side record what they showed from their threads
 
     def forget(self) -> None:
         """A new session: nothing has been seen."""
@@ -28,9 +30,10 @@ class SeenLines:
 
     def saw(self, path: Path, first: int, texts: list[str | None]) -> None:
         """read_file showed lines first, first+1, ... (CUT for a line shown cut short)."""
-        seen = self._files.setdefault(path, {})
-        for number, text in enumerate(texts, first):
-            seen[number] = text
+        with self._lock:
+            seen = self._files.setdefault(path, {})
+            for number, text in enumerate(texts, first):
+                seen[number] = text
 
     def wrote(self, path: Path, text: str) -> None:
         """The model wrote the whole file: every line is known."""

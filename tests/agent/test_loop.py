@@ -63,8 +63,10 @@ def test_ctrl_c_in_a_tool_stops_the_rest_and_keeps_the_conversation_valid(tmp_pa
         ran.append("never")
         return ToolResult(True, "x")
 
+    # "after" writes: it waits for the call before it (two reads would run side by side, see test_side_by_side.py).
+    after = ToolSpec("after", "test tool", {"type": "object", "properties": {}}, "w", never)
     client = ScriptedClient(native_calls("slow", "after"), [Delta(content="next answer", finish_reason="stop")])
-    loop, recorder = make_loop(client, [tool("slow", interrupted), tool("after", never)], tmp_path)
+    loop, recorder = make_loop(client, [tool("slow", interrupted), after], tmp_path)
     result = loop.run("go")
     assert result.interrupted
     assert ran == ["slow"]  # the second call never started

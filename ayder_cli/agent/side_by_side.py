@@ -1,0 +1,151 @@
+"""Side by side: the calls of one reply that only read and need no question run at the same time.
+
+A call whose tool has the permission letter r, granted without asking, joins the reads next to it;
+any other call (a write, a command, one that asks first) is a barrier: the calls before it finish,
+it runs alone, then the next ones run. At most MAX_AT_ONCE run at once, in a pool made at the first
+group of two. Everything the executor keeps per message (the call caps, the questions) is decided
+on this thread, in call order; only the tools themselves run in the pool. Results and activity
+lines come out in call order: a call finished before an earlier one waits to be shown.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import replace
+from typing import Callable
+
+from ayder_cli.agent.callbacks import Callbacks
+from ayder_cli.calls import ToolCall, ToolResult
+from ayder_cli.tools.executor import ToolExecutor, execute
+
+MAX_AT_ONCE = 4
+INTERRUPTED = "interrupted by the user"
+
+_pool = None
+_pool_lock = threading.Lock()
+
+
+def pool():
+    """The read pool, made when first needed: a session that never reads two files at once has none."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            from concurrent.futures import ThreadPoolExecutor  # not on the start-up path
+            _pool = ThreadPoolExecutor(MAX_AT_ONCE, thread_name_prefix="ayder-read")
+        return _pool
+
+
+def groups(calls: list[ToolCall], executor: ToolExecutor) -> list[list[ToolCall]]:
+    """The calls in order, cut at every barrier: a run of unasked reads is one group, any other call
+    a group of its own. A malformed call runs nothing, so it does not cut a run of reads."""
+    cut: list[list[ToolCall]] = []
+    together = False  # whether the last group takes more reads
+    for call in calls:
+        if call.error is not None or executor.reads_unasked(call):
+            if not together:
+                cut.append([])
+                together = True
+            cut[-1].append(call)
+        else:
+            cut.append([call])
+            together = False
+    return cut
+
+
+def run_calls(calls: list[ToolCall], executor: ToolExecutor, callbacks: Callbacks) -> tuple[list[ToolResult], bool]:
+    """Run the calls, reads side by side -> (results in call order, interrupted). After Ctrl-C the
+    calls not reached get no result, as with one call at a time."""
+    results: list[ToolResult] = []
+    for group in groups(calls, executor):
+        done, interrupted = _run_group(group, executor, callbacks)
+        results.extend(done)
+        if interrupted:
+            return results, True
+    return results, False
+
+
+class _Stop:
+    """The tools' clock, until Ctrl-C: then every deadline of a read still running has passed, so a
+    search or tree walk stops at its next look at the time instead of running on unseen."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.base = clock
+        self.stopped = False
+
+    def clock(self) -> float:
+        return math.inf if self.stopped else self.base()
+
+
+def _run_group(group: list[ToolCall], executor: ToolExecutor,
+               callbacks: Callbacks) -> tuple[list[ToolResult], bool]:
+    if sum(call.error is None for call in group) < 2:  # nothing to overlap: here, as ayder always ran calls
+        return _one_by_one(group, executor, callbacks)
+    # Every stage before execute, here and in order (reads ask nothing); what ends early is the result already.
+    outcomes: list = [ToolResult.failure(f"not run: {call.error}") if call.error is not None
+                      else executor.prepare(call) for call in group]
+    stop = _Stop(executor.context.clock)
+    context = replace(executor.context, clock=stop.clock)
+    outcomes = [outcome if isinstance(outcome, ToolResult) else pool().submit(execute, outcome[0], context, outcome[1])
+                for outcome in outcomes]
+    results: list[ToolResult] = []
+    for index, call in enumerate(group):
+        outcome = outcomes[index]
+        if call.error is not None:  # malformed: no activity line, as before
+            results.append(outcome)
+            continue
+        callbacks.on_tool_start(call)
+        try:
+            result = outcome if isinstance(outcome, ToolResult) else outcome.result()
+        except KeyboardInterrupt:
+            stop.stopped = True
+            for other in outcomes:
+                if not isinstance(other, ToolResult):
+                    other.cancel()  # not started yet: never starts
+            result = ToolResult.failure(INTERRUPTED)
+            callbacks.on_tool_done(call, result)
+            results.append(result)
+            results.extend(_close(group[index + 1:], outcomes[index + 1:], callbacks))
+            return results, True
+        callbacks.on_tool_done(call, result)
+        results.append(result)
+    return results, False
+
+
+def _close(calls: list[ToolCall], outcomes: list, callbacks: Callbacks) -> list[ToolResult]:
+    """After Ctrl-C: a read that had finished keeps its result, the others are marked interrupted;
+    each gets its activity line, so the screen ends where it began."""
+    results = []
+    for call, outcome in zip(calls, outcomes):
+        if isinstance(outcome, ToolResult):
+            result = outcome
+        elif outcome.done() and not outcome.cancelled():
+            result = outcome.result()
+        else:
+            result = ToolResult.failure(INTERRUPTED)
+        if call.error is None:
+            callbacks.on_tool_start(call)
+            callbacks.on_tool_done(call, result)
+        results.append(result)
+    return results
+
+
+def _one_by_one(calls: list[ToolCall], executor: ToolExecutor,
+                callbacks: Callbacks) -> tuple[list[ToolResult], bool]:
+    """One call at a time on this thread; Ctrl-C stops the rest (they get no result here)."""
+    results: list[ToolResult] = []
+    for call in calls:
+        if call.error is not None:
+            results.append(ToolResult.failure(f"not run: {call.error}"))
+            continue
+        callbacks.on_tool_start(call)
+        try:
+            result = executor.run(call)
+        except KeyboardInterrupt:
+            result = ToolResult.failure(INTERRUPTED)
+            callbacks.on_tool_done(call, result)
+            results.append(result)
+            return results, True
+        callbacks.on_tool_done(call, result)
+        results.append(result)
+    return results, False
