@@ -1,0 +1,76 @@
+"""Read-only calls side by side, end to end through the real `ayder`: the reads of one reply run
+together, and still the model gets their results, and the user sees their activity lines, in the
+order of the calls; a write among them waits for the reads before it, and the reads after it see
+what it wrote. (That they overlap is shown by tests/agent/test_side_by_side.py's counter, and how
+much time it saves by benchmarks/side_by_side.py.)"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from support.fakellm import Reply
+from support.harness import server_args
+from support.requests_seen import activity_lines, messages, of_role
+
+FILES = {"a.txt": "alpha\n", "b.txt": "bravo\nbravo\n", "c.txt": "charlie\n" * 3, "d.txt": "delta\n" * 4}
+
+
+def reply_with(form: str, *calls: tuple[str, dict]) -> Reply:
+    """One reply making all the calls, as native tool calls or as [CALL] lines in its text."""
+    if form == "native":
+        return Reply(text="", tool_calls=[{"name": name, "arguments": arguments, "id": f"call_{n}"}
+                                          for n, (name, arguments) in enumerate(calls)])
+    return Reply(text="\n".join(f"[CALL] {name} {json.dumps(arguments)}" for name, arguments in calls))
+
+
+def results_sent(request: dict, form: str) -> list[str]:
+    """What the model was told about its last reply's calls, one text per call, in the order sent."""
+    if form == "native":
+        return [message["content"] for message in of_role(request, "tool")]
+    content = messages(request)[-1]["content"]
+    return content.split("\n\n[")[1:] if content.startswith("Tool results:") else []
+
+
+@pytest.mark.parametrize("form", ["native", "text"])
+def test_four_reads_in_one_reply_answer_in_call_order(fake, run_ayder, project, form):
+    for name, text in FILES.items():
+        (project / name).write_text(text)
+    reads = [("read_file", {"file_path": name}) for name in FILES]
+    fake.queue(reply_with(form, *reads), Reply(text="done"))
+    result = run_ayder(*server_args(fake, "openai"), "read the four files")
+    assert result.returncode == 0, result.stderr
+
+    assert activity_lines(result.stderr) == [
+        '→ read_file(file_path="a.txt")  ✓ 1 line', '→ read_file(file_path="b.txt")  ✓ 2 lines',
+        '→ read_file(file_path="c.txt")  ✓ 3 lines', '→ read_file(file_path="d.txt")  ✓ 4 lines']
+    sent = results_sent(fake.chat_requests()[1], form)
+    assert len(sent) == 4
+    for text, word in zip(sent, ("alpha", "bravo", "charlie", "delta")):
+        assert word in text and all(other not in text for other in {"alpha", "bravo", "charlie", "delta"} - {word})
+    if form == "native":
+        assert [m["tool_call_id"] for m in of_role(fake.chat_requests()[1], "tool")] == [f"call_{n}" for n in range(4)]
+
+
+@pytest.mark.parametrize("form", ["native", "text"])
+def test_a_write_between_reads_runs_after_the_reads_before_it_and_before_the_reads_after_it(
+        fake, run_ayder, project, form):
+    (project / "a.txt").write_text("old text\n")
+    (project / "b.txt").write_text("bravo\n")
+    fake.queue(reply_with(form, ("read_file", {"file_path": "a.txt"}), ("read_file", {"file_path": "b.txt"}),
+                          ("write_file", {"file_path": "a.txt", "content": "new text\n"}),
+                          ("read_file", {"file_path": "a.txt"}), ("read_file", {"file_path": "b.txt"})),
+               Reply(text="done"))
+    result = run_ayder(*server_args(fake, "openai"), "-w", "rewrite a.txt")
+    assert result.returncode == 0, result.stderr
+
+    lines = activity_lines(result.stderr)
+    assert [line.split("  ")[0] for line in lines] == [
+        '→ read_file(file_path="a.txt")', '→ read_file(file_path="b.txt")',
+        '→ write_file(file_path="a.txt", content="new text\\n")',
+        '→ read_file(file_path="a.txt")', '→ read_file(file_path="b.txt")']
+    sent = results_sent(fake.chat_requests()[1], form)
+    assert len(sent) == 5
+    assert "old text" in sent[0] and "new text" not in sent[0]  # read before the write ran
+    assert "new text" in sent[3] and "old text" not in sent[3]  # read after it: sees what it wrote
+    assert (project / "a.txt").read_text() == "new text\n"
