@@ -26,14 +26,47 @@ _pool = None
 _pool_lock = threading.Lock()
 
 
-def pool():
+def pool() -> _ReadPool:
     """The read pool, made when first needed: a session that never reads two files at once has none."""
     global _pool
     with _pool_lock:
         if _pool is None:
-            from concurrent.futures import ThreadPoolExecutor  # not on the start-up path
-            _pool = ThreadPoolExecutor(MAX_AT_ONCE, thread_name_prefix="ayder-read")
+            _pool = _ReadPool(MAX_AT_ONCE)
         return _pool
+
+
+class _ReadPool:
+    """At most `size` worker threads, started as work comes. They are daemons, unlike those of
+    concurrent.futures' pool, which exit waits for: after Ctrl-C a read stuck on a slow disk or a
+    silent server must not hold ayder open."""
+
+    def __init__(self, size: int) -> None:
+        import queue  # not on the start-up path
+
+        self.size = size
+        self.work = queue.SimpleQueue()
+        self.workers: list[threading.Thread] = []
+
+    def submit(self, function, *args):
+        from concurrent.futures import Future
+
+        future = Future()
+        self.work.put((future, function, args))
+        if len(self.workers) < self.size:
+            worker = threading.Thread(target=self._serve, name=f"ayder-read-{len(self.workers) + 1}", daemon=True)
+            self.workers.append(worker)
+            worker.start()
+        return future
+
+    def _serve(self) -> None:
+        while True:
+            future, function, args = self.work.get()
+            if not future.set_running_or_notify_cancel():
+                continue  # cancelled after Ctrl-C before it started
+            try:
+                future.set_result(function(*args))
+            except BaseException as exc:  # a tool's KeyboardInterrupt too: it goes to the thread that waits
+                future.set_exception(exc)
 
 
 def groups(calls: list[ToolCall], executor: ToolExecutor) -> list[list[ToolCall]]:

@@ -7,10 +7,13 @@ much time it saves by benchmarks/side_by_side.py.)"""
 from __future__ import annotations
 
 import json
+import os
+import signal
+from pathlib import Path
 
 import pytest
 from support.fakellm import Reply
-from support.harness import server_args
+from support.harness import read_until, server_args
 from support.requests_seen import activity_lines, messages, of_role
 
 FILES = {"a.txt": "alpha\n", "b.txt": "bravo\nbravo\n", "c.txt": "charlie\n" * 3, "d.txt": "delta\n" * 4}
@@ -74,3 +77,29 @@ def test_a_write_between_reads_runs_after_the_reads_before_it_and_before_the_rea
     assert "old text" in sent[0] and "new text" not in sent[0]  # read before the write ran
     assert "new text" in sent[3] and "old text" not in sent[3]  # read after it: sees what it wrote
     assert (project / "a.txt").read_text() == "new text\n"
+
+
+SLOW = "(a+)+b"  # Python's re backtracks a tenth of a second or more on each line below: a minute a search
+
+
+def test_ctrl_c_while_four_searches_run_stops_them_all_and_leaves_every_line_ended(fake, spawn_ayder, project):
+    for directory in range(4):
+        (project / f"d{directory}").mkdir()
+        for n in range(200):
+            (project / f"d{directory}" / f"f{n}.txt").write_text("a" * 21 + "!\n")
+    searches = [("search_codebase", {"pattern": SLOW, "directory": f"d{n}"}) for n in range(4)]
+    fake.queue(reply_with("native", *searches), Reply(text="never requested"))
+    # Without rg on PATH, search_codebase searches in Python, where this pattern is slow.
+    path = os.pathsep.join(entry for entry in os.environ["PATH"].split(os.pathsep)
+                           if not (Path(entry) / "rg").exists())
+    process = spawn_ayder(*server_args(fake, "openai"), "find it", env={"PATH": path})
+    seen = read_until(process.stderr, b"search_codebase(")  # the first call's line: the searches run
+    process.send_signal(signal.SIGINT)
+    _, rest = process.communicate(timeout=30)
+    err = (seen + rest).decode()
+
+    assert process.returncode == 130, err
+    assert "Traceback" not in err and err.endswith("\n")
+    assert activity_lines(err) == [
+        f'→ search_codebase(pattern="{SLOW}", directory="d{n}")  ✗ interrupted by the user' for n in range(4)]
+    assert len(fake.chat_requests()) == 1

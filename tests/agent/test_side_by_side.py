@@ -9,6 +9,7 @@ import threading
 from ayder_cli.agent.side_by_side import MAX_AT_ONCE, groups, run_calls
 from ayder_cli.calls import ToolCall, ToolResult
 from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolSpec
+from ayder_cli.tools.deadline import Deadline
 from ayder_cli.tools.executor import Permissions, ToolExecutor, ToolPolicy
 
 WAIT = 10  # seconds a tool waits for the others at most: only a broken scheduler ever waits that long
@@ -148,3 +149,25 @@ def test_ctrl_c_while_reads_run_keeps_what_finished_and_marks_the_rest_interrupt
     assert [result.error or result.output for result in results] == [
         "interrupted by the user", "read 1", "interrupted by the user"]  # the write after them never ran
     assert activity(recorder) == [(event, n) for n in range(3) for event in ("on_tool_start", "on_tool_done")]
+
+
+def test_ctrl_c_makes_the_deadline_of_a_read_still_running_pass_so_it_stops(tmp_path):
+    stopped, started = threading.Event(), threading.Event()
+
+    def walk(context, args):  # a tree walk or search: looks at its deadline after each file
+        deadline = Deadline(30, context.clock)
+        started.set()
+        while not deadline.passed():
+            stopped.wait(0.01)
+        stopped.set()
+        return ToolResult(True, "stopped at the deadline")
+
+    def interrupted(context, args):
+        started.wait(WAIT)
+        raise KeyboardInterrupt
+
+    run = executor(tmp_path, spec("interrupted", interrupted), spec("walk", walk))
+    results, interrupted_ = run_calls(calls("interrupted", "walk"), run, Recorder())
+    assert interrupted_
+    assert stopped.wait(WAIT)  # the walk stopped long before its 30 s
+    assert [result.error for result in results] == ["interrupted by the user"] * 2
