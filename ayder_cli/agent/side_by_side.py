@@ -21,6 +21,7 @@ from ayder_cli.tools.executor import ToolExecutor, execute
 
 MAX_AT_ONCE = 4
 INTERRUPTED = "interrupted by the user"
+SIGNAL_CHECK_S = 0.1  # how soon Ctrl-C is seen while reads run (see _wait_for)
 
 _pool = None
 _pool_lock = threading.Lock()
@@ -122,37 +123,57 @@ def _run_group(group: list[ToolCall], executor: ToolExecutor,
     outcomes = [outcome if isinstance(outcome, ToolResult) else pool().submit(execute, outcome[0], context, outcome[1])
                 for outcome in outcomes]
     results: list[ToolResult] = []
-    for index, call in enumerate(group):
-        outcome = outcomes[index]
-        if call.error is not None:  # malformed: no activity line, as before
-            results.append(outcome)
-            continue
-        callbacks.on_tool_start(call)
-        try:
-            result = outcome if isinstance(outcome, ToolResult) else outcome.result()
-        except KeyboardInterrupt:
-            stop.stopped = True
-            for other in outcomes:
-                if not isinstance(other, ToolResult):
-                    other.cancel()  # not started yet: never starts
-            result = ToolResult.failure(INTERRUPTED)
-            callbacks.on_tool_done(call, result)
+    index, started = 0, False  # the call being shown, and whether its line has begun
+    try:
+        for index, call in enumerate(group):
+            outcome = outcomes[index]
+            if call.error is not None:  # malformed: no activity line, as before
+                results.append(outcome)
+                continue
+            started = True  # set first: Ctrl-C often lands as the line is written, while the reads hold the GIL
+            callbacks.on_tool_start(call)
+            result = outcome if isinstance(outcome, ToolResult) else _wait_for(outcome)
             results.append(result)
-            results.extend(_close(group[index + 1:], outcomes[index + 1:], callbacks))
-            return results, True
-        callbacks.on_tool_done(call, result)
-        results.append(result)
+            callbacks.on_tool_done(call, result)
+            started = False
+    except KeyboardInterrupt:
+        finished = [isinstance(other, ToolResult) or other.done() for other in outcomes]  # before the stop
+        stop.stopped = True
+        for other in outcomes:
+            if not isinstance(other, ToolResult):
+                other.cancel()  # not started yet: never starts
+        if len(results) == index:  # no result yet for the call shown: it is the one interrupted
+            results.append(ToolResult.failure(INTERRUPTED))
+            if group[index].error is None:
+                if not started:
+                    callbacks.on_tool_start(group[index])
+                callbacks.on_tool_done(group[index], results[-1])
+        results.extend(_close(group[index + 1:], outcomes[index + 1:], finished[index + 1:], callbacks))
+        return results, True
     return results, False
 
 
-def _close(calls: list[ToolCall], outcomes: list, callbacks: Callbacks) -> list[ToolResult]:
-    """After Ctrl-C: a read that had finished keeps its result, the others are marked interrupted;
-    each gets its activity line, so the screen ends where it began."""
+def _wait_for(future) -> ToolResult:
+    """The read's result. Waited for in short steps: the kernel may hand Ctrl-C's signal to a read's
+    thread, and Python raises it in this one only when this one wakes; a wait without end would
+    hold it until the read is over."""
+    from concurrent.futures import TimeoutError
+
+    while True:
+        try:
+            return future.result(timeout=SIGNAL_CHECK_S)
+        except TimeoutError:
+            continue
+
+
+def _close(calls: list[ToolCall], outcomes: list, finished: list[bool], callbacks: Callbacks) -> list[ToolResult]:
+    """After Ctrl-C: a read that had finished before it keeps its result, the others are marked
+    interrupted (one the stop cut short too); each gets its activity line, so no line is left open."""
     results = []
-    for call, outcome in zip(calls, outcomes):
+    for call, outcome, done in zip(calls, outcomes, finished):
         if isinstance(outcome, ToolResult):
             result = outcome
-        elif outcome.done() and not outcome.cancelled():
+        elif done:
             result = outcome.result()
         else:
             result = ToolResult.failure(INTERRUPTED)
@@ -171,8 +192,8 @@ def _one_by_one(calls: list[ToolCall], executor: ToolExecutor,
         if call.error is not None:
             results.append(ToolResult.failure(f"not run: {call.error}"))
             continue
-        callbacks.on_tool_start(call)
         try:
+            callbacks.on_tool_start(call)
             result = executor.run(call)
         except KeyboardInterrupt:
             result = ToolResult.failure(INTERRUPTED)
