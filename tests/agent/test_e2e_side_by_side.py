@@ -9,10 +9,12 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 from pathlib import Path
 
 import pytest
 from support.fakellm import Reply
+from support.files import write_json
 from support.harness import read_until, server_args
 from support.requests_seen import activity_lines, messages, of_role
 
@@ -103,3 +105,25 @@ def test_ctrl_c_while_four_searches_run_stops_them_all_and_leaves_every_line_end
     assert activity_lines(err) == [
         f'→ search_codebase(pattern="{SLOW}", directory="d{n}")  ✗ interrupted by the user' for n in range(4)]
     assert len(fake.chat_requests()) == 1
+
+
+MEETING = str(Path(__file__).with_name("meeting_server.py"))
+
+
+@pytest.mark.parametrize("permission", ["r", "x"])
+def test_the_tools_of_a_read_only_mcp_server_run_side_by_side(fake, run_ayder, isolated_env, permission):
+    pytest.importorskip("mcp")
+    config = write_json(isolated_env / ".config" / "ayder" / "config.json", {"mcp_servers": {
+        "meeting": {"command": sys.executable, "args": [MEETING], "permission": permission,
+                    "env": {"MEET_WAIT_S": "10" if permission == "r" else "0.2"}}}})  # r: never waits it out
+    config.chmod(0o600)
+    fake.queue(reply_with("native", *[("meeting__meet", {"n": n}) for n in range(4)]), Reply(text="done"))
+    result = run_ayder(*server_args(fake, "openai"), "-x", "meet")
+    assert result.returncode == 0, result.stderr
+
+    sent = results_sent(fake.chat_requests()[1], "native")
+    # A server the user lets read runs its calls side by side; one with x (the default) one by one.
+    together = 4 if permission == "r" else 1
+    assert [text.splitlines()[-1] for text in sent] == [f"call {n}: {together} inside at once" for n in range(4)]
+    assert [line.split("  ")[0] for line in activity_lines(result.stderr)] == [
+        f'→ meeting__meet(n={n})' for n in range(4)]
