@@ -47,6 +47,7 @@ from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, sh
 @click.option("--root", metavar="DIR", help="Project root: tools stay inside it (default: the current directory).")
 @click.option("--trust-project", is_flag=True,
               help="Apply what the project's .ayder/config.json sets of server, keys and shell, for this run.")
+@click.option("--mcp-trust", is_flag=True, help="Start the MCP servers the project's .mcp.json names, for this run.")
 @click.option("--continue", "continue_session", is_flag=True, help="Resume this project's latest session.")
 @click.option("--resume", "resume_id", metavar="ID", help="Resume a session by id or by its /save name.")
 @click.option("--restore", is_flag=True, help="Start from the checkpoint in .ayder/memory/ (see /checkpoint).")

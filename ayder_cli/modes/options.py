@@ -38,6 +38,7 @@ class Options:
     root: str | None = None
     verify: tuple[str, ...] = ()  # --verify CMD, repeatable: the checks of this run, instead of the config's
     trust_project: bool = False  # --trust-project: the project config's settings that need trust, for this run
+    mcp_trust: bool = False  # --mcp-trust: the MCP servers of the project's .mcp.json start, for this run
     continue_session: bool = False
     resume_id: str | None = None
     restore: bool = False

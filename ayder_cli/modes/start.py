@@ -19,6 +19,7 @@ from ayder_cli.modes.prepare import project_root, ready_services, system_prompt
 from ayder_cli.setup.config import Config
 from ayder_cli.setup.config_layers import load_config, names_a_server
 from ayder_cli.setup.deferred import Deferred
+from ayder_cli.storage.layout import Layout
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.terminal.signals import Terminated
@@ -77,6 +78,8 @@ def _start(options: Options, environment: Environment, console: Console) -> int:
                          warn=console.notice, trust=_trust_decider(options, environment, root, console))
     if config.project_trust is not None:
         console.log(f"project config: {config.project_trust.describe()}")
+    if Layout(root).mcp_json.is_file():  # only then is anything of it loaded
+        config = _with_mcp_json(options, environment, root, console, config)
     console.show_thinking = config.show_thinking
     if options.list_tasks:
         return _list_tasks(root, console)
@@ -112,6 +115,32 @@ def _trust_decider(options: Options, environment: Environment, root: Path, conso
                             warn=console.notice)
 
     return decide
+
+
+def _with_mcp_json(options: Options, environment: Environment, root: Path, console: Console,
+                   config: Config) -> Config:
+    """The servers of the project's .mcp.json joined to the config once approved (setup/project_mcp.py);
+    a file that cannot be used is said in one line and the run goes on without it."""
+    from ayder_cli.setup.project_mcp import McpJsonError, approved, read_servers, with_project_servers
+
+    path = Layout(root).mcp_json
+    try:
+        data, servers = read_servers(path)
+    except McpJsonError as exc:
+        console.notice(f"{exc}; its MCP servers are not started")
+        return config
+    servers = {name: entry for name, entry in servers.items() if name not in config.mcp_servers}  # yours win
+    if not servers:
+        return config
+    ask = None
+    if environment.stdin_is_tty and environment.stdout_is_tty and not options.json_events:
+        from ayder_cli.terminal.mcp_question import mcp_asker
+
+        ask = mcp_asker(environment)
+    if not approved(root, path, data, servers, env=environment.env, ask=ask, flag=options.mcp_trust,
+                    warn=console.notice):
+        return config
+    return with_project_servers(config, servers)
 
 
 def _mode(options: Options, environment: Environment, console: Console) -> tuple[Mode, str | None]:

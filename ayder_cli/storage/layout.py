@@ -44,6 +44,11 @@ class Layout:
     def tasks(self) -> Path:
         return self.state / "tasks"
 
+    @property
+    def mcp_json(self) -> Path:
+        """Not ours: the MCP servers file other agents read at the project root (setup/project_mcp.py)."""
+        return self.root / ".mcp.json"
+
 
 GITIGNORE_TEXT = "# created by ayder: its state stays out of git\n*\n"
 

@@ -22,6 +22,11 @@ def trusted_projects_path(env: Mapping[str, str]) -> Path:
     return xdg_state_dir(env) / "trusted_projects.json"
 
 
+def trusted_mcp_servers_path(env: Mapping[str, str]) -> Path:
+    """The same map for a project's .mcp.json: its servers you approved, apart from its config's."""
+    return xdg_state_dir(env) / "trusted_mcp_servers.json"
+
+
 class TrustedProjects:
     def __init__(self, path: Path) -> None:
         self.path = path

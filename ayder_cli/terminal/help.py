@@ -21,7 +21,7 @@ HELP_SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Model and server", ("provider", "model", "base_url", "config_file", "num_ctx", "temperature", "max_tokens",
                           "iterations", "doctor")),
     ("System prompt and tools", ("prompts", "system_text", "no_instructions", "tool_groups", "edit_format")),
-    ("Permissions", ("allow_read", "allow_write", "allow_execute", "root", "trust_project")),
+    ("Permissions", ("allow_read", "allow_write", "allow_execute", "root", "trust_project", "mcp_trust")),
     ("Checks", ("verify",)),
     ("Sessions", ("continue_session", "resume_id", "restore")),
     ("Tasks", ("list_tasks", "implement_id", "implement_all")),
