@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from ayder_cli.mcp_servers.config import servers_of
+from ayder_cli.mcp_servers.config import VARIABLE, servers_of
 from ayder_cli.setup.config import Config
 from ayder_cli.storage.trusted_projects import TrustedProjects, trusted_mcp_servers_path
 
@@ -66,15 +66,21 @@ def _entry(name: str, entry: Any, path: Path) -> dict[str, Any]:
     kind = entry.get("type", "http" if "url" in entry else "stdio")
     if kind not in TYPES:
         raise McpJsonError(f"{path}: server {name!r}: type {kind!r} is not supported (stdio or http)")
+    if TYPES[kind] not in entry:
+        raise McpJsonError(f"{path}: server {name!r}: type {kind!r} needs {TYPES[kind]!r}")
     return {key: value for key, value in entry.items() if key != "type"}
 
 
 def shown(entry: Mapping[str, Any]) -> str:
-    """The command line or URL the question shows."""
+    """The command line or URL the question shows, and which of your variables it is given."""
     if "url" in entry:
-        return str(entry["url"])
-    return " ".join(json.dumps(part) if (not part or any(c.isspace() or c in "\"'" for c in part)) else part
-                    for part in (entry["command"], *entry.get("args", ())))
+        text = str(entry["url"])
+    else:
+        text = " ".join(json.dumps(part) if (not part or any(c.isspace() or c in "\"'" for c in part)) else part
+                        for part in (entry["command"], *entry.get("args", ())))
+    given = sorted({name for value in (*entry.get("env", {}).values(), *entry.get("headers", {}).values())
+                    for name in VARIABLE.findall(value)})
+    return text + (f"  (given your ${', $'.join(given)})" if given else "")
 
 
 def approved(root: Path, path: Path, data: bytes, servers: dict[str, dict[str, Any]], *, env: Mapping[str, str],
