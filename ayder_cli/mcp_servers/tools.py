@@ -115,6 +115,21 @@ class McpTools:
         running = sum(1 for server in self.hub.servers.values() if not server.gone) if self.hub else 0
         return budget.status_line(running, len(self.specs), self.tokens, self.window())
 
+    def report(self) -> list[str]:
+        """/mcp and --doctor: the status, each server's state, each tool's cost and whether it is sent."""
+        lines = [self.status() + (" (deferred: found through find_tools)" if self.deferred else "")]
+        servers = self.hub.servers if self.hub is not None else {}
+        for name in self.configs:
+            server = servers.get(name)
+            state = ("not started yet (at the first request)" if server is None
+                     else f"failed: {server.gone}" if server.gone else "started")
+            lines.append(f"  {name}: {state}")
+            for spec in self.specs:
+                if spec.name in self._names.get(name, ()):
+                    offer = ("found, sent" if spec.name in self.found else "deferred") if self.deferred else "sent"
+                    lines.append(f"    {spec.name}  ~{budget.schema_tokens([spec]):,} tokens  {offer}")
+        return lines
+
     def offered(self) -> list[ToolSpec]:
         """The specs sent with a request: all of them, or, when deferred, find_tools and those found."""
         if not self.deferred:
