@@ -117,7 +117,11 @@ class McpTools:
 
     def report(self) -> list[str]:
         """/mcp and --doctor: the status, each server's state, each tool's cost and whether it is sent."""
-        lines = [self.status() + (" (deferred: found through find_tools)" if self.deferred else "")]
+        if self.hub is None:
+            count = len(self.configs)
+            lines = [f"MCP: {count} server{'s' if count != 1 else ''} configured, started at the first request"]
+        else:
+            lines = [self.status() + (" (deferred: found through find_tools)" if self.deferred else "")]
         servers = self.hub.servers if self.hub is not None else {}
         for name in self.configs:
             server = servers.get(name)

@@ -81,3 +81,22 @@ def test_as_text_a_tool_called_by_name_runs_before_it_is_found(fake, run_ayder, 
     assert "many__list_survey" not in system(first)
     assert "list survey S-1: done by the many server" in results(second)
     assert "many__list_survey(record_id, note?, limit?)" in system(second)  # called: offered from then on
+
+
+def test_slash_mcp_shows_state_costs_and_what_is_deferred_and_doctor_the_share(fake, run_ayder, isolated_env):
+    user_config(isolated_env, {"mcp_servers": {"many": {"command": sys.executable, "args": [MANY],
+                                                        "permission": "r"}}})
+    fake.queue(Reply.calling("find_tools", {"query": "refund"}), Reply(text="Found them."))
+
+    result = run_ayder(*server_args(fake, "openai"), "--num-ctx", "8192",
+                       input="/mcp\nrefunds please\n/mcp\n/doctor\n")
+
+    before, _, after = result.stderr.partition("MCP: 1 server")  # said as the first request starts them
+    assert "MCP: 1 server configured, started at the first request" in before, result.stderr
+    assert "many: not started yet" in before, result.stderr
+    assert "many: started" in after
+    assert re.search(r"many__get_refund  ~\d+ tokens  found, sent", after), after
+    assert re.search(r"many__list_invoice  ~\d+ tokens  deferred", after)
+    assert "Found them." in result.stdout
+    doctor = after.partition("many__archive_timesheet")[2]  # after /mcp's last tool: the doctor's report
+    assert re.search(r"MCP: 1 server · 64 tools · ~[\d,]+ tokens = \d+% of \d+", doctor), doctor
