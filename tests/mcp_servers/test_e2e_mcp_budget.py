@@ -91,7 +91,7 @@ def test_slash_mcp_shows_state_costs_and_what_is_deferred_and_doctor_the_share(f
     result = run_ayder(*server_args(fake, "openai"), "--num-ctx", "8192",
                        input="/mcp\nrefunds please\n/mcp\n/doctor\n")
 
-    before, _, after = result.stderr.partition("MCP: 1 server")  # said as the first request starts them
+    before, _, after = result.stderr.partition("MCP: 1 server ·")  # said as the first request starts them
     assert "MCP: 1 server configured, started at the first request" in before, result.stderr
     assert "many: not started yet" in before, result.stderr
     assert "many: started" in after
