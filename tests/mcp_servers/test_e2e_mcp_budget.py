@@ -100,3 +100,13 @@ def test_slash_mcp_shows_state_costs_and_what_is_deferred_and_doctor_the_share(f
     assert "Found them." in result.stdout
     doctor = after.partition("many__archive_timesheet")[2]  # after /mcp's last tool: the doctor's report
     assert re.search(r"MCP: 1 server · 64 tools · ~[\d,]+ tokens = \d+% of \d+", doctor), doctor
+
+
+def test_a_share_outside_0_to_1_is_a_one_line_error(fake, run_ayder, isolated_env):
+    user_config(isolated_env, {"mcp_schema_share": 1.5})
+
+    result = run_ayder(*server_args(fake, "openai"), "hi")
+
+    assert result.returncode != 0
+    assert "mcp_schema_share" in result.stderr and "<= 1" in result.stderr
+    assert "Traceback" not in result.stderr and fake.chat_requests() == []
