@@ -14,6 +14,9 @@ and 600 with text-format tools; the table shows each mode's figure, the budget a
 ratio. A second table lists every part of the request -- the system prompt, the user
 message (with the environment note), and each tool's schema or [CALL] signature line --
 by its characters and its share of the request, largest first.
+A last table shows what 64 MCP tools (generated in process: no server, no SDK, no network)
+add to the native first request in an 8k window: their schemas sent, and deferred behind
+find_tools (mcp_servers/budget.py), the default there.
 Exit status is 0 whatever the result, unless --strict is given (then 1 over a budget).
 """
 
@@ -59,8 +62,9 @@ def isolated_env(home: Path) -> dict[str, str]:
             "SHELL": os.environ.get("SHELL", "/bin/sh")}
 
 
-def first_request(root: Path, env: dict[str, str], flags: dict, native: bool):
-    """(services, the ChatRequest ayder sends first for PROMPT) in one mode."""
+def first_request(root: Path, env: dict[str, str], flags: dict, native: bool, wire=None):
+    """(services, the ChatRequest ayder sends first for PROMPT) in one mode; `wire(services)` may change
+    the services before the request is built."""
     from ayder_cli.setup.config_layers import load_config
     from ayder_cli.setup.services import build_services
     from ayder_cli.terminal.console import Console
@@ -70,8 +74,41 @@ def first_request(root: Path, env: dict[str, str], flags: dict, native: bool):
     config = replace(config, native_tools="on" if native else "off")
     quiet = Environment(stdout=io.StringIO(), stderr=io.StringIO(), env=env, cwd=root, no_color=True)
     services = build_services(config, quiet, root=root, console=Console(quiet))
+    if wire is not None:
+        wire(services)
     services.conversation.add_user(PROMPT)
     return services, services.loop.request()
+
+
+MCP_WINDOW = 8192
+MCP_SUBJECTS = ["invoice", "customer", "shipment", "warehouse", "ticket", "calendar", "payroll", "contract",
+                "forecast", "inventory", "supplier", "refund", "campaign", "survey", "budget", "timesheet"]
+
+
+def mcp_wiring(share: float):
+    """A wire() that gives the services 64 MCP tools of one server, listed by a hub that starts nothing."""
+    from types import SimpleNamespace
+
+    from ayder_cli.mcp_servers.config import servers_of
+    from ayder_cli.mcp_servers.tools import McpTools
+
+    configs = servers_of({"records": {"command": "records-server", "permission": "r"}})
+    schema = {"type": "object", "required": ["record_id"], "properties": {
+        "record_id": {"type": "string"}, "note": {"type": "string", "default": ""},
+        "limit": {"type": "integer", "default": 10}}}
+    tools = [SimpleNamespace(name=f"{action}_{subject}", input_schema=schema,
+                             description=f"{action.capitalize()} {subject} records of the company's {subject} "
+                                         "ledger, by record id, with an optional note kept in the audit log.")
+             for subject in MCP_SUBJECTS for action in ("list", "get", "create", "archive")]
+    server = SimpleNamespace(config=configs["records"], tools=tools, gone="", instructions="business records")
+    hub = SimpleNamespace(servers={"records": server}, start=lambda configs, say: None, close=lambda: None)
+
+    def wire(services) -> None:
+        mcp = McpTools(configs, lambda: hub, say=lambda line: None, log=lambda line: None,
+                       window=lambda: MCP_WINDOW, share=share)
+        services.executor.registry = mcp.registry(services.executor.registry)
+
+    return wire
 
 
 def server_tokens(services, request) -> int | None:
@@ -165,6 +202,19 @@ def main() -> int:
                 if label.startswith("system prompt"):
                     for inner_label, inner_chars in inner:
                         print(f"{inner_label:<{width}}  {inner_chars:>6,}  {inner_chars / total:>6.1%}")
+
+        print(f"\nMCP: 64 tools of one server, native, window {MCP_WINDOW:,} (estimated from characters)")
+        print(f"{'schemas':<9} {'tokens':>7}  {'added':>6}  {'of window':>9}")
+        print("-" * 37)
+        base = next(estimate for mode, *_, estimate in results if mode == "native")
+        for label, share in (("none", None), ("sent", float("inf")), ("deferred", 0.10)):
+            if share is None:
+                tokens = base
+            else:
+                services, request = first_request(root, env, flags, True, mcp_wiring(share))
+                tokens = estimate_tokens(request.messages, request.tools)
+                services.close()
+            print(f"{label:<9} {tokens:>7,}  {tokens - base:>+6,}  {tokens / MCP_WINDOW:>9.1%}")
     return 1 if failed and options.strict else 0
 
 

@@ -41,7 +41,7 @@ class Batch:
             return batch
         if executor is None:
             return cls.none()
-        return cls.written_in(reply, executor.schemas(), whole_files)
+        return cls.written_in(reply, executor.callable_schemas(), whole_files)
 
     @classmethod
     def native_calls(cls, reply: Reply) -> Batch:

@@ -48,6 +48,9 @@ def next_request(config: Config, conversation: Conversation, executor: ToolExecu
     teach_edits = TEACHING.get(executor.policy.edit_format or "", "") if offered else ""
     if teach_edits:  # only the format in use; stable per model, so the prefix stays cached
         system = f"{system}\n\n{teach_edits}" if system else teach_edits
+    note = executor.registry.prompt_note() if offered else ""
+    if note:  # tools deferred to save room (MCP servers in a small window): what they are for
+        system = f"{system}\n\n{note}" if system else note
     if offered:
         if tools_as_text:
             teach = call_format_instructions([spec.signature() for spec in offered])

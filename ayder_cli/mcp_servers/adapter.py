@@ -36,6 +36,7 @@ class Server:
     stop: asyncio.Event | None = None
     task: asyncio.Task | None = None
     gone: str = ""  # why it is not usable ("" while it is)
+    instructions: str = ""  # what the server says it is for (its initialize answer), for a deferred server's line
 
 
 def require_sdk() -> None:
@@ -127,7 +128,8 @@ class McpHub:
         try:
             async with self._transport(server.config) as streams:
                 async with ClientSession(streams[0], streams[1]) as session:
-                    await session.initialize()
+                    started = await session.initialize()
+                    server.instructions = getattr(started, "instructions", None) or ""
                     server.tools = list((await session.list_tools()).tools)
                     server.session = session
                     ready.set_result(None)

@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping
 
 from ayder_cli.calls import ToolResult
 from ayder_cli.errors import ToolError
+from ayder_cli.mcp_servers import budget
 from ayder_cli.mcp_servers.config import ServerConfig
 from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolSpec
 
@@ -66,14 +67,22 @@ class McpTools:
     """The servers of the config, started at the first listing of the tools, and their ToolSpecs."""
 
     def __init__(self, servers: Mapping[str, ServerConfig], hub_factory: Callable[[], Any],
-                 say: Callable[[str], None], log: Callable[[str], None]) -> None:
+                 say: Callable[[str], None], log: Callable[[str], None],
+                 window: Callable[[], int | None] = lambda: None, share: float = 0.10) -> None:
         self.configs = servers
+        self.window = window  # the served context window, known by the first request
+        self.share = share  # mcp_schema_share: above it, the schemas wait behind find_tools
         self.hub_factory = hub_factory  # adapter.McpHub(env): imported at the first start
         self.say = say  # one line to the user (a server that failed or stopped)
         self.log = log  # -v
         self.hub: Any = None
         self.specs: list[ToolSpec] = []
         self._said_gone: set[str] = set()
+        self.deferred = False  # the schemas are not sent; find_tools finds them
+        self.found: set[str] = set()
+        self._names: dict[str, set[str]] = {}  # server -> its tools' names  # deferred tools found (or called): offered from then on
+        self.tokens = 0  # what all the schemas would add to a request
+        self.find_tools = budget.find_tools_spec(self.search)
 
     def ensure_started(self, taken: set[str]) -> None:
         if self.hub is not None:
@@ -93,9 +102,63 @@ class McpTools:
                 if server.config.offers(tool.name):
                     spec = self._spec(server.config, tool, tool_name(server.config.name, tool.name, names))
                     names.add(spec.name)
+                    self._names.setdefault(server.config.name, set()).add(spec.name)
                     self.specs.append(spec)
         running = sum(1 for server in self.hub.servers.values() if not server.gone)
         self.log(f"MCP: {running} of {len(self.configs)} servers running, {len(self.specs)} tools")
+        self.tokens = budget.schema_tokens(self.specs)
+        window = self.window()
+        self.deferred = bool(self.specs) and bool(window) and self.tokens > self.share * window
+        self.say(self.status() + (f" (over {self.share:.0%}: found through find_tools)" if self.deferred else ""))
+
+    def status(self) -> str:
+        running = sum(1 for server in self.hub.servers.values() if not server.gone) if self.hub else 0
+        return budget.status_line(running, len(self.specs), self.tokens, self.window())
+
+    def report(self) -> list[str]:
+        """/mcp and --doctor: the status, each server's state, each tool's cost and whether it is sent."""
+        if self.hub is None:
+            count = len(self.configs)
+            lines = [f"MCP: {count} server{'s' if count != 1 else ''} configured, started at the first request"]
+        else:
+            lines = [self.status() + (" (deferred: found through find_tools)" if self.deferred else "")]
+        servers = self.hub.servers if self.hub is not None else {}
+        for name in self.configs:
+            server = servers.get(name)
+            state = ("not started yet (at the first request)" if server is None
+                     else f"failed: {server.gone}" if server.gone else "started")
+            lines.append(f"  {name}: {state}")
+            for spec in self.specs:
+                if spec.name in self._names.get(name, ()):
+                    offer = ("found, sent" if spec.name in self.found else "deferred") if self.deferred else "sent"
+                    lines.append(f"    {spec.name}  ~{budget.schema_tokens([spec]):,} tokens  {offer}")
+        return lines
+
+    def offered(self) -> list[ToolSpec]:
+        """The specs sent with a request: all of them, or, when deferred, find_tools and those found."""
+        if not self.deferred:
+            return self.specs
+        return [self.find_tools, *(spec for spec in self.specs if spec.name in self.found)]
+
+    def search(self, query: str) -> list[ToolSpec]:
+        """find_tools: the deferred specs matching the query, offered from the next request on."""
+        hits = budget.matching(self.specs, query)
+        self.found.update(spec.name for spec in hits)
+        return hits
+
+    def prompt_note(self) -> str:
+        """For the system prompt when deferred: one line per running server, what it is for."""
+        if not self.deferred:
+            return ""
+        lines = []
+        for server in self.hub.servers.values():
+            mine = [spec for spec in self.specs if spec.name in self._names.get(server.config.name, ())]
+            if server.gone or not mine:
+                continue
+            purpose = server.instructions or "; ".join(
+                " ".join(str(tool.description or tool.name).split()[:6]) for tool in server.tools[:3])
+            lines.append(budget.server_line(server.config.name, purpose, len(mine)))
+        return budget.deferred_note(lines)
 
     def registry(self, builtin: ToolRegistry) -> ToolRegistry:
         """The built-in tools and, once listed, these."""
@@ -140,8 +203,16 @@ class WithMcpTools(ToolRegistry):
         self.mcp = mcp
 
     def specs(self) -> list[ToolSpec]:
+        """The offered ones: when deferred, find_tools and the MCP tools found, not all of them."""
         self.mcp.ensure_started(set(self._specs))
-        return [*self._specs.values(), *self.mcp.specs]
+        return [*self._specs.values(), *self.mcp.offered()]
+
+    def callable_specs(self) -> list[ToolSpec]:
+        offered = self.specs()
+        return [*offered, *(spec for spec in self.mcp.specs if spec not in offered)]
+
+    def prompt_note(self) -> str:
+        return self.mcp.prompt_note()
 
     def names(self) -> list[str]:
         return [spec.name for spec in self.specs()]
@@ -150,4 +221,11 @@ class WithMcpTools(ToolRegistry):
         found = self._specs.get(name)
         if found is not None:
             return found
-        return next((spec for spec in self.specs() if spec.name == name), None)
+        self.mcp.ensure_started(set(self._specs))
+        if name == budget.FIND_TOOLS and self.mcp.deferred:
+            return self.mcp.find_tools
+        # Every MCP tool can be called by its name, offered or not yet found (then offered from now on).
+        spec = next((spec for spec in self.mcp.specs if spec.name == name), None)
+        if spec is not None and self.mcp.deferred:
+            self.mcp.found.add(spec.name)
+        return spec

@@ -319,6 +319,9 @@ def run_doctor(services) -> int:
     sandbox = services.executor.context.sandbox
     if sandbox is not None:  # not a check of the server (no mark): it never fails the doctor
         console.info(f"sandbox: {sandbox.describe()}")
+    if services.mcp is not None:  # what the MCP tools' schemas take of the window (starts them if not yet)
+        services.executor.offered()
+        console.info(services.mcp.report()[0])
     config = doctor.config  # a suggestion, not a check: it never fails the doctor
     profiles = doctor.loop.profiles
     console.info(doctor_line(config.edit_format, config.resolved_model,

@@ -215,6 +215,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "sandbox_network": _boolean,
     "verify": _commands,
     "mcp_servers": _mcp_servers,
+    "mcp_schema_share": _number(0, maximum=1),
 }
 assert set(CHECKS) == set(KEYS)
 

@@ -131,6 +131,8 @@ def build_services(
     loop = ChatLoop(runtime, conversation, console, executor=executor,
                     checkpoints=CheckpointStore(root, mask=secrets.mask), log=console.log,
                     profiles=ServerProfiles(profiles_path(env)), verify=verifier)
+    if mcp is not None:  # the schemas are measured against the window served at the first request
+        mcp.window = lambda: loop.config.num_ctx
     keeper = SessionKeeper(store, conversation=conversation, loop=loop, tools=context, console=console,
                            secrets=secrets, environment=environment, root=root)
     keeper.start()
@@ -159,7 +161,7 @@ def _mcp_tools(config: Config, env, console: Console, secrets: Secrets) -> McpTo
     def hub():
         return McpHub(env)
 
-    return McpTools(servers, hub, say=console.notice, log=console.log)
+    return McpTools(servers, hub, say=console.notice, log=console.log, share=config.mcp_schema_share)
 
 
 def _command_view(console: Console, secrets: Secrets):

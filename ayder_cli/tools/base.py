@@ -112,6 +112,14 @@ class ToolRegistry:
     def get(self, name: str) -> ToolSpec | None:
         return self._specs.get(name)
 
+    def callable_specs(self) -> list[ToolSpec]:
+        """What the model may call: the offered ones and those not offered yet (deferred MCP tools)."""
+        return self.specs()
+
+    def prompt_note(self) -> str:
+        """A few lines for the system prompt about tools not offered yet (mcp_servers/budget.py); "" here."""
+        return ""
+
 
 def cap_output(text: str, limit: int) -> str:
     """Cut the middle out of text longer than limit, keeping head and tail on whole lines where possible."""

@@ -200,6 +200,11 @@ class ToolExecutor:
     def schemas(self) -> list[dict[str, Any]]:
         return [spec.schema() for spec in self.offered()]
 
+    def callable_schemas(self) -> list[dict[str, Any]]:
+        """The offered tools' schemas and those of tools callable by name though not offered yet (for
+        reading calls written as text)."""
+        return [spec.schema() for spec in self.registry.callable_specs() if self.policy.offers(spec)]
+
     def run(self, call: ToolCall) -> ToolResult:
         prepared = self.prepare(call)
         if isinstance(prepared, ToolResult):

@@ -4,7 +4,7 @@ Only what the REPL needs before its first prompt is imported at the top of each
 module; what one command alone needs is imported inside it.
 """
 
-from ayder_cli.terminal.commands import checkpoint, info, model, session, tasks, tools  # noqa: F401 -- registers them
+from ayder_cli.terminal.commands import checkpoint, info, mcp, model, session, tasks, tools  # noqa: F401 -- registers them
 from ayder_cli.terminal.commands.base import (
                                               COMMANDS,
                                               CommandContext,

@@ -1,0 +1,15 @@
+"""/mcp: the MCP servers of the config, whether they started, and what their tools cost of the window."""
+
+from __future__ import annotations
+
+from ayder_cli.terminal.commands.base import CommandContext, command
+
+
+@command("mcp", help="the MCP servers: started or not, their tools with their token cost, which are deferred")
+def _mcp(context: CommandContext, args: str) -> None:
+    mcp = getattr(context.executor.registry, "mcp", None)  # mcp_servers/tools.WithMcpTools, when servers are named
+    if mcp is None:
+        context.console.info("no MCP servers configured (mcp_servers; see the README's MCP servers)")
+        return
+    for line in mcp.report():
+        context.console.info(line)
