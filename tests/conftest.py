@@ -48,13 +48,13 @@ _venv_bin_first_on_path()
 
 
 def pytest_xdist_auto_num_workers(config) -> int | None:
-    """-n auto (setup.cfg): a worker more than the cores. Many tests spend their time waiting (an
-    ayder process starting, a timeout running out, a reply held back), and the extra worker keeps
-    the cores busy meanwhile: on two cores the suite ends about a tenth sooner.
+    """-n auto (setup.cfg): two workers a core. Many tests spend their time waiting (an ayder process
+    or an MCP server starting, a timeout running out, a reply held back), and the extra workers keep
+    the cores busy meanwhile: on two cores 4 workers end the suite in 51 s where 3 took 58 s.
     PYTEST_XDIST_AUTO_NUM_WORKERS, when set, still decides (None: xdist's own count)."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") or not hasattr(os, "sched_getaffinity"):
         return None
-    return len(os.sched_getaffinity(0)) + 1
+    return 2 * len(os.sched_getaffinity(0))
 
 
 # --- every test
