@@ -95,6 +95,29 @@ def test_native_calls_reach_the_model_and_no_server_outlives_the_run(fake, run_a
     assert_all_gone(started(pids))
 
 
+def test_the_servers_from_pypi_answer_the_model_with_x(fake, run_ayder, isolated_env, project):
+    """mcp-server-git and mcp-server-time as a user installs them: with -x their tools run, the answers reach
+    the model."""
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / "new.txt").write_text("untracked\n")
+    user_config(isolated_env, {"mcp_servers": {
+        "git": {"command": sys.executable, "args": ["-m", "mcp_server_git", "--repository", str(project)]},
+        "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]},
+    }})
+    fake.queue(Reply.calling("git__git_status", {"repo_path": str(project)}),
+               Reply.calling("time__convert_time", {"source_timezone": "UTC", "time": "12:00",
+                                                    "target_timezone": "Asia/Tokyo"}),
+               Reply(text="Done."))
+
+    result = run_ayder(*server_args(fake, "openai"), "-x", "status and time")
+
+    assert result.returncode == 0, result.stderr
+    requests = fake.chat_requests()
+    assert "new.txt" in tool_results(requests[1])  # git status of the planted repository
+    assert "21:00" in tool_results(requests[2])  # noon UTC is 21:00 in Tokyo
+    assert result.stdout == "Done.\n"
+
+
 def test_text_format_calls_are_taught_and_run(fake, run_ayder, isolated_env, tmp_path):
     pids = tmp_path / "pids"
     user_config(isolated_env, {"native_tools": "off", "mcp_servers": {"toy": toy(pids, permission="r")}})
@@ -194,7 +217,8 @@ def test_a_server_over_http_with_a_header_from_the_environment(fake, run_ayder, 
     assert result.stdout == "sent ***\n"
 
 
-def test_sigterm_during_a_call_stops_the_server_too(fake, spawn_ayder, isolated_env, tmp_path):
+@pytest.mark.parametrize(("sent", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["sigterm", "ctrl-c"])
+def test_a_signal_during_a_call_stops_the_server_too(fake, spawn_ayder, isolated_env, tmp_path, sent, status):
     pids, mark = tmp_path / "pids", tmp_path / "slow-started"
     user_config(isolated_env, {"mcp_servers": {"toy": toy(pids, permission="r", env={"TOY_SLOW_MARK": str(mark)})}})
     fake.queue(Reply.calling("toy__slow", {"seconds": 60}))
@@ -204,10 +228,10 @@ def test_sigterm_during_a_call_stops_the_server_too(fake, spawn_ayder, isolated_
     while not mark.exists() and ayder.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
     assert mark.exists(), ayder.stderr.read().decode() if ayder.poll() is not None else "no call started"
-    ayder.send_signal(signal.SIGTERM)
+    ayder.send_signal(sent)
     _, stderr = ayder.communicate(timeout=30)
 
-    assert ayder.returncode == 143, stderr.decode()
+    assert ayder.returncode == status, stderr.decode()
     assert len(started(pids)) == 1
     assert_all_gone(started(pids))
 
