@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from support.fakellm import Reply
-from support.files import write_json
+from support.files import write_user_config
 from support.harness import read_until, server_args
 from support.requests_seen import activity_lines, messages, of_role
 
@@ -113,10 +113,9 @@ MEETING = str(Path(__file__).with_name("meeting_server.py"))
 @pytest.mark.parametrize("permission", ["r", "x"])
 def test_the_tools_of_a_read_only_mcp_server_run_side_by_side(fake, run_ayder, isolated_env, permission):
     pytest.importorskip("mcp")
-    config = write_json(isolated_env / ".config" / "ayder" / "config.json", {"mcp_servers": {
+    write_user_config(isolated_env, {"mcp_servers": {
         "meeting": {"command": sys.executable, "args": [MEETING], "permission": permission,
                     "env": {"MEET_WAIT_S": "10" if permission == "r" else "0.2"}}}})  # r: never waits it out
-    config.chmod(0o600)
     fake.queue(reply_with("native", *[("meeting__meet", {"n": n}) for n in range(4)]), Reply(text="done"))
     result = run_ayder(*server_args(fake, "openai"), "-x", "meet")
     assert result.returncode == 0, result.stderr

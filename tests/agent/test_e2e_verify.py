@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 from support.fakellm import Reply
-from support.files import write_json
+from support.files import write_json, write_user_config
 from support.harness import server_args
 from support.requests_seen import messages
 
@@ -65,12 +65,7 @@ def checked_project(project):
 
 @pytest.fixture
 def user_config(isolated_env):
-    def write_config(data: dict):
-        path = write_json(isolated_env / ".config" / "ayder" / "config.json", data)
-        path.chmod(0o600)
-        return path
-
-    return write_config
+    return lambda data: write_user_config(isolated_env, data)
 
 
 def test_a_bug_is_reported_briefly_the_model_repairs_it_and_the_run_passes(fake, run_ayder, checked_project):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from support.fakellm import Reply
-from support.files import write_json
+from support.files import write_json, write_user_config
 from support.harness import server_args
 
 pytest.importorskip("mcp")
@@ -30,9 +30,7 @@ def toy(pids: Path, **more) -> dict:
 
 
 def user_config(isolated_env, data: dict) -> Path:
-    path = write_json(isolated_env / ".config" / "ayder" / "config.json", data)
-    path.chmod(0o600)
-    return path
+    return write_user_config(isolated_env, data)
 
 
 def messages(request) -> list[dict]:

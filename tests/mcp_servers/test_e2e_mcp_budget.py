@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from support.fakellm import Reply
-from support.files import write_json
+from support.files import write_user_config
 from support.harness import server_args
 
 pytest.importorskip("mcp")
@@ -20,7 +20,7 @@ MANY = str(Path(__file__).with_name("many_server.py"))
 
 
 def user_config(isolated_env, data: dict) -> None:
-    write_json(isolated_env / ".config" / "ayder" / "config.json", data).chmod(0o600)
+    write_user_config(isolated_env, data)
 
 
 def size(request) -> int:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from support.fakellm import Reply
-from support.files import write_json
+from support.files import write_json, write_user_config
 from support.harness import server_args
 
 TOY = str(Path(__file__).with_name("toy_server.py"))
@@ -64,9 +64,8 @@ def test_mcp_trust_starts_them_for_this_run_and_your_server_of_the_same_name_win
     pytest.importorskip("mcp")
     marker = tmp_path / "started"
     # Your config names "planted" too: yours (the toy server) runs, the project's marker never appears.
-    user = write_json(isolated_env / ".config" / "ayder" / "config.json",
+    write_user_config(isolated_env,
                       {"mcp_servers": {"planted": {"command": sys.executable, "args": [TOY], "permission": "r"}}})
-    user.chmod(0o600)
     planted(project, marker, toy={"type": "stdio", "command": sys.executable, "args": [TOY]})
     fake.queue(Reply.calling("toy__echo", {"text": "from .mcp.json"}), Reply(text="done"))
 

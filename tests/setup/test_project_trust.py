@@ -10,7 +10,7 @@ import os
 
 import pytest
 from support.fakellm import FakeLLM, Reply
-from support.files import write_json
+from support.files import write_json, write_user_config
 
 from ayder_cli.llm.discover import Candidate
 
@@ -29,12 +29,7 @@ def other():
 
 @pytest.fixture
 def user_config(isolated_env):
-    def write(data: dict):
-        path = write_json(isolated_env / ".config" / "ayder" / "config.json", data)
-        path.chmod(0o600)
-        return path
-
-    return write
+    return lambda data: write_user_config(isolated_env, data)
 
 
 def plant(project, data: dict):

@@ -15,3 +15,10 @@ def write_json(path: Path, data) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data), encoding="utf-8")
     return path
+
+
+def write_user_config(home: Path, data) -> Path:
+    """The user's own config.json in a private HOME, readable only by its owner (as a key file should be)."""
+    path = write_json(home / ".config" / "ayder" / "config.json", data)
+    path.chmod(0o600)
+    return path

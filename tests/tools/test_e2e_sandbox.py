@@ -11,6 +11,7 @@ import shutil
 
 import pytest
 
+from support.files import write_user_config
 from support.fakellm import Reply
 from support.harness import server_args
 
@@ -41,9 +42,7 @@ def planted_home(isolated_env):
 
 def user_config(home, **values) -> None:
     """The user's own config (a project's file may not loosen the sandbox without trust)."""
-    path = home / ".config" / "ayder" / "config.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(values))
+    write_user_config(home, values)
 
 
 def ask_to_run(fake, run_ayder, run_env, command, *args, tool="run_shell_command"):
