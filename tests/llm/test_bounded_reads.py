@@ -32,6 +32,17 @@ def assert_bounded(server: FloodingLLM) -> None:
     assert server.served <= MAX_BODY_BYTES + SLACK_BYTES, f"{server.served} bytes read"
 
 
+def against_flood(run, endless: dict[str, int], protocol: str, *args: str, input: str | None = None, **flood):
+    """`run` (timed_ayder) against a flooding server named by `endless` and `flood`, stopped after:
+    (the server, the result, seconds it took)."""
+    server = flooding(endless, **flood)
+    try:
+        result, took = run(*server_args(server, protocol), *args, **({} if input is None else {"input": input}))
+    finally:
+        server.stop()
+    return server, result, took
+
+
 @pytest.fixture
 def timed_ayder(project, seams):
     """ayder in this process with timeout_s 3: (result, seconds it took)."""
@@ -46,11 +57,8 @@ def timed_ayder(project, seams):
 
 
 def test_an_endless_llama_cpp_props_is_an_unknown_window(timed_ayder):
-    server = flooding({"/props": 200}, head=b'{"default_generation_settings": {"n_ctx": 2048, "x": "')
-    try:
-        result, took = timed_ayder(*server_args(server, "openai"), "-v", "q")
-    finally:
-        server.stop()
+    server, result, took = against_flood(timed_ayder, {"/props": 200}, "openai", "-v", "q",
+                                         head=b'{"default_generation_settings": {"n_ctx": 2048, "x": "')
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
     assert "llama.cpp /props" not in result.stderr
@@ -59,11 +67,8 @@ def test_an_endless_llama_cpp_props_is_an_unknown_window(timed_ayder):
 
 
 def test_an_endless_ollama_show_is_an_unknown_window(timed_ayder):
-    server = flooding({"/api/show": 200}, head=b'{"model_info": {"llama.context_length": 4096, "x": "')
-    try:
-        result, took = timed_ayder(*server_args(server, "ollama"), "-v", "q")
-    finally:
-        server.stop()
+    server, result, took = against_flood(timed_ayder, {"/api/show": 200}, "ollama", "-v", "q",
+                                         head=b'{"model_info": {"llama.context_length": 4096, "x": "')
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
     assert "trained maximum" not in result.stderr
@@ -72,11 +77,7 @@ def test_an_endless_ollama_show_is_an_unknown_window(timed_ayder):
 
 
 def test_an_endless_redirect_body_is_not_read(timed_ayder):
-    server = flooding({"/props": 302, "/api/v0/models": 302})
-    try:
-        result, took = timed_ayder(*server_args(server, "openai"), "-v", "q")
-    finally:
-        server.stop()
+    server, result, took = against_flood(timed_ayder, {"/props": 302, "/api/v0/models": 302}, "openai", "-v", "q")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
     assert took < TIMEOUT_S + 2
@@ -85,11 +86,8 @@ def test_an_endless_redirect_body_is_not_read(timed_ayder):
 
 
 def test_a_props_that_trickles_for_ever_is_given_up_at_timeout_s(timed_ayder):
-    server = flooding({"/props": 200}, head=b'{"default_generation_settings": {"n_ctx": 2048, "x": "', every_s=0.05)
-    try:
-        result, took = timed_ayder(*server_args(server, "openai"), "-v", "q")
-    finally:
-        server.stop()
+    server, result, took = against_flood(timed_ayder, {"/props": 200}, "openai", "-v", "q",
+                                         head=b'{"default_generation_settings": {"n_ctx": 2048, "x": "', every_s=0.05)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
     assert "llama.cpp /props" not in result.stderr
@@ -99,11 +97,7 @@ def test_a_props_that_trickles_for_ever_is_given_up_at_timeout_s(timed_ayder):
 
 @pytest.mark.parametrize("protocol, path", [("openai", "/v1/chat/completions"), ("ollama", "/api/chat")])
 def test_an_endless_error_body_is_one_line_naming_the_status(timed_ayder, protocol, path):
-    server = flooding({path: 500}, head=b'{"error": "')
-    try:
-        result, took = timed_ayder(*server_args(server, protocol), "q")
-    finally:
-        server.stop()
+    server, result, took = against_flood(timed_ayder, {path: 500}, protocol, "q", head=b'{"error": "')
     assert result.returncode == 1
     error = [line for line in result.stderr.splitlines() if "HTTP 500" in line]
     assert len(error) == 1 and f"over {MAX_BODY_BYTES // 1048576} MB" in error[0], result.stderr
@@ -114,11 +108,8 @@ def test_an_endless_error_body_is_one_line_naming_the_status(timed_ayder, protoc
 
 @pytest.mark.parametrize("protocol, path", [("openai", "/v1/models"), ("ollama", "/api/tags")])
 def test_an_endless_model_list_is_one_clear_line(timed_ayder, protocol, path):
-    server = flooding({path: 200}, head=b'{"models": [], "data": "')
-    try:
-        result, took = timed_ayder(*server_args(server, protocol), input="/model\n")
-    finally:
-        server.stop()
+    server, result, took = against_flood(timed_ayder, {path: 200}, protocol, input="/model\n",
+                                         head=b'{"models": [], "data": "')
     assert f"over {MAX_BODY_BYTES // 1048576} MB" in result.stderr
     assert "Traceback" not in result.stderr
     assert took < TIMEOUT_S + 2
@@ -126,11 +117,8 @@ def test_an_endless_model_list_is_one_clear_line(timed_ayder, protocol, path):
 
 
 def test_an_endless_non_streamed_reply_is_one_clear_line(timed_ayder):
-    server = flooding({"/v1/chat/completions": 200}, head=b'{"choices": [], "x": "')
-    try:
-        result, took = timed_ayder(*server_args(server, "openai"), "--doctor")
-    finally:
-        server.stop()
+    server, result, took = against_flood(timed_ayder, {"/v1/chat/completions": 200}, "openai", "--doctor",
+                                         head=b'{"choices": [], "x": "')
     assert f"over {MAX_BODY_BYTES // 1048576} MB" in result.stderr
     assert "Traceback" not in result.stderr
     assert_bounded(server)
