@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ayder_cli.terminal.confirm import painter, tty_opener, visible, yes_or_no
+from ayder_cli.terminal.confirm import ask_on_terminal, visible
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.terminal.style import BOLD, YELLOW
 
@@ -15,14 +15,11 @@ def checks_asker(environment: Environment) -> Callable[[tuple[str, ...]], bool |
     """The question on this run's terminal; None: no terminal to ask on. Enter, Ctrl-D or anything else is no."""
 
     def ask(commands: tuple[str, ...]) -> bool | None:
-        with tty_opener(environment.stdin, environment.stderr)() as streams:
-            if streams is None:
-                return None
-            reader, writer = streams
-            paint = painter(not environment.no_color)
+        def describe(paint: Callable[..., str]) -> str:
             lines = [paint("The config names checks to run after the model changes files:", BOLD, YELLOW)]
             lines += [f"  {visible(command)}" for command in commands]
-            writer.write("\n".join(lines) + "\n")
-            return yes_or_no(reader, writer, paint(QUESTION, BOLD))
+            return "\n".join(lines) + "\n"
+
+        return ask_on_terminal(environment, describe, QUESTION)
 
     return ask

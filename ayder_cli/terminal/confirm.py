@@ -275,6 +275,19 @@ def yes_or_no(reader: IO[str], writer: IO[str], question: str) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
+def ask_on_terminal(environment: Environment, describe: Callable[[Callable[..., str]], str],
+                    question: str) -> bool | None:
+    """What `describe(paint)` says, then `question`, on this run's terminal (or /dev/tty): True for y.
+    None: no terminal to ask on."""
+    with tty_opener(environment.stdin, environment.stderr)() as streams:
+        if streams is None:
+            return None
+        reader, writer = streams
+        paint = painter(not environment.no_color)
+        writer.write(describe(paint))
+        return yes_or_no(reader, writer, paint(question, BOLD))
+
+
 def painter(color: bool) -> Callable[..., str]:
     def paint(text: str, *styles: str) -> str:
         return "".join(styles) + text + RESET if color and styles else text

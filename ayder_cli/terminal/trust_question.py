@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable
 
-from ayder_cli.terminal.confirm import painter, tty_opener, visible, yes_or_no
+from ayder_cli.terminal.confirm import ask_on_terminal, visible
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.terminal.style import BOLD, YELLOW
 
@@ -18,13 +18,7 @@ def trust_asker(environment: Environment) -> Callable[[Path, Path, dict[str, Any
     """The question on this run's terminal (stdin and stderr); no answer, Enter or Ctrl-D is no."""
 
     def ask(root: Path, path: Path, asked: dict[str, Any]) -> bool:
-        with tty_opener(environment.stdin, environment.stderr)() as streams:
-            if streams is None:
-                return False
-            reader, writer = streams
-            paint = painter(not environment.no_color)
-            writer.write(describe(root, path, asked, paint))
-            return yes_or_no(reader, writer, paint(QUESTION, BOLD))
+        return bool(ask_on_terminal(environment, lambda paint: describe(root, path, asked, paint), QUESTION))
 
     return ask
 
