@@ -12,13 +12,13 @@ sha256, in the state directory) or give --mcp-trust for one run. Loaded only whe
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ayder_cli.mcp_servers.config import VARIABLE, servers_of
 from ayder_cli.setup.config import Config
+from ayder_cli.setup.project_trust import NOT_ASKED, approval
 from ayder_cli.storage.trusted_projects import TrustedProjects, trusted_mcp_servers_path
 
 MAX_FILE_BYTES = 1024 * 1024
@@ -87,25 +87,13 @@ def approved(root: Path, path: Path, data: bytes, servers: dict[str, dict[str, A
              ask: Ask | None, flag: bool, warn: Callable[[str], None]) -> bool:
     """Whether the servers may start. --mcp-trust approves for this run and stores nothing; only a yes
     at the terminal is remembered, for this content of the file."""
-    if flag:
-        return True
-    digest = hashlib.sha256(data).hexdigest()
-    real_root = root.resolve()
     store = TrustedProjects(trusted_mcp_servers_path(env))
-    if store.approved(real_root, digest):
-        return True
-    names = ", ".join(servers)
-    how = "approve them at a terminal, or give --mcp-trust for one run"
-    if ask is None:
-        warn(f"MCP servers of {path} not started ({names}): {how}")
-        return False
-    if not ask(real_root, path, {name: shown(entry) for name, entry in servers.items()}):
-        warn(f"MCP servers of {path} not started ({names}): you answered no")
-        return False
-    problem = store.approve(real_root, digest)
-    if problem:
-        warn(f"the approval is for this run only: {problem}")
-    return True
+    shown_servers = {name: shown(entry) for name, entry in servers.items()}
+    started, why = approval(store, root, path, data, shown_servers, ask=ask, flag=flag, warn=warn)
+    if not started:
+        how = "approve them at a terminal, or give --mcp-trust for one run"
+        warn(f"MCP servers of {path} not started ({', '.join(servers)}): {how if why == NOT_ASKED else why}")
+    return started
 
 
 def with_project_servers(config: Config, servers: dict[str, dict[str, Any]]) -> Config:

@@ -20,6 +20,7 @@ from ayder_cli.storage.trusted_projects import TrustedProjects, trusted_projects
 Ask = Callable[[Path, Path, dict[str, Any]], bool]
 
 NO_TERMINAL = "no terminal to ask; --trust-project applies them for this run"
+FLAG, NOT_ASKED = "the flag", "no terminal to ask"  # why approval() decided so, for the caller to word
 
 
 def decide_trust(path: Path, data: bytes, asked: dict[str, Any], *, root: Path, env: Mapping[str, str],
@@ -27,22 +28,35 @@ def decide_trust(path: Path, data: bytes, asked: dict[str, Any], *, root: Path, 
     """The decision on the project config `path` whose bytes are `data`. --trust-project (`flag`)
     approves for this run only and stores nothing: a flag in a script should not trust the project
     for later runs at a terminal; only an answer there is remembered."""
-    digest = hashlib.sha256(data).hexdigest()
-    names = tuple(asked)
+    trusted, why = approval(TrustedProjects(trusted_projects_path(env)), root, path, data, asked,
+                            ask=ask, flag=flag, warn=warn)
+    if why == FLAG:
+        why = "--trust-project, for this run"
+    elif why == NOT_ASKED:
+        why = NO_TERMINAL
+    return ProjectTrust(tuple(asked), trusted, why, hashlib.sha256(data).hexdigest())
+
+
+def approval(store: TrustedProjects, root: Path, path: Path, data: bytes, shown: dict[str, Any], *,
+             ask: Callable[[Path, Path, dict[str, Any]], bool] | None, flag: bool,
+             warn: Callable[[str], None]) -> tuple[bool, str]:
+    """Whether a project file `path` (bytes `data`) is approved, and why: the flag (this run only,
+    nothing stored), an earlier yes for this very content, else the question at the terminal, a yes
+    remembered in `store`. The why is FLAG, NOT_ASKED or words for the user."""
     if flag:
-        return ProjectTrust(names, True, "--trust-project, for this run", digest)
+        return True, FLAG
+    digest = hashlib.sha256(data).hexdigest()
     real_root = root.resolve()
-    store = TrustedProjects(trusted_projects_path(env))
     if store.approved(real_root, digest):
-        return ProjectTrust(names, True, "approved earlier", digest)
+        return True, "approved earlier"
     if ask is None:
-        return ProjectTrust(names, False, NO_TERMINAL, digest)
-    if not ask(real_root, path, asked):
-        return ProjectTrust(names, False, "you answered no", digest)
+        return False, NOT_ASKED
+    if not ask(real_root, path, shown):
+        return False, "you answered no"
     problem = store.approve(real_root, digest)
     if problem:
         warn(f"the approval is for this run only: {problem}")
-    return ProjectTrust(names, True, "approved at the terminal", digest)
+    return True, "approved at the terminal"
 
 
 def decided_before(known: ProjectTrust | None) -> Callable[[Path, bytes, dict[str, Any]], ProjectTrust]:
