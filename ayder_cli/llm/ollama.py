@@ -13,7 +13,7 @@ from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.llm.http import Transport, empty_reply_error, iter_body, server_message, whole_json
 from ayder_cli.llm.providers import OLLAMA
 from ayder_cli.llm.served import ServedWindow, from_ollama_show
-from ayder_cli.llm.sse import Skipped, decode_ndjson_lines
+from ayder_cli.llm.sse import Skipped, decode_ndjson_lines, json_value
 
 
 class OllamaClient:
@@ -119,13 +119,10 @@ class OllamaClient:
         return LLMError(f"Ollama error (HTTP {status}): {message}", "check the output of `ollama serve`", status)
 
 
-_decode_json = json.JSONDecoder().decode
-
-
 def loads_line(line: bytes) -> Any:
     """json.loads(line), faster: most lines are plain UTF-8, which skips json's encoding detection."""
     try:
-        return _decode_json(line.decode())
+        return json_value(line.decode())
     except ValueError:  # not UTF-8, a BOM, or bad JSON: the general path decides, raising as before
         return json.loads(line)
 

@@ -20,7 +20,7 @@ from ayder_cli.llm.http import (
 )
 from ayder_cli.llm.providers import OPENAI
 from ayder_cli.llm.served import ServedWindow, from_llama_cpp_props, from_lm_studio_models, from_openai_models
-from ayder_cli.llm.sse import Skipped, decode_sse
+from ayder_cli.llm.sse import Skipped, decode_sse, json_value
 
 
 class OpenAIClient:
@@ -101,7 +101,7 @@ class OpenAIClient:
     def _event_delta(self, event: str, data: str, url: str) -> Delta | None:
         """The event's delta; None when it is malformed; StreamCutError when the server reports an error."""
         try:
-            payload = _decode_json(data)  # json.loads without its per-call checks; data is already str
+            payload = json_value(data)
         except json.JSONDecodeError:
             payload = None
         if event == "error" or isinstance(payload, dict) and payload.get("error"):
@@ -153,9 +153,6 @@ class OpenAIClient:
         if status in (400, 413, 422):
             return LLMError(f"the server rejected the request (HTTP {status}): {message}", None, status)
         return LLMError(f"server error (HTTP {status}): {message}", "try again; check the server's log if it persists", status)
-
-
-_decode_json = json.JSONDecoder().decode
 
 
 def chunk_delta(payload: dict[str, Any]) -> Delta:
@@ -213,6 +210,8 @@ def _usage(usage: Any, timings: Any = None) -> Usage | None:
     """The counts of `usage`, with the cached part of the prompt where the server says it:
     OpenAI and vLLM prompt_tokens_details.cached_tokens, DeepSeek prompt_cache_hit_tokens,
     llama.cpp `timings` (cache_n reused, prompt_n read anew, predicted_n generated)."""
+    if usage is None and timings is None:  # most chunks of a stream: checked first, it is per event
+        return None
     usage = usage if isinstance(usage, dict) else {}
     timings = timings if isinstance(timings, dict) else {}
     details = usage.get("prompt_tokens_details")
