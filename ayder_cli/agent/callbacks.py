@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from ayder_cli.agent.arriving import ArrivingCall
 from ayder_cli.calls import ToolCall, ToolResult
 from ayder_cli.llm.base import Reply, Usage
 
@@ -33,6 +34,9 @@ class Callbacks(Protocol):
     def on_thinking(self, text: str) -> None: ...
 
     def on_reply_end(self, reply: Reply) -> None: ...
+
+    def on_tool_arriving(self, call: ArrivingCall) -> None:
+        """A native call's fragment came: its name, subject and size so far (the call is not whole yet)."""
 
     def on_tool_start(self, call: ToolCall) -> None: ...
 

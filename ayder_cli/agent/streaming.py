@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
+from ayder_cli.agent.arriving import ArrivingCalls
 from ayder_cli.agent.callbacks import Callbacks
 from ayder_cli.intents import StreamFilter
 from ayder_cli.llm.accumulate import Accumulator
@@ -30,10 +31,14 @@ def stream_reply(start: Callable[[], Iterator[Delta]], display: StreamFilter, ca
 
 
 def _receive(deltas: Iterator[Delta], accumulator: Accumulator, display: StreamFilter, callbacks: Callbacks) -> None:
-    """Stream the reply into `accumulator`, showing its text and thinking as they arrive."""
+    """Stream the reply into `accumulator`, showing its text and thinking, and each native call's
+    name, subject and size, as they arrive."""
+    arriving = ArrivingCalls()
     try:
         for delta in deltas:
             accumulator.add(delta)
+            if delta.tool_calls:
+                callbacks.on_tool_arriving(arriving.add(delta.tool_calls))
             if delta.thinking:
                 callbacks.on_thinking(delta.thinking)
             if delta.content:

@@ -20,14 +20,13 @@ most every REDRAW_S, and one that cannot write (a closed stderr) stops drawing.
 from __future__ import annotations
 
 import codecs
-import os
 import time
 from collections import deque
 from typing import Callable
 
 from ayder_cli.masking import Secrets
 from ayder_cli.terminal.console import describe_command
-from ayder_cli.terminal.safe_text import cut_to_width, safe_line
+from ayder_cli.terminal.safe_text import cut_to_width, safe_line, terminal_columns
 from ayder_cli.terminal.style import DIM, RESET
 
 LIVE_LINES = 5  # the lines redrawn in place while the command runs
@@ -173,8 +172,4 @@ def _utf8():
 
 def _columns(console) -> int:
     """The terminal's width now (it may have changed since the last command)."""
-    try:
-        return os.get_terminal_size(console.environment.stderr.fileno()).columns
-    except (AttributeError, ValueError, OSError):
-        given = console.environment.env.get("COLUMNS", "")
-        return int(given) if given.isdigit() and int(given) > 0 else 80
+    return terminal_columns(console.environment)

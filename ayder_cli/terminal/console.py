@@ -63,6 +63,7 @@ class Console:
         self.verbose = verbose
         self._spinner = Spinner(self.err) if self.color else None
         self._out_line_open = False  # stdout has text not yet ended by a newline
+        self._arriving = ""  # the line of a native call still streaming, drawn on stderr ("": none)
         self._err_line_open = False  # stderr has thinking not yet ended by a newline
         self._message_usage: list[Usage] = []  # the counts of each request of the current user message
         # Markdown rendered only on a terminal with colour; anything else gets the model's text unchanged.
@@ -151,6 +152,29 @@ class Console:
             self._out_line_open = False
         if reply.interrupted:
             self.notice("interrupted; the partial reply is kept")
+
+    def on_tool_arriving(self, call) -> None:
+        """A native call names itself while its arguments stream: one line redrawn in place, on a
+        terminal only (a pipe or a log gets just the activity line once the call is whole)."""
+        if not self.draws_in_place or not call.name:
+            return
+        from ayder_cli.terminal.arriving_line import arriving_line  # lazy: not on the start-up path
+        from ayder_cli.terminal.safe_text import terminal_columns
+
+        line = arriving_line(call.name, call.subject, call.size, terminal_columns(self.environment))
+        if line == self._arriving:
+            return  # most fragments change nothing shown: no write
+        if not self._arriving:
+            self._stop_spinner()
+            self._end_err_line()
+            self._flush_markdown()
+            if self._out_line_open and self.environment.stdout_is_tty:
+                self.out.write("\n")  # the line is redrawn from its start: the answer's line stays whole
+                self.out.flush()
+                self._out_line_open = False
+        self.err.write("\r\033[K" + self._paint(line, DIM))
+        self.err.flush()
+        self._arriving = line
 
     def on_tool_start(self, call) -> None:
         self._stop_spinner()
@@ -252,8 +276,13 @@ class Console:
             self._out_line_open = True
 
     def _stop_spinner(self) -> None:
+        """Before anything else prints: the spinner, or a streaming call's line, is taken off."""
         if self._spinner:
             self._spinner.stop()
+        if self._arriving:
+            self.err.write("\r\033[K")
+            self.err.flush()
+            self._arriving = ""
 
     def _end_err_line(self) -> None:
         if self._err_line_open:

@@ -105,6 +105,9 @@ class JsonEvents(Console):
         if reply.finish_reason != "length" or reply.interrupted:  # else the loop asks for the rest, which goes on
             self._last_reply, self._reply = self._reply, ""
 
+    def on_tool_arriving(self, call) -> None:
+        pass  # the tool_call event comes once the call is whole; a line redrawn in place is no event
+
     def on_tool_start(self, call) -> None:
         self.tool_calls += 1
         arguments = call.arguments if isinstance(call.arguments, dict) else {}

@@ -8,6 +8,7 @@ a carriage return keeps only what was written after it (a progress bar's last st
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 
@@ -46,6 +47,15 @@ def cut_to_width(text: str, columns: int) -> str:
                 kept = kept[:-1]
             return kept + "…"
     return text
+
+
+def terminal_columns(environment) -> int:
+    """The width of the terminal stderr shows on, now (it may have changed): COLUMNS, else 80, where unknown."""
+    try:
+        return os.get_terminal_size(environment.stderr.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        given = environment.env.get("COLUMNS", "")
+        return int(given) if given.isdigit() and int(given) > 0 else 80
 
 
 def _columns(char: str) -> int:

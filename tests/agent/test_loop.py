@@ -86,6 +86,6 @@ def test_the_loop_reports_through_callbacks_in_order(tmp_path):
                                tmp_path)
     loop.run("ping please")
     names = [event[0] for event in recorder.events]
-    assert names == ["on_message_start", "on_waiting", "on_reply_end", "on_usage", "on_tool_start", "on_tool_done",
-                     "on_waiting", "on_text", "on_reply_end", "on_message_end"]
+    assert names == ["on_message_start", "on_waiting", "on_tool_arriving", "on_reply_end", "on_usage",
+                     "on_tool_start", "on_tool_done", "on_waiting", "on_text", "on_reply_end", "on_message_end"]
     assert loop.usage.requests == 2 and loop.usage.prompt_tokens == 5

@@ -73,6 +73,12 @@ def openai_events(reply, model: str) -> list[bytes]:
                 "function": {"name": call["name"], "arguments": arguments[:half]}}
         events.append(event({"tool_calls": [head]}))
         events.append(event({"tool_calls": [{"index": index, "function": {"arguments": arguments[half:]}}]}))
+        if reply.argument_pieces:  # the arguments in that many fragments, the first beside the name
+            size = max(1, -(-len(arguments) // reply.argument_pieces))
+            head["function"]["arguments"] = arguments[:size]
+            events[-2:] = [event({"tool_calls": [head]})] + [
+                event({"tool_calls": [{"index": index, "function": {"arguments": arguments[i : i + size]}}]})
+                for i in range(size, len(arguments), size)]
         if reply.repeat_id:
             events[-1] = event({"tool_calls": [{"index": index, "id": head["id"],
                                                 "function": {"arguments": arguments[half:]}}]})

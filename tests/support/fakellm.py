@@ -87,6 +87,7 @@ class Reply:
     # repeat_id: the whole id again in every fragment of the call, as some servers send it.
     id_pieces: int | None = None
     repeat_id: bool = False
+    argument_pieces: int | None = None  # OpenAI: each tool call's arguments in this many fragments (default 2)
 
     # --- the common shapes, by name
 
