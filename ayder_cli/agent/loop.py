@@ -22,7 +22,7 @@ from ayder_cli.agent.callbacks import Callbacks, RunResult
 from ayder_cli.agent.checkpoint import start_from, write_checkpoint
 from ayder_cli.agent.context import ContextKeeper
 from ayder_cli.agent.conversation import Conversation
-from ayder_cli.agent.repeats import RepeatGuard
+from ayder_cli.agent.repeats import RepeatGuard, restarted
 from ayder_cli.agent.request import next_request, pick_edit_format
 from ayder_cli.agent.streaming import stream_reply
 from ayder_cli.agent.tool_fallback import ToolMode
@@ -47,6 +47,8 @@ class ReplyCounts:
 
     malformed: int = 0  # replies in a row whose calls were all malformed
     continuations: int = 0  # automatic "continue"s after replies cut at max_tokens
+    cut_text: str = ""  # the reply the first "continue" went on from
+    restarted: bool = False  # a continuation started that reply again: the continuing ended
     repeats: RepeatGuard = field(default_factory=RepeatGuard)
 
 
@@ -143,7 +145,7 @@ class ChatLoop:
             if batch.empty:
                 if self._continue_after_cut(reply, counts):
                     continue
-                return self._answered(reply)
+                return self._answered(reply, counts)
             stuck = self._stop_if_stuck(reply, batch, counts)
             if stuck is not None:
                 return stuck
@@ -178,14 +180,20 @@ class ChatLoop:
         """A reply that max_tokens cut: the model is asked to go on, a few times per message."""
         if reply.finish_reason != "length" or counts.continuations >= MAX_CONTINUATIONS:
             return False
+        if counts.continuations and restarted(counts.cut_text, reply.text):
+            counts.restarted = True  # said here, once: _answered adds no "truncated"
+            self.callbacks.on_notice("the model started its answer again instead of continuing it; "
+                                     "not asking it to continue")
+            return False
+        counts.cut_text = counts.cut_text or reply.text
         counts.continuations += 1
         self.callbacks.on_notice("the reply hit max_tokens; asking the model to continue")
         self.conversation.add_user(CONTINUE_PROMPT)
         return True
 
-    def _answered(self, reply: Reply) -> RunResult:
+    def _answered(self, reply: Reply, counts: ReplyCounts) -> RunResult:
         """A reply without tool calls ends the turn; one that max_tokens still cut says so."""
-        if reply.finish_reason == "length":
+        if reply.finish_reason == "length" and not counts.restarted:
             self.callbacks.on_notice(
                 f"the reply was truncated at max_tokens ({self.config.max_tokens}); "
                 "raise max_tokens or ask the model to continue"

@@ -66,3 +66,71 @@ class RepeatGuard:
 def _call_key(call: ToolCall) -> tuple[str, str]:
     """A call's name and arguments as canonical JSON: equal calls, equal keys."""
     return call.name, json.dumps(call.arguments, sort_keys=True, ensure_ascii=False, default=str)
+
+
+# --- text: small models loop in their words too
+
+MIN_BLOCK = 200  # a block of at least this many characters ...
+BLOCK_TIMES = 3  # ... this many times in a row is a loop
+MAX_BLOCK = 4096  # longer blocks are not looked for: the check reads at most BLOCK_TIMES of these
+CHECK_EVERY = 64  # characters between two checks: the cost per delta stays a few comparisons
+RESTART_CHARS = 40  # a continuation starting with this much of the answer it was to continue
+
+
+class RepeatingText:
+    """Spots a reply that repeats itself: the same block of MIN_BLOCK+ characters BLOCK_TIMES times
+    in a row at its end. Fed each delta; only every CHECK_EVERY characters does it look, and then
+    only at the last BLOCK_TIMES * MAX_BLOCK characters."""
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self._size = 0
+        self._next_check = MIN_BLOCK * BLOCK_TIMES
+        self.block = 0  # the repeated block's length, once found (0: none)
+
+    def add(self, text: str) -> bool:
+        """Take a delta's text in; True once the reply ends in a repeated block (see `block`)."""
+        self._parts.append(text)
+        self._size += len(text)
+        if self._size < self._next_check:
+            return False
+        self._next_check = self._size + CHECK_EVERY
+        tail = "".join(self._parts)[-BLOCK_TIMES * MAX_BLOCK:]
+        self._parts = [tail]
+        self.block = repeated_block(tail)
+        return bool(self.block)
+
+    def kept(self, text: str) -> str:
+        """The reply's text up to the end of the block's first copy: the repeats taken off."""
+        block = self.block
+        if not block:
+            return text
+        start = len(text) - BLOCK_TIMES * block  # back to where the repeating began
+        while start > 0 and text[start - 1] == text[start - 1 + block]:
+            start -= 1
+        return text[: start + block]
+
+
+def repeated_block(text: str) -> int:
+    """The length of the shortest block (MIN_BLOCK to MAX_BLOCK characters) that `text` ends with
+    BLOCK_TIMES times in a row; 0 when there is none."""
+    probe = text[-MIN_BLOCK:]
+    end = len(text) - MIN_BLOCK  # an earlier copy of the probe ends at least MIN_BLOCK before the end
+    for _ in range(16):  # the nearest copies of the probe are the candidates: a few are enough
+        start = text.rfind(probe, 0, end)
+        if start < 0:
+            return 0
+        block = len(text) - (start + MIN_BLOCK)
+        if block > MAX_BLOCK or block * BLOCK_TIMES > len(text):
+            return 0
+        if text[-block:] * BLOCK_TIMES == text[-block * BLOCK_TIMES:]:
+            return block
+        end = start + MIN_BLOCK - 1
+    return 0
+
+
+def restarted(cut: str, continuation: str) -> bool:
+    """A continuation asked after a reply max_tokens cut that begins that reply again (SmolLM2 does)."""
+    first, again = " ".join(cut.split()).lower(), " ".join(continuation.split()).lower()
+    size = min(len(first), len(again), RESTART_CHARS)
+    return size >= 12 and first[:size] == again[:size]

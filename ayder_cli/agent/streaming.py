@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 
 from ayder_cli.agent.arriving import ArrivingCalls
 from ayder_cli.agent.callbacks import Callbacks
+from ayder_cli.agent.repeats import BLOCK_TIMES, RepeatingText
 from ayder_cli.intents import StreamFilter
 from ayder_cli.llm.accumulate import Accumulator
 from ayder_cli.llm.base import Delta, Reply, StreamCutError
@@ -17,8 +18,9 @@ def stream_reply(start: Callable[[], Iterator[Delta]], display: StreamFilter, ca
     """The reply `start()` streams, shown as it arrives and handed whole to `keep`; also when Ctrl-C
     stops it (kept as interrupted) or the stream breaks (kept as cut off; the StreamCutError goes on)."""
     accumulator = Accumulator()
+    repeating = RepeatingText()
     try:
-        _receive(start(), accumulator, display, callbacks)
+        _receive(start(), accumulator, display, callbacks, repeating)
     except KeyboardInterrupt:
         _show(display.finish(), callbacks)
         return keep(accumulator.reply(interrupted=True))
@@ -27,12 +29,18 @@ def stream_reply(start: Callable[[], Iterator[Delta]], display: StreamFilter, ca
         keep(accumulator.reply(stream_cut=True))
         raise
     _show(display.finish(), callbacks)
-    return keep(accumulator.reply())
+    reply = accumulator.reply()
+    if repeating.block:  # stopped: the conversation keeps the block once
+        callbacks.on_notice(f"the reply repeated the same {repeating.block} characters {BLOCK_TIMES} times "
+                            "in a row; ayder stopped it there")
+        reply.text, reply.finish_reason = repeating.kept(reply.text), "repeated"
+    return keep(reply)
 
 
-def _receive(deltas: Iterator[Delta], accumulator: Accumulator, display: StreamFilter, callbacks: Callbacks) -> None:
+def _receive(deltas: Iterator[Delta], accumulator: Accumulator, display: StreamFilter, callbacks: Callbacks,
+             repeating: RepeatingText) -> None:
     """Stream the reply into `accumulator`, showing its text and thinking, and each native call's
-    name, subject and size, as they arrive."""
+    name, subject and size, as they arrive; a reply that repeats a block of text is stopped."""
     arriving = ArrivingCalls()
     try:
         for delta in deltas:
@@ -43,6 +51,9 @@ def _receive(deltas: Iterator[Delta], accumulator: Accumulator, display: StreamF
                 callbacks.on_thinking(delta.thinking)
             if delta.content:
                 _show(display.feed(delta.content), callbacks)
+                if repeating.add(delta.content):
+                    deltas.close()  # closes the response: the server stops generating
+                    return
             if delta.warning:  # e.g. malformed events the client skipped: said once per reply
                 callbacks.on_notice(delta.warning)
     except KeyboardInterrupt:

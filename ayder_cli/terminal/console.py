@@ -218,6 +218,10 @@ class Console:
     def on_message_end(self, result, window: int | None) -> None:
         """The usage line of the message's requests, however it ended (`result` is for --json's answer event)."""
         self._flush_markdown()  # a reply cut short by an error shows its last line too
+        if self._out_line_open:  # a reply max_tokens cut, not continued: the next answer starts on its own line
+            self.out.write("\n")
+            self.out.flush()
+            self._out_line_open = False
         usages, self._message_usage = self._message_usage, []
         line = describe_message_usage(usages, window)
         if line:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from support import fakellm
-from support.fakellm import Reply
+from support.fakellm import Reply, numbered
 from support.harness import server_args
 
 OLLAMA_SHOW = {  # the shape of Ollama's POST /api/show
@@ -63,7 +63,7 @@ LLAMA_CPP_OVERFLOW = "request (4102 tokens) exceeds the available context size (
 
 
 def test_a_server_that_finds_the_conversation_too_long_gets_one_more_try_after_compaction(fake, run_ayder):
-    long_answer = ("a first answer of many words. " * 200).strip()
+    long_answer = numbered("a first answer of many words. ", 200).strip()
     fake.queue(Reply(text=long_answer), Reply(status=400, error=LLAMA_CPP_OVERFLOW),
                Reply(text="summary of the earlier turns"), Reply(text="second answer"))
     result = run_ayder(*server_args(fake, "openai"), input="first question\nsecond question\n")
@@ -126,7 +126,7 @@ def _overflowing_session(fake, run_ayder, protocol, replies=12):
     fake.window = 2048
     fake.props = {"default_generation_settings": {"n_ctx": 2048}}
     fake.show = {**OLLAMA_SHOW, "parameters": "", "model_info": {"qwen2.context_length": 2048}}
-    fake.default = Reply(text="Here is a long answer about the code. " * 25)
+    fake.default = Reply(text=numbered("Here is a long answer about the code. ", 25))
     questions = "".join(f"question {n}: tell me more about part {n}\n" for n in range(replies))
     return run_ayder(*server_args(fake, protocol), input=questions)
 
@@ -144,7 +144,7 @@ def test_a_session_that_outgrows_a_small_window_compacts_and_never_sends_too_muc
 def test_ollama_is_asked_not_to_cut_and_its_refusal_is_compacted_and_asked_again(fake, run_ayder):
     fake.show = {**OLLAMA_SHOW, "parameters": ""}
     fake.window = 1000  # smaller than ayder believes (--num-ctx): the server refuses, ayder recovers
-    fake.queue(Reply(text="A long first answer. " * 60), Reply(), Reply(text="summary of the first turn"),
+    fake.queue(Reply(text=numbered("A long first answer. ", 60)), Reply(), Reply(text="summary of the first turn"),
                Reply(text="second answer"))
     result = run_ayder(*server_args(fake, "ollama"), "--num-ctx", "4096", input="first\nsecond\n")
     assert result.returncode == 0, result.stderr
@@ -158,7 +158,7 @@ def test_a_server_that_cuts_the_prompt_silently_is_caught_by_its_count_and_the_c
         fake, run_ayder):
     fake.cuts_silently = True  # as Ollama's /v1 endpoint does: 200, with the oldest messages dropped
     fake.window = 1500  # less than the user told ayder (--num-ctx 8192)
-    long = "A long answer about the code. " * 70
+    long = numbered("A long answer about the code. ", 70)
     fake.queue(Reply(text=long), Reply(text=long), Reply(text=long), Reply(text="summary of the earlier turns"),
                Reply(text="fourth answer"))
     result = run_ayder(*server_args(fake, "openai"), "--num-ctx", "8192", input="first\nsecond\nthird\nfourth\n")

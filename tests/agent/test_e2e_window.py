@@ -8,7 +8,7 @@ import json
 
 import pytest
 from support import fakellm
-from support.fakellm import Reply
+from support.fakellm import Reply, numbered
 from support.harness import server_args
 
 WINDOW = 2048
@@ -124,7 +124,7 @@ def test_between_messages_a_request_over_the_window_is_compacted_before_it_is_se
         fake, run_ayder):
     fake.window = 1000  # the tool schemas and system prompt take about 650 of it
     fake.props = {"default_generation_settings": {"n_ctx": 1000}}
-    long = "A long first answer about the code. " * 60
+    long = numbered("A long first answer about the code. ", 60)
     fake.queue(Reply(text=long), Reply(text="summary of the first exchange"), Reply(text="second answer"))
     result = run_ayder(*server_args(fake, "openai"), input="first question " + "in many words " * 40 + "\nsecond\n")
     assert result.returncode == 0, result.stderr

@@ -112,6 +112,13 @@ class Reply:
         return cls(status=status, error=error, **fields)
 
 
+def numbered(sentence: str, times: int) -> str:
+    """`sentence` `times` over, each copy numbered: a long answer that does not repeat itself (a reply
+    repeating a block of text is a model's loop, stopped by ayder: agent/repeats.py)."""
+    head = sentence.rstrip().rstrip(".")
+    return "".join(f"{head} {n}. " for n in range(1, times + 1))
+
+
 class FakeLLM:
     def __init__(self, models: tuple[str, ...] = ("qwen2.5-coder:7b", "llama3.2:3b")) -> None:
         self.script: deque[Reply] = deque()
