@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ayder_cli.llm.sse import LineSplitter, SSEDecoder, decode_ndjson_lines, decode_sse
+from ayder_cli.llm.sse import LineSplitter, SSEDecoder, decode_ndjson_lines, decode_sse, json_value
 
 
 def sse_events(chunks) -> list[tuple[str, str]]:
@@ -185,3 +187,32 @@ def test_any_split_of_an_ndjson_stream_gives_the_same_lines(stream, points):
     whole = list(decode_ndjson_lines([data]))
     assert [json.loads(line) for line in whole] == objects
     assert list(decode_ndjson_lines(split_at(data, points))) == whole
+
+
+# --- one event per chunk, as servers that flush each token send it (the decoder's quick way)
+
+
+def test_one_event_per_chunk_keeps_names_held_lines_and_multiline_events():
+    chunks = [b'data: {"a":1}\n\n',
+              b"event: error\n", b'data: {"b":2}\n\n',  # the name came in the chunk before
+              b"data: first", b' half\n\n',  # a line held from the chunk before
+              b"data: x\ndata: y\n\n",  # two data lines: not the quick way's
+              b"data: \n\n", b"data: caf\xc3\xa9\n\n", b"data: [DONE]\n\n"]
+    assert sse_events(chunks) == [("message", '{"a":1}'), ("error", '{"b":2}'), ("message", "first half"),
+                                  ("message", "x\ny"), ("message", ""), ("message", "café"),
+                                  ("message", "[DONE]")]
+    assert sse_events(chunks) == sse_events([b"".join(chunks)])
+
+
+@pytest.mark.parametrize("text", ['{"a": [1, 2]}', ' {"a": 1} ', '{"a": 1}\n', "[1]", '"s"', "NaN",
+                                  '{"a": 1} x', "", "{", '{"a": "\\ud800"}', "tru"])
+def test_json_value_answers_as_json_loads(text):
+    try:
+        expected = json.loads(text)
+    except json.JSONDecodeError as exc:
+        with pytest.raises(json.JSONDecodeError) as raised:
+            json_value(text)
+        assert str(raised.value) == str(exc)
+    else:
+        value = json_value(text)
+        assert value == expected or (value != value and expected != expected)  # NaN is NaN
