@@ -10,12 +10,23 @@ from __future__ import annotations
 from ayder_cli.terminal.safe_text import cut_to_width, safe_line
 
 
-def arriving_line(name: str, subject: str, size: int, columns: int) -> str:
-    """The line for a call named `name` working on `subject` ("" while unknown), `size` characters so far."""
-    text = f"→ {name} {subject} …" if subject else f"→ {name} …"
-    if size:
-        text += f"  {byte_size(size)}"
-    return cut_to_width(safe_line(text.replace("\n", " ")), max(columns - 1, 10))
+class ArrivingLine:
+    """The line of the call streaming now, in a terminal `columns` wide."""
+
+    def __init__(self, columns: int) -> None:
+        self.columns = columns
+        self._shown: tuple[str, str, str] | None = None  # name, subject, size as last drawn
+
+    def redraw(self, name: str, subject: str, size: int) -> str | None:
+        """The line to draw now; None when what it shows has not changed (most fragments: a cheap check)."""
+        shown = (name, subject, byte_size(size) if size else "")
+        if shown == self._shown:
+            return None
+        self._shown = shown
+        text = f"→ {name} {subject} …" if subject else f"→ {name} …"
+        if size:
+            text += f"  {shown[2]}"
+        return cut_to_width(safe_line(text.replace("\n", " ")), max(self.columns - 1, 10))
 
 
 def byte_size(size: int) -> str:
@@ -25,4 +36,3 @@ def byte_size(size: int) -> str:
     if size < 1024 * 1024:
         return f"{size / 1024:.1f} KB"
     return f"{size / 1024 / 1024:.1f} MB"
-

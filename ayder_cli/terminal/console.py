@@ -63,7 +63,7 @@ class Console:
         self.verbose = verbose
         self._spinner = Spinner(self.err) if self.color else None
         self._out_line_open = False  # stdout has text not yet ended by a newline
-        self._arriving = ""  # the line of a native call still streaming, drawn on stderr ("": none)
+        self._arriving = None  # the line of a native call still streaming, drawn on stderr (an ArrivingLine)
         self._err_line_open = False  # stderr has thinking not yet ended by a newline
         self._message_usage: list[Usage] = []  # the counts of each request of the current user message
         # Markdown rendered only on a terminal with colour; anything else gets the model's text unchanged.
@@ -158,13 +158,10 @@ class Console:
         terminal only (a pipe or a log gets just the activity line once the call is whole)."""
         if not self.draws_in_place or not call.name:
             return
-        from ayder_cli.terminal.arriving_line import arriving_line  # lazy: not on the start-up path
-        from ayder_cli.terminal.safe_text import terminal_columns
+        if self._arriving is None:
+            from ayder_cli.terminal.arriving_line import ArrivingLine  # lazy: not on the start-up path
+            from ayder_cli.terminal.safe_text import terminal_columns
 
-        line = arriving_line(call.name, call.subject, call.size, terminal_columns(self.environment))
-        if line == self._arriving:
-            return  # most fragments change nothing shown: no write
-        if not self._arriving:
             self._stop_spinner()
             self._end_err_line()
             self._flush_markdown()
@@ -172,9 +169,11 @@ class Console:
                 self.out.write("\n")  # the line is redrawn from its start: the answer's line stays whole
                 self.out.flush()
                 self._out_line_open = False
-        self.err.write("\r\033[K" + self._paint(line, DIM))
-        self.err.flush()
-        self._arriving = line
+            self._arriving = ArrivingLine(terminal_columns(self.environment))
+        line = self._arriving.redraw(call.name, call.subject, call.size)
+        if line is not None:
+            self.err.write("\r\033[K" + self._paint(line, DIM))
+            self.err.flush()
 
     def on_tool_start(self, call) -> None:
         self._stop_spinner()
@@ -283,10 +282,10 @@ class Console:
         """Before anything else prints: the spinner, or a streaming call's line, is taken off."""
         if self._spinner:
             self._spinner.stop()
-        if self._arriving:
+        if self._arriving is not None:
             self.err.write("\r\033[K")
             self.err.flush()
-            self._arriving = ""
+            self._arriving = None
 
     def _end_err_line(self) -> None:
         if self._err_line_open:
