@@ -62,6 +62,8 @@ class Config:
     num_ctx: int | None = 8192
     keep_alive: str = "10m"  # Ollama keeps the model loaded this long after a request ("-1": for ever)
     iterations: int = 50
+    # Corrective messages in a row for replies whose tool calls were all malformed; then the turn stops.
+    max_malformed_retries: int = 2
     max_checkpoints: int = 3  # checkpoint cycles per message when the budget is spent; 0: just stop
     compact_at: float = 0.8  # compact the conversation when it fills this share of num_ctx
     auto_compact: bool = True

@@ -194,6 +194,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "num_ctx": _number(1, nullable=True, integer=True),
     "keep_alive": _duration,
     "iterations": _number(1, integer=True),
+    "max_malformed_retries": _number(0, integer=True),
     "max_checkpoints": _number(0, integer=True),
     "compact_at": _number(0.05),
     "auto_compact": _boolean,
