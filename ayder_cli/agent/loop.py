@@ -243,14 +243,14 @@ class ChatLoop:
         display = StreamFilter(schemas, think_open=False, whole_files=self._whole_files)
         self.callbacks.on_waiting()
         reply = stream_reply(lambda: self.tool_mode.stream(self.client, self.config, request, self.request),
-                            display, self.callbacks, self._keep)
+                            display, self.callbacks, lambda reply: self._keep(reply, request.model))
         if reply.usage and not reply.interrupted:
             self.callbacks.on_usage(reply.usage)
             self.context.learn(reply.usage.prompt_tokens, request)
         return reply
 
-    def _keep(self, reply: Reply) -> Reply:
-        self.usage.add(reply.usage)
+    def _keep(self, reply: Reply, model: str) -> Reply:
+        self.usage.add(reply.usage, model, reply.finish_reason)  # the transcript records them with the reply
         self.callbacks.on_reply_end(reply)
         self.conversation.add_assistant(reply)
         return reply

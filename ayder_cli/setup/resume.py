@@ -55,7 +55,7 @@ class SessionKeeper:
         try:
             self.current.append(message)
             if message.get("role") == "assistant":  # the request's tokens are counted by now
-                self.current.append_usage(self.loop.usage.totals())
+                self.current.append_usage(self.loop.usage.totals(), self.loop.usage.last_reply)
         except SessionError as exc:
             self.console.notice(f"the session transcript stopped: {exc.message}")
             self.current = None
