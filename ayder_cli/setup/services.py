@@ -24,6 +24,7 @@ from ayder_cli.terminal.checks_question import checks_asker
 from ayder_cli.terminal.confirm import TerminalConfirmer
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
+from ayder_cli.tool_groups import CORE, tools_of
 from ayder_cli.tools import default_registry
 from ayder_cli.tools.background import ProcessManager
 from ayder_cli.tools.base import ToolContext
@@ -83,7 +84,8 @@ def build_services(
     """verify: the --verify commands, the user's own (they replace the config's for this run)."""
     env, cwd = environment.env, environment.cwd
     secrets = secrets_of(config, env)  # as loaded: a server found below gets no key, /provider may give one
-    mcp = _mcp_tools(config, env, console, secrets)
+    policy = _tool_policy(config)
+    mcp = _mcp_tools(config, env, console, secrets, allowed=policy.allowed)
     config = with_discovered_server(config, env, console, environment.local_servers)
     instructions = (read_instructions(config, environment, root, console) if use_instructions
                     else no_instructions(console))
@@ -115,11 +117,7 @@ def build_services(
         context,
         permissions=Permissions(set(granted or {"r"})),
         confirmer=TerminalConfirmer.for_environment(console.environment, mask=secrets.mask),
-        policy=ToolPolicy(
-            disabled=frozenset(config.tools.get("disabled", ())),
-            max_calls_per_message=dict(config.tools.get("max_calls_per_message", {})),
-            groups=frozenset(config.tool_groups),
-        ),
+        policy=policy,
         warn=console.notice,
         before_confirm=console.end_activity_line,
     )
@@ -145,7 +143,20 @@ def build_services(
     return services
 
 
-def _mcp_tools(config: Config, env, console: Console, secrets: Secrets) -> McpTools | None:
+def _tool_policy(config: Config) -> ToolPolicy:
+    """The config's tools policy; with an allowlist (tools.enabled), the groups asked for beyond core join it."""
+    enabled = config.tools.get("enabled")
+    if enabled is not None:
+        enabled = frozenset(enabled) | frozenset(tools_of(set(config.tool_groups) - {CORE}))
+    return ToolPolicy(
+        disabled=frozenset(config.tools.get("disabled", ())),
+        max_calls_per_message=dict(config.tools.get("max_calls_per_message", {})),
+        groups=frozenset(config.tool_groups),
+        enabled=enabled,
+    )
+
+
+def _mcp_tools(config: Config, env, console: Console, secrets: Secrets, allowed) -> McpTools | None:
     """The config's MCP servers, started at the first request; None without any (nothing of MCP is loaded)."""
     if not config.mcp_servers:
         return None
@@ -161,7 +172,7 @@ def _mcp_tools(config: Config, env, console: Console, secrets: Secrets) -> McpTo
     def hub():
         return McpHub(env)
 
-    return McpTools(servers, hub, say=console.notice, log=console.log, share=config.mcp_schema_share)
+    return McpTools(servers, hub, say=console.notice, log=console.log, share=config.mcp_schema_share, allowed=allowed)
 
 
 def _command_view(console: Console, secrets: Secrets):
