@@ -36,7 +36,8 @@ from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, sh
 @click.option("--prompts", metavar="LIST", help="Comma-separated prompt names from prompts/, joined in order.")
 @click.option("--no-instructions", is_flag=True, help="Leave AGENTS.md and other instruction files out of the prompt.")
 @click.option("--tools", "tool_groups", metavar="LIST",
-              help="Tool groups offered besides core: files, processes, tasks, memory, or all.")
+              help="Tool groups offered besides core: files, processes, tasks, memory, or all; "
+                   "naming a tool (read_file,...) offers exactly those.")
 @click.option("--edit-format", metavar="FMT",
               help="How the model edits files (see README): replace, lines, whole, search-replace, auto.")
 @click.option("-r", "--allow-read", is_flag=True, help="Read tools run without asking (the default).")
