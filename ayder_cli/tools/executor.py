@@ -207,11 +207,11 @@ class ToolExecutor:
 
     def offer(self, *groups: str) -> None:
         """Offer more tool groups from now on (a mode that needs them: --implement offers tasks); with an
-        allowlist, their tools join it."""
+        allowlist, their tools join it (core's not: the groups checked always name it, the list narrows it)."""
         if self.policy.groups is not None:
             self.policy.groups = self.policy.groups | frozenset(groups)
         if self.policy.enabled is not None:
-            self.policy.enabled = self.policy.enabled | frozenset(tools_of(groups))
+            self.policy.enabled = self.policy.enabled | frozenset(tools_of(set(groups) - {CORE}))
 
     def schemas(self) -> list[dict[str, Any]]:
         return [spec.schema() for spec in self.offered()]

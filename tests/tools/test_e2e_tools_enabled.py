@@ -72,3 +72,12 @@ def test_an_unknown_name_in_tools_enabled_is_a_usage_error_naming_the_file(fake,
     assert "tools.json" in result.stderr
     assert "\"tools\" .enabled has an unknown tool 'list_file' (did you mean 'list_files'?)" in result.stderr
     assert fake.chat_requests() == []
+
+
+def test_tools_group_in_the_repl_adds_that_group_and_not_core_to_the_list(fake, run_ayder):
+    fake.queue(Reply(text="Hello."))
+    result = run_ayder(*server_args(fake, "openai"), "--tools", "read_file", input="/tools files\nhi\n")
+    assert result.returncode == 0, result.stderr
+    assert tool_names(fake.chat_requests()[0]) == ["read_file", "get_project_structure", "get_file_info",
+                                                   "insert_line", "delete_line"]
+    assert "write_file(file_path, content)" in result.stderr and "[not enabled, asks first]" in result.stderr

@@ -26,7 +26,7 @@ def _tools(context: CommandContext, args: str) -> None:
         if spec.name in policy.disabled:
             notes.append("disabled")
         elif policy.not_enabled(spec):
-            notes.append(f"not enabled: /tools {spec.group} enables its group")
+            notes.append("not enabled" + (f": /tools {spec.group} enables its group" if spec.group != "core" else ""))
         elif policy.hidden_by_format(spec):
             notes.append(f"not offered with edit_format {policy.edit_format}")
         elif not policy.offers(spec):
