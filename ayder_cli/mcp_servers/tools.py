@@ -18,6 +18,7 @@ from ayder_cli.calls import ToolResult
 from ayder_cli.errors import ToolError
 from ayder_cli.mcp_servers import budget
 from ayder_cli.mcp_servers.config import ServerConfig
+from ayder_cli.spelling import closest
 from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolSpec
 
 MAX_NAME = 64  # what OpenAI-compatible servers accept as a function name
@@ -69,7 +70,7 @@ class McpTools:
     def __init__(self, servers: Mapping[str, ServerConfig], hub_factory: Callable[[], Any],
                  say: Callable[[str], None], log: Callable[[str], None],
                  window: Callable[[], int | None] = lambda: None, share: float = 0.10,
-                 allowed: Callable[[ToolSpec], bool] = lambda spec: True) -> None:
+                 allowed: Callable[[ToolSpec], bool] = lambda spec: True, named: tuple[str, ...] = ()) -> None:
         self.configs = servers
         self.window = window  # the served context window, known by the first request
         self.share = share  # mcp_schema_share: above it, the schemas wait behind find_tools
@@ -80,6 +81,7 @@ class McpTools:
         self.allowed = allowed  # the tools policy (tools.enabled, tools.disabled): the others are never listed
         self.specs: list[ToolSpec] = []
         self.held_back: list[ToolSpec] = []  # not allowed: a call to one is refused as not enabled
+        self.named = named  # the MCP tools tools.enabled names: one no server has is said (a typo enables nothing)
         self._said_gone: set[str] = set()
         self.deferred = False  # the schemas are not sent; find_tools finds them
         self.found: set[str] = set()
@@ -110,12 +112,22 @@ class McpTools:
                         continue
                     self._names.setdefault(server.config.name, set()).add(spec.name)
                     self.specs.append(spec)
+        self._say_unmatched(names - set(taken))
         running = sum(1 for server in self.hub.servers.values() if not server.gone)
         self.log(f"MCP: {running} of {len(self.configs)} servers running, {len(self.specs)} tools")
         self.tokens = budget.schema_tokens(self.specs)
         window = self.window()
         self.deferred = bool(self.specs) and bool(window) and self.tokens > self.share * window
         self.say(self.status() + (f" (over {self.share:.0%}: found through find_tools)" if self.deferred else ""))
+
+    def _say_unmatched(self, listed: set[str]) -> None:
+        """Each name of the allowlist that no running server lists, with the nearest that one does."""
+        gone = {UNSAFE.sub("_", name) for name, server in self.hub.servers.items() if server.gone}
+        for name in self.named:
+            if name not in listed and name.split("__", 1)[0] not in gone:
+                close = closest(name, listed)
+                self.say(f"tools.enabled names {name!r}, which no MCP server has"
+                         + (f" (did you mean {close!r}?)" if close else ""))
 
     def status(self) -> str:
         running = sum(1 for server in self.hub.servers.values() if not server.gone) if self.hub else 0

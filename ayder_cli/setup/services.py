@@ -24,7 +24,7 @@ from ayder_cli.terminal.checks_question import checks_asker
 from ayder_cli.terminal.confirm import TerminalConfirmer
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
-from ayder_cli.tool_groups import CORE, tools_of
+from ayder_cli.tool_groups import CORE, MCP_SEPARATOR, tools_of
 from ayder_cli.tools import default_registry
 from ayder_cli.tools.background import ProcessManager
 from ayder_cli.tools.base import ToolContext
@@ -85,7 +85,7 @@ def build_services(
     env, cwd = environment.env, environment.cwd
     secrets = secrets_of(config, env)  # as loaded: a server found below gets no key, /provider may give one
     policy = _tool_policy(config)
-    mcp = _mcp_tools(config, env, console, secrets, allowed=policy.allowed)
+    mcp = _mcp_tools(config, env, console, secrets, policy)
     config = with_discovered_server(config, env, console, environment.local_servers)
     instructions = (read_instructions(config, environment, root, console) if use_instructions
                     else no_instructions(console))
@@ -156,7 +156,7 @@ def _tool_policy(config: Config) -> ToolPolicy:
     )
 
 
-def _mcp_tools(config: Config, env, console: Console, secrets: Secrets, allowed) -> McpTools | None:
+def _mcp_tools(config: Config, env, console: Console, secrets: Secrets, policy: ToolPolicy) -> McpTools | None:
     """The config's MCP servers, started at the first request; None without any (nothing of MCP is loaded)."""
     if not config.mcp_servers:
         return None
@@ -172,7 +172,8 @@ def _mcp_tools(config: Config, env, console: Console, secrets: Secrets, allowed)
     def hub():
         return McpHub(env)
 
-    return McpTools(servers, hub, say=console.notice, log=console.log, share=config.mcp_schema_share, allowed=allowed)
+    return McpTools(servers, hub, say=console.notice, log=console.log, share=config.mcp_schema_share,
+                    allowed=policy.allowed, named=tuple(name for name in policy.enabled or () if MCP_SEPARATOR in name))
 
 
 def _command_view(console: Console, secrets: Secrets):

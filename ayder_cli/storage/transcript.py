@@ -6,8 +6,9 @@ e.g. `20261122T015500Z-3fa9c1.jsonl`. Its first line is a header
 shape of `agent/conversation.py`, or a `{"type": "usage", ...}` line after a reply
 holding the session's token totals so far (so `/usage` goes on after
 `--continue`) and, under "reply", that reply's model, finish reason and tokens
-(kept out of the message itself: the messages are sent back to the server as they are). `load()` skips a torn or broken line with a warning and keeps
-the rest. Writing it, one line at a time: sessions.py.
+(kept out of the message itself: the messages are sent back to the server as
+they are). `load()` skips a torn or broken line with a warning and keeps the
+rest. Writing it, one line at a time: sessions.py.
 """
 
 from __future__ import annotations

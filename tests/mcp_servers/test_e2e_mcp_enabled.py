@@ -25,7 +25,8 @@ def config(isolated_env, enabled: list[str], **more) -> None:
 
 
 def test_mcp_tools_not_enabled_are_not_counted_nor_found_and_a_call_to_one_is_refused(fake, run_ayder, isolated_env):
-    config(isolated_env, ["read_file", "many__get_refund", "many__list_refund"], mcp_schema_share=0.01)
+    config(isolated_env, ["read_file", "many__get_refund", "many__list_refund", "many__get_refnd"],
+           mcp_schema_share=0.01)
     fake.queue(Reply.calling("find_tools", {"query": "refund records"}),
                Reply.calling("many__create_refund", {"record_id": "R-1"}, id="c2"),
                Reply(text="Sorry."))
@@ -33,6 +34,8 @@ def test_mcp_tools_not_enabled_are_not_counted_nor_found_and_a_call_to_one_is_re
     assert result.returncode == 0, result.stderr
     first, second, third = fake.chat_requests()
     assert "MCP: 1 server · 2 tools" in result.stderr  # of 64: only the enabled are counted
+    assert "tools.enabled names 'many__get_refnd', which no MCP server has (did you mean 'many__get_refund'?)" in (
+        result.stderr)
     assert tool_names(first) == ["read_file", "find_tools"]  # over 1% of the window: deferred
     assert "- many (2 tools)" in first["body"]["messages"][0]["content"]
     [found] = of_role(second, "tool")
