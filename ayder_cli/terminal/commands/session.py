@@ -60,3 +60,16 @@ def _undo(context: CommandContext, args: str) -> CommandResult | None:
         return CommandResult.FAILED
     context.console.info(journal.undo(force=args == "force"))  # UndoError is an AyderError: printed as one
     return None
+
+
+@command("diff", help="show what ayder changed in this session: each file against how it was before")
+def _diff(context: CommandContext, args: str) -> CommandResult | None:
+    from ayder_cli.terminal.session_diff import session_diff  # its diff helpers only when asked for
+
+    journal = context.sessions.journal
+    if journal is None:
+        context.console.error("/diff is unavailable in this session (no change journal)")
+        return CommandResult.FAILED
+    for line in session_diff(journal, context.console.color):
+        context.console.info(line)
+    return None
