@@ -58,3 +58,43 @@ def test_a_long_diff_is_cut_in_its_middle(fake, run_ayder, project):
     assert result.returncode == 0, result.stderr
     assert "+line 30\n" in result.stderr and "+line 499\n" in result.stderr and "+line 250\n" not in result.stderr
     assert "lines of the diff not shown ...]" in result.stderr
+
+
+def test_a_bang_line_runs_the_users_command_in_the_project_and_the_model_sees_nothing(fake, run_ayder, project):
+    (project / "here.txt").write_text("")
+    fake.queue(Reply(text="A1"))
+    result = run_ayder(*server_args(fake, "ollama"), input="!ls; echo to-stderr >&2; exit 3\nQ1\n")
+    assert result.returncode == 1, result.stderr  # a script line that failed: exit 1 at the end
+    assert "here.txt\nto-stderr\nexit status 3\n" in result.stderr
+    assert result.stdout == "A1\n"  # stdout keeps the model's answers only
+    sent = messages(fake.chat_requests()[0])
+    assert "here.txt" not in str(sent) and sent[-1]["content"].endswith("Q1")
+
+
+def test_a_double_bang_line_adds_the_command_and_its_output_to_the_conversation(fake, run_ayder, project):
+    fake.queue(Reply(text="It printed hello."))
+    result = run_ayder(*server_args(fake, "ollama"), input="!!printf 'hello\\nworld'\nwhat did it print?\n")
+    assert result.returncode == 0, result.stderr
+    assert "hello\nworld\nexit status 0\n" in result.stderr  # an output without a final newline still ends its line
+    assert "added to the conversation" in result.stderr
+    sent = messages(fake.chat_requests()[0])
+    shared, asked = sent[-2], sent[-1]
+    assert shared["role"] == "user" and "$ printf 'hello\\nworld'" in shared["content"]
+    assert shared["content"].endswith("It ended: exit status 0. Its output:\nhello\nworld")
+    assert asked == {"role": "user", "content": "what did it print?"}
+
+
+def test_a_double_bang_output_is_cut_in_its_middle_for_the_model(fake, run_ayder):
+    result = run_ayder(*server_args(fake, "ollama"), input="!!seq 1 100000\nQ\n")
+    assert result.returncode == 0, result.stderr
+    assert "\n100000\nexit status 0" in result.stderr  # the user sees it all
+    shared = messages(fake.chat_requests()[0])[-2]["content"]
+    shared = shared[shared.index("I ran this command"):]  # after the environment note of a first message
+    assert len(shared) <= 20_000 and "bytes cut from the middle" in shared and shared.endswith("\n100000")
+
+
+def test_a_bang_without_a_command_is_a_one_line_error(fake, run_ayder):
+    result = run_ayder(*server_args(fake, "ollama"), input="!!\n")
+    assert result.returncode == 1
+    assert "error: ! needs a command after it" in result.stderr
+    assert fake.chat_requests() == []
