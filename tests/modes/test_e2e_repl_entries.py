@@ -98,3 +98,33 @@ def test_a_bang_without_a_command_is_a_one_line_error(fake, run_ayder):
     assert result.returncode == 1
     assert "error: ! needs a command after it" in result.stderr
     assert fake.chat_requests() == []
+
+
+def test_an_at_path_attaches_the_files_text_to_the_message(fake, run_ayder, project):
+    (project / "src").mkdir()
+    (project / "src" / "app.py").write_text("print('hi')\nx = 1\n")
+    fake.queue(Reply(text="It prints hi."))
+    result = run_ayder(*server_args(fake, "ollama"), input="what does @src/app.py do? Mail me at a@b.c\n")
+    assert result.returncode == 0, result.stderr
+    assert "attached src/app.py (2 lines)" in result.stderr
+    sent = messages(fake.chat_requests()[0])[-1]["content"]
+    assert sent.endswith("what does @src/app.py do? Mail me at a@b.c\n\n[src/app.py, attached by the user]\n"
+                         "     1\tprint('hi')\n     2\tx = 1")
+
+
+def test_an_at_path_after_which_a_sentence_goes_on_and_an_escaped_at(fake, run_ayder, project):
+    (project / "notes.md").write_text("note\n")
+    result = run_ayder(*server_args(fake, "ollama"), input="read @notes.md, then @@decorators please\n")
+    assert result.returncode == 0, result.stderr
+    sent = messages(fake.chat_requests()[0])[-1]["content"]
+    assert "read @notes.md, then @decorators please\n\n[notes.md, attached by the user]\n     1\tnote" in sent
+
+
+def test_a_missing_or_outside_file_is_a_one_line_error_and_nothing_is_sent(fake, run_ayder, project):
+    (project.parent / "secret.txt").write_text("outside\n")
+    result = run_ayder(*server_args(fake, "ollama"), input="look at @nope.py\nand @../secret.txt\n")
+    assert result.returncode == 1
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert errors[0] == "error: cannot attach @nope.py: no such file: nope.py"
+    assert errors[1].startswith("error: cannot attach @../secret.txt: ") and len(errors) == 2
+    assert fake.chat_requests() == []
