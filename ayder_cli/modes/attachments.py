@@ -4,7 +4,8 @@ Only an `@` that starts a word counts, so an address such as a@b.c is left alone
 `@@word` sends `@word` as it is. The file is read through read_file, so it
 must be a text file inside the project (links and `..` resolved first) and is
 cut as a read is; a file that cannot be read is a one-line error and the
-message is not sent.
+message is not sent. In a multi-line message (a block, often pasted code
+with decorators such as @property) a word that names no file stays as it is.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ ESCAPE_HINT = "@ at the start of a word attaches a file; write @@word to send @w
 
 def attach_files(text: str, context: ToolContext, said: Callable[[str], None]) -> str:
     """The message with each `@path`'s file appended; `said(line)` for each file attached."""
+    pasted = "\n" in text
     attached: list[str] = []
     parts: list[str] = []
 
@@ -31,6 +33,8 @@ def attach_files(text: str, context: ToolContext, said: Callable[[str], None]) -
         if word.startswith("@"):
             return word  # @@word: the word as it is, one @ less
         path = _existing(word, context)
+        if pasted and not (context.root / path).is_file():
+            return match.group(0)  # @property in pasted code, not a file
         if path not in attached:
             try:
                 result = read_file(context, {"file_path": path})

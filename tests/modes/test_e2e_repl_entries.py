@@ -138,3 +138,12 @@ def test_help_lists_clear_and_diff_and_says_what_bang_and_at_do(fake, run_ayder)
     assert any(line.lstrip().startswith("/diff") for line in lines)
     assert any(line.lstrip().startswith("!CMD") for line in lines)
     assert any(line.lstrip().startswith("@PATH") for line in lines)
+
+
+def test_in_a_block_a_decorator_stays_as_it_is_and_a_file_is_still_attached(fake, run_ayder, project):
+    (project / "app.py").write_text("x = 1\n")
+    block = '"""\nwhy does this fail, next to @app.py?\n@property\n@functools.cache\ndef f(self): ...\n"""\n'
+    result = run_ayder(*server_args(fake, "ollama"), input=block)
+    assert result.returncode == 0, result.stderr
+    sent = messages(fake.chat_requests()[0])[-1]["content"]
+    assert "@property\n@functools.cache\ndef f(self): ...\n\n[app.py, attached by the user]\n     1\tx = 1" in sent
