@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
+from ayder_cli.errors import ToolError
 from ayder_cli.tools.capture import READ_CHUNK, Capture
 from ayder_cli.tools.process_groups import COMMAND_SHELL, group_alive, kill_group, spawn
 
@@ -57,7 +58,11 @@ def handle_user_command(services: Services, line: str) -> int | None:
             ended_line[0] = text.endswith("\n")
 
     max_chars = services.executor.context.max_output_chars
-    run = run_user_command(command, services.root, services.environment.env, show, max_chars)
+    try:
+        run = run_user_command(command, services.root, services.environment.env, show, max_chars)
+    except ToolError as exc:  # /bin/sh could not be started
+        console.error(str(exc))
+        return 1
     if not ended_line[0]:
         show("\n")
     (console.dim_line if run.status == 0 else console.notice)(status_line(run))

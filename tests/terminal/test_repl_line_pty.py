@@ -1,5 +1,5 @@
-"""A REPL line on a terminal: @path completed from the project's files, and !command's output shown
-as it runs, stopped by Ctrl-C (a real process: Ctrl-C as a signal)."""
+"""A REPL line on a terminal: @path completed from the project's files, !command's output shown
+as it runs, stopped by Ctrl-C (a real process: Ctrl-C as a signal), and /diff in colour."""
 
 from __future__ import annotations
 
@@ -76,3 +76,22 @@ def test_a_bang_command_shows_its_output_as_it_runs_and_ctrl_c_stops_it(fake, ay
     shared = sent_messages(fake.chat_requests()[0])[-2]["content"]
     assert shared.endswith("$ echo $$ > shell.pid; echo started; sleep 30; echo never\n"
                            "It ended: stopped (Ctrl-C). Its output:\nstarted")
+
+
+def test_diff_is_coloured_on_a_colour_terminal(fake, ayder_on_pty, project):
+    (project / "app.py").write_text("a = 1\n")
+    fake.queue(Reply(text="", tool_calls=[{"name": "write_file",
+                                           "arguments": {"file_path": "app.py", "content": "a = 2\n"}}]),
+               Reply(text="Changed it."))
+    child = ayder_on_pty(*server_args(fake, "ollama"), "-w")
+    expect_prompt(child)
+    child.sendline("change it")
+    child.expect_exact("Changed it.")
+    expect_prompt(child)
+    child.sendline("/diff")
+    child.expect_exact("\033[31m-a = 1")
+    child.expect_exact("\033[32m+a = 2")
+    child.expect_exact("1 file changed in this session")
+    expect_prompt(child)
+    child.sendline("/exit")
+    assert finish(child) == 0
