@@ -147,3 +147,10 @@ def test_in_a_block_a_decorator_stays_as_it_is_and_a_file_is_still_attached(fake
     assert result.returncode == 0, result.stderr
     sent = messages(fake.chat_requests()[0])[-1]["content"]
     assert "@property\n@functools.cache\ndef f(self): ...\n\n[app.py, attached by the user]\n     1\tx = 1" in sent
+
+
+def test_a_bang_command_in_a_script_does_not_read_the_rest_of_the_script(fake, run_ayder):
+    fake.queue(Reply(text="A1"))
+    result = run_ayder(*server_args(fake, "ollama"), input="!cat\nQ1\n")
+    assert result.returncode == 0, result.stderr
+    assert messages(fake.chat_requests()[0])[-1]["content"].endswith("Q1")  # stdin closed for the command
