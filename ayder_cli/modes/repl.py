@@ -37,7 +37,7 @@ def run_repl(services: Deferred, console: Console, config: Config, root: Path, e
     output = create_output(stdout=environment.stdout if environment.stdout_is_tty else environment.stderr)
     with create_app_session(input=create_input(environment.stdin), output=output):
         session = prompt_session(environment.env, None if environment.stdout_is_tty else output,
-                                 environment.no_color)
+                                 environment.no_color, root)
         leave = CtrlCToLeave(lambda: console.dim_line(LEAVE_HINT), clock=environment.clock)
 
         def read_line(in_block: bool) -> str:

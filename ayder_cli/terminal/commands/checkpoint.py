@@ -28,5 +28,4 @@ def _checkpoint(context: CommandContext, args: str) -> CommandResult | None:
 
 @command("compact", help="replace older turns by a summary now, to free context")
 def _compact(context: CommandContext, args: str) -> None:
-    if not context.loop.context.compact():
-        context.console.info(f"conversation left as it is (~{context.loop.context.tokens()} tokens)")
+    context.loop.context.compact()  # says in one line what it did, or why it did nothing

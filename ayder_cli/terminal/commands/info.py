@@ -19,6 +19,8 @@ def _help(context: CommandContext, args: str) -> None:
         aliases = f" (also {', '.join('/' + a for a in other_names)})" if other_names else ""
         context.console.info(f"  {names:<{width}}  {entry.help}{aliases}")
     context.console.info('  """  starts a multi-line message; a line with """ ends it.')
+    context.console.info("  !CMD  runs CMD yourself in the project; !!CMD also shows it to the model.")
+    context.console.info("  @PATH in a message attaches the file (Tab completes it); @@word sends @word.")
 
 
 @command("exit", "quit", help="leave ayder (Ctrl-D too)")
