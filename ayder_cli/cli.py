@@ -21,7 +21,7 @@ from typing import IO, Mapping
 import click
 
 from ayder_cli.terminal.environment import Environment
-from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, show_version
+from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, show_config_keys, show_version
 
 
 @click.command(cls=SectionedCommand,
@@ -73,6 +73,8 @@ from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, sh
 @click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=show_version,
               help="Show the version and exit.")
+@click.option("--help-config", is_flag=True, expose_value=False, is_eager=True, callback=show_config_keys,
+              help="List every config key with its default, and exit.")
 @click.pass_obj
 def cli(environment: Environment | None, **flags) -> int:
     """Chat with a local Ollama or any OpenAI-compatible server.

@@ -97,7 +97,7 @@ def command_context(services: Services) -> CommandContext:
     def doctor() -> int:
         from ayder_cli.modes.doctor import run_doctor  # the heaviest of them: only when asked for
 
-        return run_doctor(services)
+        return run_doctor(services, in_session=True)
 
     return CommandContext(console=services.console, root=services.root, conversation=services.conversation,
                           loop=services.loop, executor=services.executor, sessions=services.sessions,

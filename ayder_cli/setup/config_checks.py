@@ -235,6 +235,6 @@ def unknown_key(source: str, key: str) -> ConfigError:
     suggestion = f' (did you mean "{close}"?)' if close else ""
     return ConfigError(
         f'{source}: unknown key "{key}"{suggestion}',
-        hint="config.example.json lists every key.",
+        hint="ayder --help-config lists every key.",
     )
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from ayder_cli.terminal.commands.base import COMMANDS, CommandContext, CommandResult, command
 from ayder_cli.wording import counted
 
+HELP_COLUMNS = 80  # /help and the banner fit a standard terminal, whatever its real width
+
 
 @command("help", "?", help="list the commands")
 def _help(context: CommandContext, args: str) -> None:
@@ -17,8 +19,16 @@ def _help(context: CommandContext, args: str) -> None:
         names = f"/{entry.name} {entry.usage}".strip()
         other_names = (*entry.aliases, *entry.old_names)
         aliases = f" (also {', '.join('/' + a for a in other_names)})" if other_names else ""
-        context.console.info(f"  {names:<{width}}  {entry.help}{aliases}")
-    context.console.info('  """  starts a multi-line message; a line with """ ends it.')
+        context.console.info(wrapped(f"  {names:<{width}}  ", f"{entry.help}{aliases}"))
+    context.console.info(wrapped("  ", '"""  starts a multi-line message; a line with """ ends it.'))
+
+
+def wrapped(lead: str, text: str, columns: int = HELP_COLUMNS) -> str:
+    """text after lead, wrapped at word boundaries within `columns`, each further line under its start."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, columns, initial_indent=lead, subsequent_indent=" " * len(lead),
+                                    break_long_words=False, break_on_hyphens=False))
 
 
 @command("exit", "quit", help="leave ayder (Ctrl-D too)")
@@ -60,7 +70,8 @@ def _status(context: CommandContext, args: str) -> None:
         ("model", config.resolved_model),
         ("provider", config.provider),
         ("server", config.resolved_base_url),
-        ("context", f"{config.num_ctx or '?'} tokens ({settings.window_note or 'unknown'})"),
+        # The note may hold its own parentheses ("the server serves 2048 tokens (llama.cpp /props)"): never nested.
+        ("context", f"{config.num_ctx or '?'} tokens: {settings.window_note or 'the window served is unknown'}"),
         ("last request", _last_request(context.loop.usage.last)),
     ]
     if context.executor.context.sandbox is not None:
