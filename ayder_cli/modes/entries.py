@@ -101,5 +101,5 @@ def command_context(services: Services) -> CommandContext:
 
     return CommandContext(console=services.console, root=services.root, conversation=services.conversation,
                           loop=services.loop, executor=services.executor, sessions=services.sessions,
-                          settings=services.settings,
+                          settings=services.settings, repo_root=services.state_root,
                           modes=ModeCommands(implement=implement, implement_all=implement_all, doctor=doctor))

@@ -213,6 +213,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "sandbox": _text(choices=SANDBOX_MODES),
     "sandbox_writable": _writable_paths,
     "sandbox_network": _boolean,
+    "root": _text(nullable=True),
     "verify": _commands,
     "mcp_servers": _mcp_servers,
     "mcp_schema_share": _number(0, maximum=1),

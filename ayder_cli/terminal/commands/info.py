@@ -74,6 +74,9 @@ def _status(context: CommandContext, args: str) -> None:
         ("context", f"{config.num_ctx or '?'} tokens: {settings.window_note or 'the window served is unknown'}"),
         ("last request", _last_request(context.loop.usage.last)),
     ]
+    rows.append(("root", str(context.root)))
+    if context.state_root != context.root:  # started below the top of a git work tree
+        rows.append(("repository", f"{context.state_root}: .ayder/, the project config, the first AGENTS.md"))
     if context.executor.context.sandbox is not None:
         rows.append(("sandbox", context.executor.context.sandbox.describe()))
     if config.project_trust is not None:  # the project's config asked for what needs trust
@@ -118,5 +121,5 @@ def _init(context: CommandContext, args: str) -> CommandResult | None:
     result = context.loop.run(INIT_REQUEST + (f"\n\nAlso: {args}" if args else ""))
     if (context.root / "AGENTS.md").is_file():
         context.console.dim_line("AGENTS.md goes into the system prompt from the next run (or now: /reload)")
-    propose_verify(context.console, context.root)
+    propose_verify(context.console, context.state_root)
     return CommandResult.FAILED if result.stopped else None

@@ -10,9 +10,9 @@ from ayder_cli.terminal.commands.base import CommandContext, CommandResult, comm
 def _tasks(context: CommandContext, args: str) -> None:
     from ayder_cli.storage.tasks import format_table, load_tasks, task_warnings  # loaded when asked for
 
-    tasks = load_tasks(context.root)
+    tasks = load_tasks(context.state_root)
     context.console.info(format_table(tasks))
-    for warning in task_warnings(tasks, context.root):
+    for warning in task_warnings(tasks, context.state_root):
         context.console.notice(warning)
 
 
