@@ -99,6 +99,8 @@ def ready_services(options: Options, environment: Environment, config: Config, r
             offer_checkpoint(services, restore=options.restore)
         _log_config(console, services.settings.config, services.settings.runtime.endpoint,  # with the server found
                     services.executor.context.sandbox)
+        if services.state_root != root:
+            console.log(f"root: {root}, in the git work tree {services.state_root} (which holds .ayder/)")
         if mode is not Mode.DOCTOR:
             adopt_orphans()  # tools may run from here: what they detach is stopped at exit too
     except BaseException:

@@ -149,9 +149,8 @@ def test_a_work_tree_at_the_home_directory_is_not_the_project(fake, run_ayder, p
 def test_the_banner_and_status_say_which_root_is_in_use(fake, ayder_on_pty, project, tmp_path):
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)  # the REPL starts in its subdirectory
     child = ayder_on_pty("--base-url", fake.url)
-    child.expect_exact("root ")
     expect_prompt(child)
-    banner = child.before
+    banner = child.before  # all it wrote before its first prompt
     child.sendline("/status")
     child.expect_exact("instructions:")
     status = child.before
@@ -161,3 +160,16 @@ def test_the_banner_and_status_say_which_root_is_in_use(fake, ayder_on_pty, proj
     said = " ".join(banner.split())
     assert f"{project.name} (in the git work tree" in said and "which holds .ayder/" in said
     assert f"root:         {project}\r\n" in status and f"repository:   {tmp_path}: .ayder/" in status
+
+
+def test_tasks_go_to_the_top_and_undo_takes_them_back(fake, run_ayder, repo):
+    fake.queue(Reply(text="", tool_calls=[{"name": "create_task", "arguments": {"title": "add login",
+                                                                                 "description": "a form"}}]),
+               Reply(text="Planned."))
+    result = run_ayder(*server_args(fake, "openai"), "-w", input="/plan a login page\n/tasks\n/undo\n/tasks\n",
+                       cwd=repo / "src" / "api")
+    assert result.returncode == 0, result.stderr
+    assert "TASK-001" in result.stderr and "add login" in result.stderr
+    assert "created TASK-001 'add login' (.ayder/tasks/TASK-001-add-login.md)" in str(fake.chat_requests()[1]["body"])
+    assert not list((repo / ".ayder").glob("tasks/*"))  # undone
+    assert not (repo / "src" / "api" / ".ayder").exists()

@@ -4,6 +4,7 @@ session, /help at 80 columns, the config error's pointer, a cap of one call, the
 from __future__ import annotations
 
 import os
+import re
 import stat
 
 import pytest
@@ -93,3 +94,16 @@ def test_the_history_file_is_readable_by_its_owner_only(fake, ayder_on_pty, isol
     assert finish(child) == 0
     assert "a line with a secret in it" in history.read_text()
     assert stat.S_IMODE(os.stat(history).st_mode) == 0o600
+
+
+def test_the_banner_wraps_at_word_boundaries_within_80_columns(fake, ayder_on_pty):
+    model = "hf.co/some-organisation/a-rather-long-model-name-GGUF:Q4_K_M"
+    child = ayder_on_pty("--base-url", fake.url + "/a/long/path/to/the/api", "-m", model)
+    expect_prompt(child)
+    plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", child.before).replace("\r", "")
+    lines = [line for line in plain.split("\n") if line.strip()]
+    child.sendline("/exit")
+    assert finish(child) == 0
+    assert len(lines) >= 2 and max(map(len, lines)) <= 80, lines
+    said = " ".join(lines)
+    assert model in said.split() and "/help for commands, Ctrl-D to leave" in lines[-1]
