@@ -62,7 +62,7 @@ def _usage(context: CommandContext, args: str) -> None:
     )
 
 
-@command("status", help="model, server and the project instructions in use")
+@command("status", help="model, server, root and the project instructions in use")
 def _status(context: CommandContext, args: str) -> None:
     settings = context.settings
     config, instructions = settings.config, settings.instructions

@@ -47,6 +47,6 @@ def _plan(context: CommandContext, args: str) -> CommandResult | None:
         return CommandResult.FAILED
     if context.executor.denials > denials:  # a plan whose task files were refused was not made
         context.console.error("/plan: a call it needed was denied; the plan is not complete",
-                              "run with -w to let it write the task files")
+                              "allow writing (-w, or /permissions w) and ask again")
         return CommandResult.FAILED
     return None
