@@ -74,6 +74,9 @@ def _start(options: Options, environment: Environment, console: Console) -> int:
     """Config; then the task list, or services built once and the mode run with them."""
     root = project_root(options.root, environment)  # the tools' root: --root DIR or the working directory
     repo = repository_root_of(root, environment)  # .ayder/ and the project config: the git work tree's top
+    if repo != root and Layout(root).state.is_dir():  # made by an ayder that kept state where it started
+        console.notice(f"{Layout(root).state} is not used: in the git work tree {repo}, ayder keeps its "
+                       f"sessions, tasks and config in {Layout(repo).state} (move what you need there)")
     config_file = environment.path(options.config_file) if options.config_file else None
     config = load_config(env=environment.env, root=repo, config_file=config_file, flags=options.config_flags(),
                          warn=console.notice, trust=_trust_decider(options, environment, repo, console))

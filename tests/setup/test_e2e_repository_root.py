@@ -173,3 +173,11 @@ def test_tasks_go_to_the_top_and_undo_takes_them_back(fake, run_ayder, repo):
     assert "created TASK-001 'add login' (.ayder/tasks/TASK-001-add-login.md)" in str(fake.chat_requests()[1]["body"])
     assert not list((repo / ".ayder").glob("tasks/*"))  # undone
     assert not (repo / "src" / "api" / ".ayder").exists()
+
+
+def test_an_ayder_folder_left_in_the_subdirectory_is_said_to_be_unused(fake, run_ayder, repo):
+    write_json(repo / "src" / "api" / ".ayder" / "config.json", {"max_tokens": 55})  # an older ayder's
+    result = run_ayder(*server_args(fake, "openai"), "q", cwd=repo / "src" / "api")
+    assert result.returncode == 0, result.stderr
+    assert f"{repo / 'src' / 'api' / '.ayder'} is not used: in the git work tree {repo}" in result.stderr
+    assert fake.chat_requests()[0]["body"]["max_tokens"] != 55
