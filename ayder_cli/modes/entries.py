@@ -108,9 +108,9 @@ def command_context(services: Services) -> CommandContext:
     def doctor() -> int:
         from ayder_cli.modes.doctor import run_doctor  # the heaviest of them: only when asked for
 
-        return run_doctor(services)
+        return run_doctor(services, in_session=True)
 
     return CommandContext(console=services.console, root=services.root, conversation=services.conversation,
                           loop=services.loop, executor=services.executor, sessions=services.sessions,
-                          settings=services.settings,
+                          settings=services.settings, repo_root=services.state_root,
                           modes=ModeCommands(implement=implement, implement_all=implement_all, doctor=doctor))

@@ -20,7 +20,7 @@ TOOL_GROUPS = tuple(GROUPS)  # in the order they are offered
 # the sandbox; mcp_servers starts programs. Each later key of that kind joins here.
 NEEDS_TRUST = frozenset({
     "base_url", "provider", "api_key", "api_key_env", "api_key_file", "secret_env", "shell_timeout_s",
-    "tools.shell_deny", "sandbox", "sandbox_writable", "sandbox_network", "verify",
+    "tools.shell_deny", "sandbox", "sandbox_writable", "sandbox_network", "verify", "root",
     "mcp_servers",
 })
 
@@ -84,6 +84,9 @@ class Config:
     sandbox: str = "workspace-write"
     sandbox_writable: tuple[str, ...] = ()  # more places commands may write (absolute, or ~/...)
     sandbox_network: bool = True  # false: TCP connect and bind refused (Landlock ABI 4 and later)
+    # The tools' root when --root is not given: a directory holding the working directory (relative:
+    # to the repository root, so "." is the whole repository); None: the working directory.
+    root: str | None = None
     # Commands run after a reply that changed files ({files}: those files, quoted); agent/verify.py.
     verify: tuple[str, ...] = ()
     # MCP servers whose tools are offered (mcp_servers/config.py): {NAME: {command, args, ...} | {url, ...}}.

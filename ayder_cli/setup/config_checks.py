@@ -250,6 +250,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "sandbox": _text(choices=SANDBOX_MODES),
     "sandbox_writable": _writable_paths,
     "sandbox_network": _boolean,
+    "root": _text(nullable=True),
     "verify": _commands,
     "mcp_servers": _mcp_servers,
     "mcp_schema_share": _number(0, maximum=1),
@@ -272,6 +273,6 @@ def unknown_key(source: str, key: str) -> ConfigError:
     suggestion = f' (did you mean "{close}"?)' if close else ""
     return ConfigError(
         f'{source}: unknown key "{key}"{suggestion}',
-        hint="config.example.json lists every key.",
+        hint="ayder --help-config lists every key.",
     )
 

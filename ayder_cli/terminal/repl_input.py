@@ -13,7 +13,7 @@ from prompt_toolkit.completion import WordCompleter, merge_completers
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.output import ColorDepth, Output
 
-from ayder_cli.storage.xdg import history_path
+from ayder_cli.storage.xdg import private_history
 from ayder_cli.terminal.commands import command_help
 from ayder_cli.terminal.path_completion import AtPathCompleter
 
@@ -42,9 +42,7 @@ def command_completer() -> WordCompleter:
 
 def _history(env: Mapping[str, str]) -> History:
     """The history file in the state directory; kept in memory only where that cannot be written."""
-    history_file = history_path(env)
     try:
-        history_file.parent.mkdir(parents=True, exist_ok=True)
-        return FileHistory(str(history_file))
+        return FileHistory(str(private_history(env)))
     except OSError:
         return InMemoryHistory()

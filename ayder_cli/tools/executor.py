@@ -20,6 +20,7 @@ from ayder_cli.tool_groups import CORE, FIND_TOOLS, tools_of
 from ayder_cli.tools.base import Preview, ToolContext, ToolRegistry, ToolSpec, cap_output
 from ayder_cli.tools.edit_formats import offered_with
 from ayder_cli.tools.validate import aliases_of, check_arguments
+from ayder_cli.wording import counted
 
 PERMISSION_NAMES = {"r": "read", "w": "write", "x": "execute"}
 FLAG_FOR = {"r": "-r", "w": "-w", "x": "-x"}
@@ -277,7 +278,7 @@ class ToolExecutor:
         cap = self.policy.max_calls_per_message.get(spec.name)
         used = self.calls_this_message.get(spec.name, 0)
         if cap is not None and used >= cap:
-            return (f"not run: {spec.name} may be called at most {cap} times per message "
+            return (f"not run: {spec.name} may be called at most {counted(cap, 'time')} per message "
                     "(tools.max_calls_per_message in the config)")
         self.calls_this_message[spec.name] = used + 1
         return None

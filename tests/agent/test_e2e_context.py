@@ -100,7 +100,7 @@ def test_status_shows_the_window_and_where_it_came_from(fake, run_ayder):
     fake.props = {"default_generation_settings": {"n_ctx": 2048}}
     result = run_ayder(*server_args(fake, "openai"), input="/status\n")
     assert result.returncode == 0, result.stderr
-    assert "context:      2048 tokens (the server serves 2048 tokens (llama.cpp /props))" in result.stderr
+    assert "context:      2048 tokens: the server serves 2048 tokens (llama.cpp /props)" in result.stderr
 
 
 # --- the prompt cache, and a window that the conversation outgrows

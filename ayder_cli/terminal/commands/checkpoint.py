@@ -12,7 +12,7 @@ def _checkpoint(context: CommandContext, args: str) -> CommandResult | None:
     checkpoint = context.loop.checkpoints
     if not args:
         summary = context.loop.write_checkpoint(1)
-        context.console.info(f"checkpoint written to {checkpoint.path.relative_to(context.root)}")
+        context.console.info(f"checkpoint written to {checkpoint.path.relative_to(context.state_root)}")
         context.console.dim_line(summary)
         return None
     if args == "show":
