@@ -47,7 +47,7 @@ def test_help_wraps_at_word_boundaries_within_80_columns(fake, run_ayder):
     assert max(map(len, lines)) <= 80
     start = lines[0].index("summarize")  # where each command's help begins
     for before, line in zip(lines, lines[1:]):
-        if not line.lstrip().startswith("/") and not line.lstrip().startswith('"""'):  # a continued help
+        if not line.lstrip().startswith(("/", '"""', "!CMD", "@PATH")):  # a continued help
             assert line[:start].strip() == "" and line[start] != " ", line
             assert before[-1] != " " and line[start:].split()[0].isprintable()
     words = " ".join(lines).split()
