@@ -21,7 +21,7 @@ from typing import IO, Mapping
 import click
 
 from ayder_cli.terminal.environment import Environment
-from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, show_version
+from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, show_config_keys, show_version
 
 
 @click.command(cls=SectionedCommand,
@@ -36,7 +36,8 @@ from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, sh
 @click.option("--prompts", metavar="LIST", help="Comma-separated prompt names from prompts/, joined in order.")
 @click.option("--no-instructions", is_flag=True, help="Leave AGENTS.md and other instruction files out of the prompt.")
 @click.option("--tools", "tool_groups", metavar="LIST",
-              help="Tool groups offered besides core: files, processes, tasks, memory, or all.")
+              help="Tool groups offered besides core: files, processes, tasks, memory, or all; "
+                   "naming a tool (read_file,...) offers exactly those.")
 @click.option("--edit-format", metavar="FMT",
               help="How the model edits files (see README): replace, lines, whole, search-replace, auto.")
 @click.option("-r", "--allow-read", is_flag=True, help="Read tools run without asking (the default).")
@@ -44,7 +45,7 @@ from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, sh
 @click.option("-x", "--allow-execute", is_flag=True, help="Commands (run_shell_command, ...) run without asking.")
 @click.option("--verify", "verify", metavar="CMD", multiple=True,
               help="Run CMD after each reply that changed files (repeatable; {files}: those files). For this run.")
-@click.option("--root", metavar="DIR", help="Project root: tools stay inside it (default: the current directory).")
+@click.option("--root", metavar="DIR", help="Project root: tools stay inside it (default: the current directory, or the config's root).")
 @click.option("--trust-project", is_flag=True,
               help="Apply what the project's .ayder/config.json sets of server, keys and shell, for this run.")
 @click.option("--mcp-trust", is_flag=True, help="Start the MCP servers the project's .mcp.json names, for this run.")
@@ -73,6 +74,8 @@ from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, sh
 @click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=show_version,
               help="Show the version and exit.")
+@click.option("--help-config", is_flag=True, expose_value=False, is_eager=True, callback=show_config_keys,
+              help="List every config key with its default, and exit.")
 @click.pass_obj
 def cli(environment: Environment | None, **flags) -> int:
     """Chat with a local Ollama or any OpenAI-compatible server.

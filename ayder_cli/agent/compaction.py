@@ -7,6 +7,8 @@ they are. Inside one message's tool loop, when the next request would not fit
 even with the earlier results cleared, everything before the latest round is
 summarized, and the request being worked on is repeated under the summary; a compaction that would not shrink the conversation is not applied,
 and is not tried again until the conversation has grown well past that size.
+When what it would replace is too small for any summary to be smaller (or is
+only the summary of the last compaction), the model is not asked at all.
 """
 
 from __future__ import annotations
@@ -26,9 +28,24 @@ COMPACT_REQUEST = (
 )
 
 
+SUMMARY_HEADER = "[Summary of the earlier part of this conversation, made to save context]\n\n"
+# The shortest summary worth expecting (about 50 tokens): older turns no bigger than it and the
+# header are not sent to the model, whose summary could only be as big.
+SHORTEST_SUMMARY_CHARS = 200
+
+
 def compacted_message(summary: str) -> str:
     """The user message that stands for the summarized turns."""
-    return f"[Summary of the earlier part of this conversation, made to save context]\n\n{summary.strip()}"
+    return f"{SUMMARY_HEADER}{summary.strip()}"
+
+
+def too_small(older: list[dict]) -> str:
+    """Why summarizing `older` could not shrink the context ("": it could)."""
+    if len(older) == 1 and str(older[0].get("content") or "").startswith(SUMMARY_HEADER):
+        return "nothing new since the last compaction"
+    if estimate_tokens(older) <= estimate_tokens([{"content": SUMMARY_HEADER + "x" * SHORTEST_SUMMARY_CHARS}]):
+        return f"the earlier turns (~{estimate_tokens(older)} tokens) are smaller than a summary would be"
+    return ""
 
 
 WORKING_ON = "\n\nThe request being worked on:\n\n"
@@ -99,6 +116,12 @@ class Compaction:
     def _replace(self, cut: int, before: int, calibration: Calibration, message: Callable[[str], str]) -> bool:
         """messages[:cut] replaced by one user message, `message(the model's summary of them)`, if smaller."""
         messages = self.conversation.messages
+        why_not = too_small(messages[:cut])
+        if why_not:  # no request for a summary that could not help
+            self.notice(f"compaction would not shrink the context (~{before} tokens): {why_not}; "
+                        "not applied, no model call")
+            self.failed_at = before
+            return False
         older = Conversation(self.conversation.system_prompt)
         older.messages = messages[:cut]
         summary = self.summarize(older.for_request(), COMPACT_REQUEST)

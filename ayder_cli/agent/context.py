@@ -120,7 +120,7 @@ class ContextKeeper:
         request.messages = messages + [{"role": "user", "content": instruction}]
         self.shorten_to_fit(request.messages, prompt_estimate(request))  # the summary request must fit too
         reply = whole_reply(self.host.client, request)
-        self.host.usage.add(reply.usage)
+        self.host.usage.add(reply.usage, request.model, reply.finish_reason)
         return parse(reply.text).display.strip()
 
     # --- after a request

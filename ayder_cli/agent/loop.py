@@ -36,7 +36,6 @@ from ayder_cli.storage.checkpoint import CheckpointStore
 from ayder_cli.storage.profiles import ServerProfiles
 from ayder_cli.tools.executor import ToolExecutor
 
-MAX_MALFORMED_RETRIES = 2  # corrective messages in a row before the loop gives up
 MAX_CONTINUATIONS = 3  # automatic "continue" after a reply cut at max_tokens
 CONTINUE_PROMPT = "Your reply was cut off by the length limit. Continue exactly where it stopped."
 
@@ -203,7 +202,7 @@ class ChatLoop:
     def _stop_if_stuck(self, reply: Reply, batch: Batch, counts: ReplyCounts) -> RunResult | None:
         """Stop when the model keeps writing malformed calls, or keeps making the same ones."""
         counts.malformed = counts.malformed + 1 if batch.only_malformed else 0
-        if counts.malformed > MAX_MALFORMED_RETRIES:
+        if counts.malformed > self.config.max_malformed_retries:  # corrective messages in a row, then it gives up
             return self._stop(reply, f"stopped: the model wrote malformed tool calls {counts.malformed} times in a row")
         counts.repeats.see(batch.calls, batch.errors)
         if counts.repeats.stopped:
@@ -252,14 +251,14 @@ class ChatLoop:
         display = StreamFilter(schemas, think_open=False, whole_files=self._whole_files)
         self.callbacks.on_waiting()
         reply = stream_reply(lambda: self.tool_mode.stream(self.client, self.config, request, self.request),
-                            display, self.callbacks, self._keep)
+                            display, self.callbacks, lambda reply: self._keep(reply, request.model))
         if reply.usage and not reply.interrupted:
             self.callbacks.on_usage(reply.usage)
             self.context.learn(reply.usage.prompt_tokens, request)
         return reply
 
-    def _keep(self, reply: Reply) -> Reply:
-        self.usage.add(reply.usage)
+    def _keep(self, reply: Reply, model: str) -> Reply:
+        self.usage.add(reply.usage, model, reply.finish_reason)  # the transcript records them with the reply
         self.callbacks.on_reply_end(reply)
         self.conversation.add_assistant(reply)
         return reply

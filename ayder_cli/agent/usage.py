@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ayder_cli.llm.base import Usage
 from ayder_cli.storage.transcript import USAGE_FIELDS
@@ -15,6 +16,8 @@ class SessionUsage:
     cached_tokens: int = 0  # of prompt_tokens, reused from the server's prompt cache (where it says)
     requests: int = 0
     last: Usage | None = None  # the latest request's counts (/status)
+    # The latest reply's model, finish reason and tokens, for the transcript (storage/transcript.py).
+    last_reply: dict[str, Any] | None = None
 
     def totals(self) -> dict[str, int]:
         """What a session saves (so /usage goes on after --continue)."""
@@ -26,9 +29,12 @@ class SessionUsage:
             if key in USAGE_FIELDS:
                 setattr(self, key, value)
 
-    def add(self, usage: Usage | None) -> None:
+    def add(self, usage: Usage | None, model: str | None = None, finish_reason: str | None = None) -> None:
         self.requests += 1
         self.last = usage
+        self.last_reply = {"model": model, "finish_reason": finish_reason,
+                           "prompt_tokens": usage.prompt_tokens if usage else None,
+                           "completion_tokens": usage.completion_tokens if usage else None}
         if usage:
             self.prompt_tokens += usage.prompt_tokens or 0
             self.completion_tokens += usage.completion_tokens or 0

@@ -13,9 +13,9 @@ import re
 from typing import Any, Callable, Iterable
 
 from ayder_cli.calls import ToolResult
+from ayder_cli.tool_groups import FIND_TOOLS  # named there: the allowlist (tools.enabled) lets it through
 from ayder_cli.tools.base import ToolSpec
 
-FIND_TOOLS = "find_tools"
 MAX_FOUND = 5  # schemas per answer: a few, so an answer stays small
 WORDS = re.compile(r"[a-z0-9]+")
 

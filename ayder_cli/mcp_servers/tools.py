@@ -18,6 +18,7 @@ from ayder_cli.calls import ToolResult
 from ayder_cli.errors import ToolError
 from ayder_cli.mcp_servers import budget
 from ayder_cli.mcp_servers.config import ServerConfig
+from ayder_cli.spelling import closest
 from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolSpec
 
 MAX_NAME = 64  # what OpenAI-compatible servers accept as a function name
@@ -68,7 +69,8 @@ class McpTools:
 
     def __init__(self, servers: Mapping[str, ServerConfig], hub_factory: Callable[[], Any],
                  say: Callable[[str], None], log: Callable[[str], None],
-                 window: Callable[[], int | None] = lambda: None, share: float = 0.10) -> None:
+                 window: Callable[[], int | None] = lambda: None, share: float = 0.10,
+                 allowed: Callable[[ToolSpec], bool] = lambda spec: True, named: tuple[str, ...] = ()) -> None:
         self.configs = servers
         self.window = window  # the served context window, known by the first request
         self.share = share  # mcp_schema_share: above it, the schemas wait behind find_tools
@@ -76,7 +78,10 @@ class McpTools:
         self.say = say  # one line to the user (a server that failed or stopped)
         self.log = log  # -v
         self.hub: Any = None
+        self.allowed = allowed  # the tools policy (tools.enabled, tools.disabled): the others are never listed
         self.specs: list[ToolSpec] = []
+        self.held_back: list[ToolSpec] = []  # not allowed: a call to one is refused as not enabled
+        self.named = named  # the MCP tools tools.enabled names: one no server has is said (a typo enables nothing)
         self._said_gone: set[str] = set()
         self.deferred = False  # the schemas are not sent; find_tools finds them
         self.found: set[str] = set()
@@ -102,14 +107,27 @@ class McpTools:
                 if server.config.offers(tool.name):
                     spec = self._spec(server.config, tool, tool_name(server.config.name, tool.name, names))
                     names.add(spec.name)
+                    if not self.allowed(spec):
+                        self.held_back.append(spec)
+                        continue
                     self._names.setdefault(server.config.name, set()).add(spec.name)
                     self.specs.append(spec)
+        self._say_unmatched(names - set(taken))
         running = sum(1 for server in self.hub.servers.values() if not server.gone)
         self.log(f"MCP: {running} of {len(self.configs)} servers running, {len(self.specs)} tools")
         self.tokens = budget.schema_tokens(self.specs)
         window = self.window()
         self.deferred = bool(self.specs) and bool(window) and self.tokens > self.share * window
         self.say(self.status() + (f" (over {self.share:.0%}: found through find_tools)" if self.deferred else ""))
+
+    def _say_unmatched(self, listed: set[str]) -> None:
+        """Each name of the allowlist that no running server lists, with the nearest that one does."""
+        gone = {UNSAFE.sub("_", name) for name, server in self.hub.servers.items() if server.gone}
+        for name in self.named:
+            if name not in listed and name.split("__", 1)[0] not in gone:
+                close = closest(name, listed)
+                self.say(f"tools.enabled names {name!r}, which no MCP server has"
+                         + (f" (did you mean {close!r}?)" if close else ""))
 
     def status(self) -> str:
         running = sum(1 for server in self.hub.servers.values() if not server.gone) if self.hub else 0
@@ -132,6 +150,8 @@ class McpTools:
                 if spec.name in self._names.get(name, ()):
                     offer = ("found, sent" if spec.name in self.found else "deferred") if self.deferred else "sent"
                     lines.append(f"    {spec.name}  ~{budget.schema_tokens([spec]):,} tokens  {offer}")
+        if self.held_back:
+            lines.append(f"  not enabled (tools.enabled, tools.disabled): {', '.join(s.name for s in self.held_back)}")
         return lines
 
     def offered(self) -> list[ToolSpec]:
@@ -224,8 +244,9 @@ class WithMcpTools(ToolRegistry):
         self.mcp.ensure_started(set(self._specs))
         if name == budget.FIND_TOOLS and self.mcp.deferred:
             return self.mcp.find_tools
-        # Every MCP tool can be called by its name, offered or not yet found (then offered from now on).
-        spec = next((spec for spec in self.mcp.specs if spec.name == name), None)
-        if spec is not None and self.mcp.deferred:
+        # Every MCP tool can be called by its name, offered or not yet found (then offered from now on);
+        # one held back is found so that its refusal says why.
+        spec = next((spec for spec in [*self.mcp.specs, *self.mcp.held_back] if spec.name == name), None)
+        if spec in self.mcp.specs and self.mcp.deferred:
             self.mcp.found.add(spec.name)
         return spec

@@ -84,8 +84,9 @@ class Findings:
 class Doctor:
     """The checks against the session's client, config and prompt; `found` holds what they learned."""
 
-    def __init__(self, services) -> None:
+    def __init__(self, services, pick_model: str = "-m NAME") -> None:
         self.services = services
+        self.pick_model = pick_model  # how this run switches model: the flag, or /model in a session
         self.loop = services.loop
         self.client = services.loop.client
         self.config = services.loop.config
@@ -124,7 +125,7 @@ class Doctor:
             listed += f", and {len(models) - LISTED_MODELS} more"
         hint = provider_named(self.client.provider).missing_model_hint(wanted)
         pull = f"{hint}, or " if hint else ""
-        return Result(FAILED, f"{wanted} is not among the server's models: {listed}", f"{pull}pick one with -m NAME")
+        return Result(FAILED, f"{wanted} is not among the server's models: {listed}", f"{pull}pick one with {self.pick_model}")
 
     def window(self) -> Result:
         served = self.client.served_window(self.config.resolved_model, self.config.num_ctx)
@@ -296,10 +297,11 @@ class Doctor:
         return profiles.path
 
 
-def run_doctor(services) -> int:
-    """Run the checks, one line each on stderr, and remember what they learned; the exit status."""
+def run_doctor(services, in_session: bool = False) -> int:
+    """Run the checks, one line each on stderr, and remember what they learned; the exit status.
+    in_session: /doctor, where a model is picked with /model rather than -m."""
     console = services.console
-    doctor = Doctor(services)
+    doctor = Doctor(services, "/model NAME" if in_session else "-m NAME")
     try:
         doctor.found.models = doctor.client.list_models()
     except LLMError as exc:

@@ -1,8 +1,10 @@
 """Entries, as the REPL and a piped script share them: one way to read them and one way to handle each.
 
 An entry is one line, or a block between two lines that hold only three
-double quotes. A line starting with '/' is a slash command, anything else is a
-prompt for the model. A script line is handled exactly as a typed one.
+double quotes. A line starting with '/' is a slash command, one starting with
+'!' the user's own shell command (user_command.py), anything else is a prompt
+for the model, with the files it names as `@path` attached (attachments.py).
+A script line is handled exactly as a typed one.
 """
 
 from __future__ import annotations
@@ -71,7 +73,16 @@ def handle_entry(services: Services, text: str) -> EntryOutcome:
         result = run_command(text, command_context(services))
         return {CommandResult.OK: EntryOutcome.OK, CommandResult.FAILED: EntryOutcome.FAILED}.get(
             result, EntryOutcome.EXIT)
+    if text.startswith("!"):
+        from ayder_cli.modes.user_command import handle_user_command  # subprocess and the rest, when used
+
+        status = handle_user_command(services, text)
+        return EntryOutcome.INTERRUPTED if status is None else EntryOutcome.OK if status == 0 else EntryOutcome.FAILED
     try:
+        if "@" in text:
+            from ayder_cli.modes.attachments import attach_files  # read_file's module, when a line has an @
+
+            text = attach_files(text, services.executor.context, services.console.dim_line)
         result = services.loop.run(text)
     except AyderError as exc:
         services.console.error(exc.message, exc.hint)
@@ -97,9 +108,9 @@ def command_context(services: Services) -> CommandContext:
     def doctor() -> int:
         from ayder_cli.modes.doctor import run_doctor  # the heaviest of them: only when asked for
 
-        return run_doctor(services)
+        return run_doctor(services, in_session=True)
 
     return CommandContext(console=services.console, root=services.root, conversation=services.conversation,
                           loop=services.loop, executor=services.executor, sessions=services.sessions,
-                          settings=services.settings,
+                          settings=services.settings, repo_root=services.state_root,
                           modes=ModeCommands(implement=implement, implement_all=implement_all, doctor=doctor))

@@ -20,10 +20,10 @@ def task_prompt(task: Task, shown_path: str) -> str:
 
 def implement_task(services: Services, identifier: str) -> tuple[int, str]:
     """Run the agent on one task in the current conversation -> (exit status, one-line outcome)."""
-    task = find_task(services.root, identifier)
+    task = find_task(services.state_root, identifier)
     services.executor.offer("tasks")  # the model marks the task done with update_task_status
-    set_status(services.root, task.id, "in_progress", services.sessions.journal)
-    shown = task.path.relative_to(services.root).as_posix()
+    set_status(services.state_root, task.id, "in_progress", services.sessions.journal)
+    shown = task.path.relative_to(services.state_root).as_posix()
     services.console.dim_line(f"implementing {task.id}: {task.title}")
     try:
         result = services.loop.run(task_prompt(task, shown))
@@ -34,10 +34,10 @@ def implement_task(services: Services, identifier: str) -> tuple[int, str]:
         return ExitStatus.INTERRUPTED, f"{task.id} interrupted"
     if result.stopped:
         return ExitStatus.ERROR, f"{task.id} stopped: {result.stopped}"
-    status = find_task(services.root, task.id).status
+    status = find_task(services.state_root, task.id).status
     if services.loop.verify.passed is False:  # done only when its checks pass
         if status == "done":
-            set_status(services.root, task.id, "in_progress", services.sessions.journal)
+            set_status(services.state_root, task.id, "in_progress", services.sessions.journal)
         return ExitStatus.ERROR, f"{task.id} not done: its last check failed"
     if status != "done":
         return ExitStatus.ERROR, f"{task.id} was not marked done (status: {status})"
@@ -46,7 +46,7 @@ def implement_task(services: Services, identifier: str) -> tuple[int, str]:
 
 def implement_all(services: Services) -> int:
     """Every pending task in order, each in a fresh conversation; stop at the first that fails."""
-    pending = [task for task in load_tasks(services.root) if task.status == "pending"]
+    pending = [task for task in load_tasks(services.state_root) if task.status == "pending"]
     if not pending:
         services.console.info("no pending tasks")
         return ExitStatus.OK

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Callable
 from ayder_cli.errors import UsageError
 from ayder_cli.llm.providers import provider_named
 from ayder_cli.modes.options import Mode, Options
+from ayder_cli.storage.layout import repository_root
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
 
@@ -31,6 +32,28 @@ def project_root(given_root: str | None, environment: Environment) -> Path:
     return root.resolve()
 
 
+def repository_root_of(root: Path, environment: Environment) -> Path:
+    """The repository root for a run whose tools start at root (storage/layout.py decides)."""
+    home = environment.env.get("HOME")
+    return repository_root(root, Path(home).resolve() if home else None)
+
+
+def widened_root(config: Config, start: Path, repository: Path) -> Path:
+    """The config's `root` (no --root given): a directory holding `start`, the working directory.
+    Relative to the repository root, so "." widens the tools to the whole work tree."""
+    value = config.root or ""
+    where = f'"root" {value} ({config.sources.get("root", "config")})'
+    given = Path(value).expanduser()
+    root = given if given.is_absolute() else repository / given
+    if not root.is_dir():
+        raise UsageError(f"{where}: not a directory")
+    root = root.resolve()
+    if not start.is_relative_to(root):
+        raise UsageError(f"{where}: {root} does not hold the current directory {start}",
+                         hint="the config's root can only widen the tools' reach; --root DIR moves it")
+    return root
+
+
 def system_prompt(given_text: str | None, environment: Environment) -> str | None:
     """--system TEXT, or --system @FILE read from FILE; None: the prompt files as configured."""
     if given_text is None:
@@ -51,15 +74,17 @@ def system_prompt(given_text: str | None, environment: Environment) -> str | Non
 
 
 def ready_services(options: Options, environment: Environment, config: Config, root: Path, console: Console,
-                   config_file: Path | None, system: str | None, mode: Mode) -> Services:
-    """The services built once, with what the mode needs done before its first message."""
+                   config_file: Path | None, system: str | None, mode: Mode, repo_root: Path | None = None) -> Services:
+    """The services built once, with what the mode needs done before its first message.
+    root: the tools' root; repo_root: where .ayder/ is (None: root)."""
     # Loaded here, not above: the REPL draws its first prompt before the services are built.
     from ayder_cli.setup.services import build_services
     from ayder_cli.terminal.signals import adopt_orphans
 
     if any(not command.strip() for command in options.verify):
         raise UsageError("--verify: the command is empty", hint='give a command, e.g. --verify "pytest -q"')
-    services = build_services(config, environment, root=root, console=console, config_file=config_file,
+    services = build_services(config, environment, root=root, repo_root=repo_root, console=console,
+                              config_file=config_file,
                               flags=options.config_flags(), granted=options.granted,
                               use_instructions=not options.no_instructions,
                               verify=tuple(command.strip() for command in options.verify))
@@ -74,6 +99,8 @@ def ready_services(options: Options, environment: Environment, config: Config, r
             offer_checkpoint(services, restore=options.restore)
         _log_config(console, services.settings.config, services.settings.runtime.endpoint,  # with the server found
                     services.executor.context.sandbox)
+        if services.state_root != root:
+            console.log(f"root: {root}, in the git work tree {services.state_root} (which holds .ayder/)")
         if mode is not Mode.DOCTOR:
             adopt_orphans()  # tools may run from here: what they detach is stopped at exit too
     except BaseException:

@@ -30,14 +30,16 @@ from ayder_cli.terminal.signals import raise_if_terminated
 LEAVE_HINT = "Ctrl-C again within a second leaves (so does Ctrl-D or /exit)"
 
 
-def run_repl(services: Deferred, console: Console, config: Config, root: Path, environment: Environment) -> int:
-    """Read and handle entries at the prompt until /exit, Ctrl-D or Ctrl-C twice at an empty prompt."""
+def run_repl(services: Deferred, console: Console, config: Config, root: Path, environment: Environment,
+             repo_root: Path | None = None) -> int:
+    """Read and handle entries at the prompt until /exit, Ctrl-D or Ctrl-C twice at an empty prompt.
+    root: the tools' root; repo_root: where .ayder/ is (None: root)."""
     # Keys come from this run's stdin, the prompt goes to its stdout, or to stderr when stdout is
     # redirected, so `ayder > log` stays clean.
     output = create_output(stdout=environment.stdout if environment.stdout_is_tty else environment.stderr)
     with create_app_session(input=create_input(environment.stdin), output=output):
         session = prompt_session(environment.env, None if environment.stdout_is_tty else output,
-                                 environment.no_color)
+                                 environment.no_color, root)
         leave = CtrlCToLeave(lambda: console.dim_line(LEAVE_HINT), clock=environment.clock)
 
         def read_line(in_block: bool) -> str:
@@ -57,11 +59,8 @@ def run_repl(services: Deferred, console: Console, config: Config, root: Path, e
 
         if services.built:
             config = services.get().settings.config  # with the server that was looked for
-        console.dim_line(
-            f"ayder · {config.provider} {config.resolved_model} at {config.resolved_base_url} · "
-            "/help for commands, Ctrl-D to leave"
-        )
-        if Layout(root).checkpoint.is_file():  # asked of the path: no checkpoint, nothing to build yet
+        console.dim_line(banner(config, root, repo_root or root, environment))
+        if Layout(repo_root or root).checkpoint.is_file():  # asked of the path: no checkpoint, nothing to build yet
             offer_checkpoint(services.get(), ask=session.prompt)
         for entry in read_entries(read_line, lambda: None, lambda: console.dim_line("block discarded")):
             try:
@@ -70,6 +69,31 @@ def run_repl(services: Deferred, console: Console, config: Config, root: Path, e
             except KeyboardInterrupt:  # Ctrl-C in a slash command: back to the prompt
                 console.notice("interrupted")
     return ExitStatus.OK  # /exit or Ctrl-D
+
+
+def banner(config: Config, root: Path, repo_root: Path, environment: Environment, columns: int = 80) -> str:
+    """The first lines: the model and server, the root the tools reach (and the repository's when
+    that is wider), then how to get help; wrapped at word boundaries within `columns`."""
+    import textwrap
+
+    home = environment.env.get("HOME")
+
+    def shown(path: Path) -> str:  # ~/src/app rather than /home/me/src/app
+        return f"~/{path.relative_to(home).as_posix()}" if home and path.is_relative_to(home) and \
+            path != Path(home) else str(path)
+
+    where = f"root {shown(root)}"
+    if repo_root != root and root.is_relative_to(repo_root):
+        where += f" (in the git work tree {shown(repo_root)}, which holds .ayder/; --root widens it)"
+    parts = [f"ayder · {config.provider} {config.resolved_model} at {config.resolved_base_url}", where,
+             "/help for commands, Ctrl-D to leave"]
+    lines: list[str] = []
+    for part in parts:  # a part goes on the line if it fits there; a part too long for any line is wrapped
+        if lines and len(lines[-1]) + 3 + len(part) <= columns:
+            lines[-1] += f" · {part}"
+        else:
+            lines += textwrap.wrap(part, columns, break_long_words=False, break_on_hyphens=False)
+    return "\n".join(lines)
 
 
 class CtrlCToLeave:

@@ -15,7 +15,7 @@ from typing import IO
 from ayder_cli.errors import AyderError, ExitStatus, UsageError
 from ayder_cli.modes.oneshot import one_shot_prompt, run_one_shot
 from ayder_cli.modes.options import Mode, Options
-from ayder_cli.modes.prepare import project_root, ready_services, system_prompt
+from ayder_cli.modes.prepare import project_root, ready_services, repository_root_of, system_prompt, widened_root
 from ayder_cli.setup.config import Config
 from ayder_cli.setup.config_layers import load_config, names_a_server
 from ayder_cli.setup.deferred import Deferred
@@ -72,28 +72,34 @@ def _run_reporting_errors(options: Options, environment: Environment, console: C
 
 def _start(options: Options, environment: Environment, console: Console) -> int:
     """Config; then the task list, or services built once and the mode run with them."""
-    root = project_root(options.root, environment)
+    root = project_root(options.root, environment)  # the tools' root: --root DIR or the working directory
+    repo = repository_root_of(root, environment)  # .ayder/ and the project config: the git work tree's top
+    if repo != root and Layout(root).state.is_dir():  # made by an ayder that kept state where it started
+        console.notice(f"{Layout(root).state} is not used: in the git work tree {repo}, ayder keeps its "
+                       f"sessions, tasks and config in {Layout(repo).state} (move what you need there)")
     config_file = environment.path(options.config_file) if options.config_file else None
-    config = load_config(env=environment.env, root=root, config_file=config_file, flags=options.config_flags(),
-                         warn=console.notice, trust=_trust_decider(options, environment, root, console))
+    config = load_config(env=environment.env, root=repo, config_file=config_file, flags=options.config_flags(),
+                         warn=console.notice, trust=_trust_decider(options, environment, repo, console))
     if config.project_trust is not None:
         console.log(f"project config: {config.project_trust.describe()}")
-    if Layout(root).mcp_json.is_file():  # only then is anything of it loaded
-        config = _with_mcp_json(options, environment, root, console, config)
+    if options.root is None and config.root is not None:
+        root = widened_root(config, root, repo)
+    if Layout(repo).mcp_json.is_file():  # only then is anything of it loaded
+        config = _with_mcp_json(options, environment, repo, console, config)
     console.show_thinking = config.show_thinking
     if options.list_tasks:
-        return _list_tasks(root, console)
+        return _list_tasks(repo, console)
     mode, prompt = _mode(options, environment, console)
     console.say_replaced_stdin()
     system = system_prompt(options.system_text, environment)
     services = Deferred(lambda: ready_services(options, environment, config, root, console, config_file,
-                                               system, mode))
+                                               system, mode, repo_root=repo))
     try:
         # The REPL draws its first prompt before building the services unless it must say something
         # they decide first: the session resumed or restored, or the server it looked for.
         if mode is not Mode.REPL or options.resuming or options.restore or not names_a_server(config, environment.env):
             services.get()  # errors in building them (a server to look for, a session) come before any prompt
-        return _run_mode(mode, services, options, prompt, console, config, root, environment)
+        return _run_mode(mode, services, options, prompt, console, config, root, environment, repo)
     finally:
         services.close()  # background processes end with ayder
         console.settle()
@@ -163,13 +169,13 @@ def _mode(options: Options, environment: Environment, console: Console) -> tuple
 
 
 def _run_mode(mode: Mode, services: Deferred, options: Options, prompt: str | None, console: Console,
-              config: Config, root: Path, environment: Environment) -> int:
+              config: Config, root: Path, environment: Environment, repo: Path) -> int:
     """Run the mode with `services` (a Deferred: the REPL builds them at its first entry)."""
     # Each mode's module is loaded when it is the one chosen: the REPL's prompt comes sooner.
     if mode is Mode.REPL:
         from ayder_cli.modes.repl import run_repl
 
-        return run_repl(services, console, config, root, environment)
+        return run_repl(services, console, config, root, environment, repo_root=repo)
     if mode is Mode.DOCTOR:
         from ayder_cli.modes.doctor import run_doctor
 

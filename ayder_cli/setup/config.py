@@ -20,7 +20,7 @@ TOOL_GROUPS = tuple(GROUPS)  # in the order they are offered
 # the sandbox; mcp_servers starts programs. Each later key of that kind joins here.
 NEEDS_TRUST = frozenset({
     "base_url", "provider", "api_key", "api_key_env", "api_key_file", "secret_env", "shell_timeout_s",
-    "tools.shell_deny", "sandbox", "sandbox_writable", "sandbox_network", "verify",
+    "tools.shell_deny", "sandbox", "sandbox_writable", "sandbox_network", "verify", "root",
     "mcp_servers",
 })
 
@@ -62,6 +62,8 @@ class Config:
     num_ctx: int | None = 8192
     keep_alive: str = "10m"  # Ollama keeps the model loaded this long after a request ("-1": for ever)
     iterations: int = 50
+    # Corrective messages in a row for replies whose tool calls were all malformed; then the turn stops.
+    max_malformed_retries: int = 2
     max_checkpoints: int = 3  # checkpoint cycles per message when the budget is spent; 0: just stop
     compact_at: float = 0.8  # compact the conversation when it fills this share of num_ctx
     auto_compact: bool = True
@@ -82,6 +84,9 @@ class Config:
     sandbox: str = "workspace-write"
     sandbox_writable: tuple[str, ...] = ()  # more places commands may write (absolute, or ~/...)
     sandbox_network: bool = True  # false: TCP connect and bind refused (Landlock ABI 4 and later)
+    # The tools' root when --root is not given: a directory holding the working directory (relative:
+    # to the repository root, so "." is the whole repository); None: the working directory.
+    root: str | None = None
     # Commands run after a reply that changed files ({files}: those files, quoted); agent/verify.py.
     verify: tuple[str, ...] = ()
     # MCP servers whose tools are offered (mcp_servers/config.py): {NAME: {command, args, ...} | {url, ...}}.

@@ -15,6 +15,7 @@ from ayder_cli.llm.providers import PROVIDERS
 from ayder_cli.setup.config import KEYS, TOOL_GROUPS
 from ayder_cli.setup.edit_formats import CHOICES as EDIT_FORMATS
 from ayder_cli.spelling import closest
+from ayder_cli.tool_groups import FIND_TOOLS, MCP_SEPARATOR, TOOLS, tools_of
 
 SANDBOX_MODES = ("workspace-write", "read-only", "off")  # what tools/sandbox.py does with each: its docstring
 
@@ -72,18 +73,19 @@ def _boolean(value: Any) -> bool:
     return value
 
 
-TOOL_POLICY_KEYS = ("disabled", "max_calls_per_message", "shell_deny")
+TOOL_POLICY_KEYS = ("enabled", "disabled", "max_calls_per_message", "shell_deny")
 
 
 def _tool_policy(value: Any) -> dict[str, Any]:
-    """{"disabled": [names], "max_calls_per_message": {name: n}, "shell_deny": [regex]}"""
+    """{"enabled": [names], "disabled": [names], "max_calls_per_message": {name: n}, "shell_deny": [regex]}"""
     if not isinstance(value, dict):
-        raise ValueError('must be an object like {"disabled": [], "max_calls_per_message": {}, "shell_deny": []}')
+        raise ValueError('must be an object like {"enabled": [...], "disabled": [], "max_calls_per_message": {}, '
+                         '"shell_deny": []}')
     for key, item in value.items():
         if key not in TOOL_POLICY_KEYS:
             close = closest(key, TOOL_POLICY_KEYS)
             raise ValueError(f"has an unknown key {key!r}" + (f" (did you mean {close!r}?)" if close else ""))
-        if key in ("disabled", "shell_deny") and not (
+        if key in ("enabled", "disabled", "shell_deny") and not (
             isinstance(item, list) and all(isinstance(v, str) and v for v in item)
         ):
             raise ValueError(f'.{key} must be a list of strings')
@@ -97,7 +99,41 @@ def _tool_policy(value: Any) -> dict[str, Any]:
             re.compile(pattern)
         except re.error as exc:
             raise ValueError(f".shell_deny has an invalid regular expression {pattern!r} ({exc})") from None
+    if "enabled" in value:
+        try:
+            value = {**value, "enabled": list(tool_names(value["enabled"]))}
+        except ValueError as exc:
+            raise ValueError(f".enabled {exc}") from None
     return dict(value)
+
+
+def tool_names(items) -> tuple[str, ...]:
+    """tools.enabled or --tools: the tools named, a group standing for its tools ("all": every built-in
+    one); an MCP tool is SERVER__TOOL, known only once its server runs."""
+    names: list[str] = []
+    for item in (item.strip() for item in items):
+        if item == "all" or item in TOOL_GROUPS:
+            names += tools_of(TOOL_GROUPS if item == "all" else (item,))
+        elif item in TOOLS or item == FIND_TOOLS or MCP_SEPARATOR in item.strip("_"):
+            names.append(item)
+        elif item:
+            close = closest(item, (*TOOL_GROUPS, *TOOLS))
+            hint = f" (did you mean {close!r}?)" if close else ""
+            if close in TOOLS:
+                raise ValueError(f"has an unknown tool {item!r}{hint}; /tools lists them")
+            raise ValueError(f"has an unknown tool group {item!r}{hint}; the groups are {', '.join(TOOL_GROUPS)}, "
+                             "or all, or name tools as /tools lists them")
+    return tuple(dict.fromkeys(names))
+
+
+def tools_flag(value: str) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
+    """--tools LIST -> (the groups offered, the exact tools enabled or None). Groups only: offered as
+    tool_groups says; a tool name among them makes the list exact (its groups stand for their tools)."""
+    items = [item.strip() for item in value.split(",") if item.strip()]
+    if all(item == "all" or item in TOOL_GROUPS for item in items):
+        return _tool_groups(items), None
+    names = tool_names(items)
+    return _tool_groups([item for item in items if item in TOOL_GROUPS]), names
 
 
 def _tool_groups(value: Any) -> tuple[str, ...]:
@@ -194,6 +230,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "num_ctx": _number(1, nullable=True, integer=True),
     "keep_alive": _duration,
     "iterations": _number(1, integer=True),
+    "max_malformed_retries": _number(0, integer=True),
     "max_checkpoints": _number(0, integer=True),
     "compact_at": _number(0.05),
     "auto_compact": _boolean,
@@ -213,6 +250,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "sandbox": _text(choices=SANDBOX_MODES),
     "sandbox_writable": _writable_paths,
     "sandbox_network": _boolean,
+    "root": _text(nullable=True),
     "verify": _commands,
     "mcp_servers": _mcp_servers,
     "mcp_schema_share": _number(0, maximum=1),
@@ -235,6 +273,6 @@ def unknown_key(source: str, key: str) -> ConfigError:
     suggestion = f' (did you mean "{close}"?)' if close else ""
     return ConfigError(
         f'{source}: unknown key "{key}"{suggestion}',
-        hint="config.example.json lists every key.",
+        hint="ayder --help-config lists every key.",
     )
 

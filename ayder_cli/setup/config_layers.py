@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping
 from ayder_cli.errors import ConfigError
 from ayder_cli.llm.providers import PROVIDERS, provider_named
 from ayder_cli.setup.config import KEYS, NEEDS_TRUST, Config, ProjectTrust
-from ayder_cli.setup.config_checks import CHECKS, check_value, describe_value, unknown_key
+from ayder_cli.setup.config_checks import CHECKS, check_value, describe_value, tools_flag, unknown_key
 from ayder_cli.storage.layout import Layout
 from ayder_cli.storage.xdg import xdg_config_path
 
@@ -145,6 +145,15 @@ def _provider_env_base_url(provider: str, env: Mapping[str, str]) -> str | None:
 FLAG_NAMES = {"tool_groups": "--tools"}  # a key whose flag is not --the-key-name
 
 
+def _tools_flag(value: Any) -> tuple[tuple[str, ...], tuple[str, ...] | None]:
+    if not isinstance(value, str):  # a list, as a caller in code may give: the groups' check says what it takes
+        return check_value("--tools", "tool_groups", value), None
+    try:
+        return tools_flag(value)
+    except ValueError as exc:
+        raise ConfigError(f"--tools: {str(exc).removeprefix('has an ')}") from None  # it names the item
+
+
 def load_config(
     *,
     env: Mapping[str, str],
@@ -171,8 +180,12 @@ def load_config(
         layers.append((str(config_file), read_config_file(config_file, warn)))
     layers.append(("environment", _env_layer(env)))
     flag_values = {k: v for k, v in (flags or {}).items() if v is not None}
-    layers.append(("flag", {k: check_value(FLAG_NAMES.get(k, f"--{k.replace('_', '-')}"), k, v)
-                            for k, v in flag_values.items()}))
+    flag_layer = {k: check_value(FLAG_NAMES.get(k, f"--{k.replace('_', '-')}"), k, v)
+                  for k, v in flag_values.items() if k != "tool_groups"}
+    enabled = None  # --tools naming tools: the exact tools of this run
+    if "tool_groups" in flag_values:
+        flag_layer["tool_groups"], enabled = _tools_flag(flag_values["tool_groups"])
+    layers.append(("flag", flag_layer))
 
     merged: dict[str, Any] = {}
     sources: dict[str, str] = {key: "default" for key in KEYS}
@@ -197,6 +210,8 @@ def load_config(
         merged["base_url"] = env_url
         sources["base_url"] = "environment"
 
+    if enabled is not None:  # replaces the config's tools.enabled, the rest of `tools` stays
+        merged["tools"] = {**merged.get("tools", {}), "enabled": list(enabled)}
     config = Config(**merged, sources=sources, project_trust=project_trust)
     if config.api_key_file:
         warn_if_shared(Path(config.api_key_file).expanduser(), "holds an API key", warn)

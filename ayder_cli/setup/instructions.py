@@ -168,13 +168,18 @@ def _bytes(size: int) -> str:
 # --- the environment note
 
 
-def environment_note(root: Path, cwd: Path | None, env: Mapping[str, str], today: date | None = None) -> str:
-    """A few lines for the start of a conversation: OS, shell, project root, git state, date."""
+def environment_note(root: Path, cwd: Path | None, env: Mapping[str, str], today: date | None = None,
+                     repo: Path | None = None) -> str:
+    """A few lines for the start of a conversation: OS, shell, project root, git state, date.
+    repo: the repository root, named when the tools' root is below it (ayder started in a subdirectory)."""
     lines = [
         f"OS: {_os_name()} {platform.machine()}".rstrip(),
         f"Shell: {_shell(env)}",
         f"Project root: {root}",
     ]
+    if repo is not None and repo != root and root.is_relative_to(repo):
+        lines.append(f"Repository root: {repo} (the project root is {root.relative_to(repo).as_posix()} in it; "
+                     "tools reach only the project root)")
     if cwd is not None and cwd != root and cwd.is_relative_to(root):
         lines.append(f"Working directory: {cwd.relative_to(root).as_posix()} (tool paths are relative to the root)")
     lines.append(f"Git: {git_state(root, env=env)}")

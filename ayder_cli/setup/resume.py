@@ -29,11 +29,14 @@ from ayder_cli.wording import counted
 
 class SessionKeeper:
     def __init__(self, store: SessionStore, *, conversation: Conversation, loop: ChatLoop, tools: ToolContext,
-                 console: Console, secrets: Secrets, environment: Environment, root: Path) -> None:
+                 console: Console, secrets: Secrets, environment: Environment, root: Path,
+                 repo_root: Path | None = None, undo_root: Path | None = None) -> None:
         self.store = store  # transcripts under .ayder/sessions/
         self.current: Session | None = None  # the transcript this conversation is appended to
         self.conversation, self.loop, self.tools = conversation, loop, tools
         self.console, self.secrets, self.environment, self.root = console, secrets, environment, root
+        self.repo_root = repo_root or root  # named in the environment note when it is not root
+        self.undo_root = undo_root or root  # what the journal's paths are relative to: it holds all ayder writes
 
     @property
     def journal(self) -> UndoJournal | None:
@@ -55,14 +58,15 @@ class SessionKeeper:
         try:
             self.current.append(message)
             if message.get("role") == "assistant":  # the request's tokens are counted by now
-                self.current.append_usage(self.loop.usage.totals())
+                self.current.append_usage(self.loop.usage.totals(), self.loop.usage.last_reply)
         except SessionError as exc:
             self.console.notice(f"the session transcript stopped: {exc.message}")
             self.current = None
 
     def new(self) -> None:
         """A new conversation gets a new transcript and undo journal, and a fresh environment note."""
-        self.conversation.preamble = environment_note(self.root, self.environment.cwd, self.environment.env)
+        self.conversation.preamble = environment_note(self.root, self.environment.cwd, self.environment.env,
+                                                      repo=self.repo_root)
         self._switch(self.store.start())
 
     def resume(self, identifier: str | None) -> None:
@@ -111,7 +115,7 @@ class SessionKeeper:
         if self.current is not None and self.current is not session:
             self.current.close(keep_unanswered=False)
         self.current = session
-        self.tools.journal = session_journal(session, self.root, self.console, self.secrets, resumed=resumed)
+        self.tools.journal = session_journal(session, self.undo_root, self.console, self.secrets, resumed=resumed)
         self.tools.seen.forget()  # the new session's model has read nothing yet
 
 

@@ -24,6 +24,7 @@ from ayder_cli.terminal.checks_question import checks_asker
 from ayder_cli.terminal.confirm import TerminalConfirmer
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
+from ayder_cli.tool_groups import CORE, MCP_SEPARATOR, tools_of
 from ayder_cli.tools import default_registry
 from ayder_cli.tools.background import ProcessManager
 from ayder_cli.tools.base import ToolContext
@@ -41,7 +42,7 @@ class Services:
     """The objects of one run, built once; close() ends what they started."""
 
     environment: Environment
-    root: Path
+    root: Path  # the tools' root: no tool reads, writes or runs outside it
     console: Console
     conversation: Conversation
     loop: ChatLoop
@@ -51,6 +52,12 @@ class Services:
     secrets: Secrets  # masked in everything printed or saved
     leftovers: threading.Thread | None = None  # removes what killed writes left (tools/leftovers.py)
     mcp: McpTools | None = None  # the MCP servers of the config, started at the first request
+    repo_root: Path | None = None  # where .ayder/ is: the git work tree's top (storage/layout.py); None: root
+
+    @property
+    def state_root(self) -> Path:
+        """The folder whose .ayder/ holds this project's sessions, tasks, checkpoint and config."""
+        return self.repo_root or self.root
 
     @property
     def processes(self) -> ProcessManager | None:
@@ -74,29 +81,37 @@ def build_services(
     *,
     root: Path,
     console: Console,
+    repo_root: Path | None = None,
     config_file: Path | None = None,
     flags: dict | None = None,
     granted: set[str] | None = None,
     use_instructions: bool = True,
     verify: tuple[str, ...] = (),
 ) -> Services:
-    """verify: the --verify commands, the user's own (they replace the config's for this run)."""
+    """root: the tools' root; repo_root: where .ayder/ is, the project config and the first AGENTS.md
+    (None: root); verify: the --verify commands, the user's own (they replace the config's for this run)."""
     env, cwd = environment.env, environment.cwd
+    repo = repo_root or root
+    # Undo covers both: the files tools write under root, the task files under repo/.ayder/. Each
+    # holds the working directory, so one of them holds the other.
+    outer = repo if root.is_relative_to(repo) else root
     secrets = secrets_of(config, env)  # as loaded: a server found below gets no key, /provider may give one
-    mcp = _mcp_tools(config, env, console, secrets)
+    policy = _tool_policy(config)
+    mcp = _mcp_tools(config, env, console, secrets, policy)
     config = with_discovered_server(config, env, console, environment.local_servers)
-    instructions = (read_instructions(config, environment, root, console) if use_instructions
+    instructions = (read_instructions(config, environment, repo, console) if use_instructions
                     else no_instructions(console))
-    conversation = Conversation(compose_system_prompt(load_system_prompt(config.prompts, root),
+    conversation = Conversation(compose_system_prompt(load_system_prompt(config.prompts, repo),
                                                       instructions.prompt_block()))
     # After the cached prefix (system prompt, instructions, tools): it changes from run to run.
-    conversation.preamble = environment_note(root, cwd, env)
+    conversation.preamble = environment_note(root, cwd, env, repo=repo)
     console.mask_with(secrets)  # from here on, nothing printed shows a key
-    store = SessionStore(root, redact=secrets.mask, keep=config.max_sessions)
+    store = SessionStore(repo, redact=secrets.mask, keep=config.max_sessions)
     runtime = runtime_for(config, env, console, secrets, pause=environment.pause)
     config = runtime.config
     context = ToolContext(
         root,
+        repo_root=repo,
         max_output_chars=config.max_tool_output_chars,
         journal=None,  # the session's, from keeper.start() below
         processes=ProcessManager(root, max_output_chars=config.max_tool_output_chars),
@@ -115,11 +130,7 @@ def build_services(
         context,
         permissions=Permissions(set(granted or {"r"})),
         confirmer=TerminalConfirmer.for_environment(console.environment, mask=secrets.mask),
-        policy=ToolPolicy(
-            disabled=frozenset(config.tools.get("disabled", ())),
-            max_calls_per_message=dict(config.tools.get("max_calls_per_message", {})),
-            groups=frozenset(config.tool_groups),
-        ),
+        policy=policy,
         warn=console.notice,
         before_confirm=console.end_activity_line,
     )
@@ -129,23 +140,36 @@ def build_services(
     verifier = Verifier(verify or config.verify, executor, consent, report=console.on_check, show=console.info,
                         window=lambda: loop.config.num_ctx)
     loop = ChatLoop(runtime, conversation, console, executor=executor,
-                    checkpoints=CheckpointStore(root, mask=secrets.mask), log=console.log,
+                    checkpoints=CheckpointStore(repo, mask=secrets.mask), log=console.log,
                     profiles=ServerProfiles(profiles_path(env)), verify=verifier)
     if mcp is not None:  # the schemas are measured against the window served at the first request
         mcp.window = lambda: loop.config.num_ctx
     keeper = SessionKeeper(store, conversation=conversation, loop=loop, tools=context, console=console,
-                           secrets=secrets, environment=environment, root=root)
+                           secrets=secrets, environment=environment, root=root, repo_root=repo, undo_root=outer)
     keeper.start()
-    settings = Settings(loop, conversation, console=console, secrets=secrets, environment=environment, root=root,
+    settings = Settings(loop, conversation, console=console, secrets=secrets, environment=environment, root=repo,
                         instructions=instructions, config_file=config_file, flags=flags)
     services = Services(environment=environment, root=root, console=console, conversation=conversation, loop=loop,
                         executor=executor, sessions=keeper, settings=settings, secrets=secrets,
-                        leftovers=start_removing_leftovers(root), mcp=mcp)
+                        leftovers=start_removing_leftovers(root), mcp=mcp, repo_root=repo)
     conversation.on_message = keeper.record
     return services
 
 
-def _mcp_tools(config: Config, env, console: Console, secrets: Secrets) -> McpTools | None:
+def _tool_policy(config: Config) -> ToolPolicy:
+    """The config's tools policy; with an allowlist (tools.enabled), the groups asked for beyond core join it."""
+    enabled = config.tools.get("enabled")
+    if enabled is not None:
+        enabled = frozenset(enabled) | frozenset(tools_of(set(config.tool_groups) - {CORE}))
+    return ToolPolicy(
+        disabled=frozenset(config.tools.get("disabled", ())),
+        max_calls_per_message=dict(config.tools.get("max_calls_per_message", {})),
+        groups=frozenset(config.tool_groups),
+        enabled=enabled,
+    )
+
+
+def _mcp_tools(config: Config, env, console: Console, secrets: Secrets, policy: ToolPolicy) -> McpTools | None:
     """The config's MCP servers, started at the first request; None without any (nothing of MCP is loaded)."""
     if not config.mcp_servers:
         return None
@@ -161,7 +185,8 @@ def _mcp_tools(config: Config, env, console: Console, secrets: Secrets) -> McpTo
     def hub():
         return McpHub(env)
 
-    return McpTools(servers, hub, say=console.notice, log=console.log, share=config.mcp_schema_share)
+    return McpTools(servers, hub, say=console.notice, log=console.log, share=config.mcp_schema_share,
+                    allowed=policy.allowed, named=tuple(name for name in policy.enabled or () if MCP_SEPARATOR in name))
 
 
 def _command_view(console: Console, secrets: Secrets):

@@ -50,6 +50,19 @@ class Layout:
         return self.root / ".mcp.json"
 
 
+def repository_root(root: Path, home: Path | None = None) -> Path:
+    """Where a run keeps its .ayder/ and reads its project config and first AGENTS.md: the top of the
+    git work tree holding `root` (a `.git` folder, or the file a worktree or submodule has), else
+    `root` itself. Started in a subdirectory, ayder keeps one state for the whole repository, as git
+    does. The home directory is never taken for one: a dotfiles repository at ~ is not the project."""
+    for folder in (root, *root.parents):
+        if folder == home:
+            break
+        if (folder / ".git").exists():
+            return folder
+    return root
+
+
 GITIGNORE_TEXT = "# created by ayder: its state stays out of git\n*\n"
 
 

@@ -303,9 +303,10 @@ class Session:
                 except (OSError, SessionError):
                     pass  # housekeeping: the transcript itself is written
 
-    def append_usage(self, totals: dict[str, int]) -> None:
-        """Record the session's token totals so far (read back by usage_of)."""
-        self._write(json.dumps(usage_record(totals)) + "\n")
+    def append_usage(self, totals: dict[str, int], reply: dict[str, Any] | None = None) -> None:
+        """Record the session's token totals so far (read back by usage_of), and the last reply's model,
+        finish reason and tokens."""
+        self._write(json.dumps(usage_record(totals, reply), ensure_ascii=False) + "\n")
 
     def name(self, name: str) -> None:
         """Give this session a name find() knows (/save NAME); saving the same name again is fine."""

@@ -5,8 +5,10 @@ e.g. `20261122T015500Z-3fa9c1.jsonl`. Its first line is a header
 (`{"type": "session", ...}`); every later line is one message in the OpenAI
 shape of `agent/conversation.py`, or a `{"type": "usage", ...}` line after a reply
 holding the session's token totals so far (so `/usage` goes on after
-`--continue`). `load()` skips a torn or broken line with a warning and keeps
-the rest. Writing it, one line at a time: sessions.py.
+`--continue`) and, under "reply", that reply's model, finish reason and tokens
+(kept out of the message itself: the messages are sent back to the server as
+they are). `load()` skips a torn or broken line with a warning and keeps the
+rest. Writing it, one line at a time: sessions.py.
 """
 
 from __future__ import annotations
@@ -57,9 +59,13 @@ def header(path: Path, root: Path) -> dict[str, Any]:
             "root": str(root)}
 
 
-def usage_record(totals: dict[str, int]) -> dict[str, Any]:
-    """A line with the session's token totals so far (read back by usage_of)."""
-    return {"type": USAGE_TYPE, **{key: int(totals.get(key) or 0) for key in USAGE_FIELDS}}
+def usage_record(totals: dict[str, int], reply: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A line with the session's token totals so far (read back by usage_of), and what the reply
+    before it was: {"model": ..., "finish_reason": ..., "prompt_tokens": ..., "completion_tokens": ...}."""
+    record = {"type": USAGE_TYPE, **{key: int(totals.get(key) or 0) for key in USAGE_FIELDS}}
+    if reply is not None:
+        record["reply"] = reply
+    return record
 
 
 def load(path: str | os.PathLike[str]) -> tuple[list[dict[str, Any]], list[str]]:

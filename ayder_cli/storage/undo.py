@@ -157,6 +157,21 @@ class UndoJournal:
     def __len__(self) -> int:
         return len(self._entries)
 
+    def first_changes(self) -> list[UndoEntry]:
+        """Each file's oldest entry, in the order the files were first changed (what /diff compares with)."""
+        first: dict[Path, UndoEntry] = {}
+        for entry in self._entries:
+            first.setdefault(entry.path, entry)
+        return list(first.values())
+
+    def content_before(self, entry: UndoEntry) -> bytes | None:
+        """What the file held before the entry's write; None: the tool created it. UndoError when not kept."""
+        if entry.created:
+            return None
+        if not entry.restorable:
+            raise UndoError(f"the content of {entry.display} before {entry.tool} was not kept ({entry.not_kept})")
+        return self._previous(entry)
+
     def undo(self, force: bool = False) -> str:
         """Restore the newest change and say what was done, in one line.
 

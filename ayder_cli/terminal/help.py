@@ -1,4 +1,4 @@
-"""`ayder --help` and `--version`: the options in sections, then the config files and the environment.
+"""`ayder --help`, `--help-config` and `--version`: the options in sections, then the config files and the environment.
 
 Both are written to the run's stdout (its Environment's, which need not be the
 process's), at most HELP_WIDTH columns wide however wide the terminal.
@@ -91,6 +91,28 @@ def show_help(ctx: click.Context, param: click.Parameter, value: bool) -> None:
 def show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     if value and not ctx.resilient_parsing:
         _write_and_exit(ctx, f"ayder {__version__}")
+
+
+def show_config_keys(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """--help-config: every key a config file may hold, with its default; the list the config's
+    errors point at, so it is always the installed ayder's own."""
+    if value and not ctx.resilient_parsing:
+        import json
+
+        from ayder_cli.setup.config import KEYS, Config  # only this flag needs them: --help stays fast
+
+        defaults = Config()
+        width = max(map(len, KEYS))
+        lines = ["Config keys, with their defaults (README, \"Configuration\", says what each does):"]
+        lines += [f"  {key:<{width}}  {json.dumps(_plain(getattr(defaults, key)))}" for key in KEYS]
+        _write_and_exit(ctx, "\n".join(lines))
+
+
+def _plain(value):
+    """A default as a config file would write it (a tuple as a list, a mapping as an object)."""
+    if isinstance(value, tuple):
+        return list(value)
+    return dict(value) if hasattr(value, "items") else value
 
 
 def _write_and_exit(ctx: click.Context, text: str) -> None:

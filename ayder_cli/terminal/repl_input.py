@@ -1,28 +1,33 @@
-"""The REPL's line input: a prompt_toolkit session with the history file and slash commands completed.
+"""The REPL's line input: a prompt_toolkit session with the history file, slash commands and @paths completed.
 
 Only the REPL imports this module, so prompt_toolkit is loaded by no other mode.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Mapping
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.completion import WordCompleter
+from prompt_toolkit.completion import WordCompleter, merge_completers
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.output import ColorDepth, Output
 
-from ayder_cli.storage.xdg import history_path
+from ayder_cli.storage.xdg import private_history
 from ayder_cli.terminal.commands import command_help
+from ayder_cli.terminal.path_completion import AtPathCompleter
 
 
-def prompt_session(env: Mapping[str, str], output: Output | None, no_color: bool) -> PromptSession:
+def prompt_session(env: Mapping[str, str], output: Output | None, no_color: bool,
+                   root: Path | None = None) -> PromptSession:
     """The prompt: history in the state directory, slash commands completed. output None: the app
     session's (a dumb terminal then gets prompt_toolkit's plain prompt). no_color: the completion
-    menu in black and white (prompt_toolkit reads NO_COLOR only from the process's environment)."""
+    menu in black and white (prompt_toolkit reads NO_COLOR only from the process's environment).
+    root: the project, whose files an @ completes."""
     return PromptSession(
         history=_history(env),
-        completer=command_completer(),
+        completer=command_completer() if root is None else merge_completers([command_completer(),
+                                                                             AtPathCompleter(root)]),
         complete_while_typing=True,
         output=output,
         color_depth=ColorDepth.MONOCHROME if no_color else None,
@@ -37,9 +42,7 @@ def command_completer() -> WordCompleter:
 
 def _history(env: Mapping[str, str]) -> History:
     """The history file in the state directory; kept in memory only where that cannot be written."""
-    history_file = history_path(env)
     try:
-        history_file.parent.mkdir(parents=True, exist_ok=True)
-        return FileHistory(str(history_file))
+        return FileHistory(str(private_history(env)))
     except OSError:
         return InMemoryHistory()

@@ -47,10 +47,13 @@ class ToolContext:
     # A command's output as it comes: called with the command, it gives the OutputWatch of that run
     # (the terminal's live view, wired in setup/services.py); None: nobody watches.
     watch: Callable[[str], OutputWatch] | None = None
+    # Where .ayder/ is (tasks, notes): the git work tree's top, which may hold root; None: root.
+    repo_root: Path | None = None
 
     def __post_init__(self) -> None:
         # Resolved once here, so every containment check compares real paths.
         self.root = Path(self.root).resolve()
+        self.repo_root = self.root if self.repo_root is None else Path(self.repo_root).resolve()
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,11 @@ from typing import Any, Protocol
 
 from ayder_cli.calls import ToolCall, ToolResult, describe, first_line
 from ayder_cli.errors import ToolError
-from ayder_cli.tool_groups import CORE
+from ayder_cli.tool_groups import CORE, FIND_TOOLS, tools_of
 from ayder_cli.tools.base import Preview, ToolContext, ToolRegistry, ToolSpec, cap_output
 from ayder_cli.tools.edit_formats import offered_with
 from ayder_cli.tools.validate import aliases_of, check_arguments
+from ayder_cli.wording import counted
 
 PERMISSION_NAMES = {"r": "read", "w": "write", "x": "execute"}
 FLAG_FOR = {"r": "-r", "w": "-w", "x": "-x"}
@@ -48,18 +49,31 @@ class Permissions:
 
 @dataclass
 class ToolPolicy:
-    """From the config: the groups offered, tools never offered, and a cap on calls per tool per user message."""
+    """From the config: the groups offered, the tools enabled, tools never offered, and a cap on calls per
+    tool per user message."""
 
     disabled: frozenset[str] = frozenset()
+    # tools.enabled or --tools naming tools: exactly these are offered (a group asked for joins them);
+    # None: the groups decide.
+    enabled: frozenset[str] | None = None
     max_calls_per_message: dict[str, int] = field(default_factory=dict)
     groups: frozenset[str] | None = None  # the tool groups offered (core always); None: every group
     # The edit format in use (auto already resolved for the model): which write tools are offered; None: all.
     edit_format: str | None = None
 
-    def offers(self, spec: ToolSpec) -> bool:
-        if spec.name in self.disabled or not offered_with(self.edit_format, spec.name):
+    def allowed(self, spec: ToolSpec) -> bool:
+        """Neither disabled nor left out of the allowlist: an MCP tool that is not is never listed."""
+        if spec.name in self.disabled:
             return False
-        return self.groups is None or spec.group == CORE or spec.group in self.groups
+        return self.enabled is None or spec.name in self.enabled or spec.name == FIND_TOOLS
+
+    def offers(self, spec: ToolSpec) -> bool:
+        if not self.allowed(spec) or not offered_with(self.edit_format, spec.name):
+            return False
+        return self.enabled is not None or self.groups is None or spec.group == CORE or spec.group in self.groups
+
+    def not_enabled(self, spec: ToolSpec) -> bool:
+        return self.enabled is not None and spec.name not in self.disabled and not self.allowed(spec)
 
     def hidden_by_format(self, spec: ToolSpec) -> bool:
         return not offered_with(self.edit_format, spec.name)
@@ -69,7 +83,7 @@ class ToolPolicy:
         (a SEARCH/REPLACE block is a replace_string call even where its schema is not sent)."""
         if self.offers(spec):
             return True
-        return call.written_edit and spec.name not in self.disabled and spec.group == CORE
+        return call.written_edit and self.allowed(spec) and spec.group == CORE
 
 
 class Decision(Enum):
@@ -193,9 +207,12 @@ class ToolExecutor:
         return [spec for spec in self.registry.specs() if self.policy.offers(spec)]
 
     def offer(self, *groups: str) -> None:
-        """Offer more tool groups from now on (a mode that needs them: --implement offers tasks)."""
+        """Offer more tool groups from now on (a mode that needs them: --implement offers tasks); with an
+        allowlist, their tools join it (core's not: the groups checked always name it, the list narrows it)."""
         if self.policy.groups is not None:
             self.policy.groups = self.policy.groups | frozenset(groups)
+        if self.policy.enabled is not None:
+            self.policy.enabled = self.policy.enabled | frozenset(tools_of(set(groups) - {CORE}))
 
     def schemas(self) -> list[dict[str, Any]]:
         return [spec.schema() for spec in self.offered()]
@@ -247,6 +264,9 @@ class ToolExecutor:
         if spec is not None and self.policy.hidden_by_format(spec):
             return (f"unknown tool {name!r}: not offered with edit_format {self.policy.edit_format!r}; "
                     f"tools: {', '.join(names) or 'none'}")
+        if spec is not None and self.policy.not_enabled(spec):
+            return (f"refused: {name!r} is not among the tools enabled in this session (tools.enabled or --tools); "
+                    f"tools: {', '.join(names) or 'none'}")
         if spec is not None and spec.name not in self.policy.disabled:  # in a group not offered
             return (f"unknown tool {name!r}: not offered in this session (the user can add it with "
                     f"--tools {spec.group}); tools: {', '.join(names) or 'none'}")
@@ -258,7 +278,7 @@ class ToolExecutor:
         cap = self.policy.max_calls_per_message.get(spec.name)
         used = self.calls_this_message.get(spec.name, 0)
         if cap is not None and used >= cap:
-            return (f"not run: {spec.name} may be called at most {cap} times per message "
+            return (f"not run: {spec.name} may be called at most {counted(cap, 'time')} per message "
                     "(tools.max_calls_per_message in the config)")
         self.calls_this_message[spec.name] = used + 1
         return None

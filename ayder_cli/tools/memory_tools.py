@@ -17,13 +17,13 @@ def save_memory(context: ToolContext, args: dict[str, Any]) -> ToolResult:
     content = args["content"].strip()
     if not content:
         raise ToolError("save_memory needs some content")
-    note = append_note(context.root, content, args.get("category") or "general",
+    note = append_note(context.repo_root, content, args.get("category") or "general",
                        [str(tag) for tag in args.get("tags") or []], context.mask)
     return ToolResult(True, f"saved a {note['category']} note", summary="saved")
 
 
 def load_memory(context: ToolContext, args: dict[str, Any]) -> ToolResult:
-    notes = read_notes(context.root)
+    notes = read_notes(context.repo_root)
     category, query = args.get("category"), (args.get("query") or "").lower()
     if category:
         notes = [note for note in notes if note.get("category") == category]

@@ -28,12 +28,12 @@ def _task_errors(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _shown(context: ToolContext, task: tasks.Task) -> str:
-    return display_path(context.root, task.path)
+    return display_path(context.repo_root, task.path)
 
 
 @_task_errors
 def create_task(context: ToolContext, args: dict[str, Any]) -> ToolResult:
-    task = tasks.create_task(context.root, context.mask(args["title"]), context.mask(args.get("description", "")),
+    task = tasks.create_task(context.repo_root, context.mask(args["title"]), context.mask(args.get("description", "")),
                              context.journal)
     return ToolResult(ok=True, output=f"created {task.id} {task.title!r} ({_shown(context, task)}), status pending",
                       summary=f"created {task.id}")
@@ -41,14 +41,14 @@ def create_task(context: ToolContext, args: dict[str, Any]) -> ToolResult:
 
 @_task_errors
 def preview_create_task(context: ToolContext, args: dict[str, Any]) -> Preview:
-    path, text = tasks.plan_new_task(context.root, context.mask(args["title"]),
+    path, text = tasks.plan_new_task(context.repo_root, context.mask(args["title"]),
                                      context.mask(args.get("description", "")))
-    return Preview(display_path(context.root, path), None, text)
+    return Preview(display_path(context.repo_root, path), None, text)
 
 
 @_task_errors
 def list_tasks(context: ToolContext, args: dict[str, Any]) -> ToolResult:
-    found = tasks.load_tasks(context.root)
+    found = tasks.load_tasks(context.repo_root)
     wanted = args.get("status")
     if wanted:
         wanted = tasks.normalize_status(wanted)
@@ -61,13 +61,13 @@ def list_tasks(context: ToolContext, args: dict[str, Any]) -> ToolResult:
         if not shown:
             return ToolResult(ok=True, output=f"no tasks in {tasks.TASKS_DIR.as_posix()}/", summary="no tasks")
     lines = [tasks.format_table(shown)]
-    lines += [f"warning: {warning}" for warning in tasks.task_warnings(shown, context.root)]
+    lines += [f"warning: {warning}" for warning in tasks.task_warnings(shown, context.repo_root)]
     return ToolResult(ok=True, output="\n".join(lines), summary=counted(len(shown), 'task'))
 
 
 @_task_errors
 def show_task(context: ToolContext, args: dict[str, Any]) -> ToolResult:
-    task = tasks.find_task(context.root, args["identifier"])
+    task = tasks.find_task(context.repo_root, args["identifier"])
     header = f"{task.id} [{task.status}] {task.title} ({_shown(context, task)})"
     if task.problem:
         header += f"\nwarning: {task.problem}"
@@ -76,8 +76,8 @@ def show_task(context: ToolContext, args: dict[str, Any]) -> ToolResult:
 
 @_task_errors
 def update_task_status(context: ToolContext, args: dict[str, Any]) -> ToolResult:
-    before = tasks.find_task(context.root, args["identifier"])
-    task = tasks.set_status(context.root, args["identifier"], args["status"], context.journal)
+    before = tasks.find_task(context.repo_root, args["identifier"])
+    task = tasks.set_status(context.repo_root, args["identifier"], args["status"], context.journal)
     if before.status == task.status:
         return ToolResult(ok=True, output=f"{task.id} {task.title!r} is already {task.status}; nothing changed",
                           summary="no change")
@@ -87,7 +87,7 @@ def update_task_status(context: ToolContext, args: dict[str, Any]) -> ToolResult
 
 @_task_errors
 def preview_update_task_status(context: ToolContext, args: dict[str, Any]) -> Preview:
-    task, old, new = tasks.plan_status_change(context.root, args["identifier"], args["status"])
+    task, old, new = tasks.plan_status_change(context.repo_root, args["identifier"], args["status"])
     return Preview(_shown(context, task), old, new)
 
 

@@ -100,7 +100,7 @@ def test_status_shows_the_window_and_where_it_came_from(fake, run_ayder):
     fake.props = {"default_generation_settings": {"n_ctx": 2048}}
     result = run_ayder(*server_args(fake, "openai"), input="/status\n")
     assert result.returncode == 0, result.stderr
-    assert "context:      2048 tokens (the server serves 2048 tokens (llama.cpp /props))" in result.stderr
+    assert "context:      2048 tokens: the server serves 2048 tokens (llama.cpp /props)" in result.stderr
 
 
 # --- the prompt cache, and a window that the conversation outgrows
@@ -182,3 +182,25 @@ def test_a_count_that_grows_less_than_the_estimate_or_leaves_out_the_cache_is_no
     assert result.returncode == 0, result.stderr
     assert "cut the conversation" not in result.stderr
     assert "compacted" not in result.stderr
+
+
+def test_a_compaction_that_could_not_shrink_the_context_asks_the_model_nothing(fake, run_ayder):
+    """Two short exchanges: a summary could only be as big as what it replaces, so no request is made."""
+    fake.queue(Reply(text="A1"), Reply(text="A2"))
+    result = run_ayder(*server_args(fake, "ollama"), input="Q1\nQ2\n/compact\n")
+    assert result.returncode == 0, result.stderr
+    assert len(fake.chat_requests()) == 2  # the two questions; no summary asked for
+    line = next(line for line in result.stderr.splitlines() if "would not shrink" in line)
+    assert "smaller than a summary would be" in line and line.endswith("not applied, no model call")
+    assert result.stderr.rstrip().endswith(line)  # said in one line
+
+
+def test_compacting_again_right_after_a_compaction_asks_the_model_nothing(fake, run_ayder):
+    big = "lorem ipsum " * 100
+    fake.queue(Reply(text="A1 " + big), Reply(text="A2"), Reply(text="Summary: a long note was sent."))
+    result = run_ayder(*server_args(fake, "ollama"), input=f"Q1 {big}\nQ2\n/compact\n/compact\n")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("compacted the conversation") == 1
+    assert result.stderr.rstrip().splitlines()[-1].endswith(
+        "nothing new since the last compaction; not applied, no model call")  # one line, nothing after it
+    assert len(fake.chat_requests()) == 3  # Q1, Q2 and the one summary

@@ -266,3 +266,29 @@ def test_no_prompt_and_empty_stdin_is_not_an_error(fake, run_ayder):
     result = run_ayder("--base-url", fake.url, input="")
     assert result.returncode == 0, result.stderr
     assert fake.chat_requests() == []
+
+
+def test_the_lines_that_failed_are_named_in_one_line_at_the_end(fake, run_ayder, protocol):
+    fake.queue(Reply(text="A1"), Reply(status=400, error="bad request for the block"))
+    script = '/nope\nQ1\n"""\nblock\n"""\n/exit\n'
+    result = run_ayder(*server_args(fake, protocol), input=script)
+    assert result.returncode == 1
+    assert result.stderr.splitlines()[-1] == "error: script lines 1 and 3 failed"  # a block by its opening line
+    assert result.stdout == "A1\n"
+
+
+def test_a_script_that_succeeded_names_no_lines(fake, run_ayder):
+    result = run_ayder("--base-url", fake.url, input="Q\n")
+    assert result.returncode == 0, result.stderr
+    assert "failed" not in result.stderr
+
+
+def test_a_plan_whose_task_files_were_denied_fails_its_line(fake, run_ayder, project):
+    fake.queue(Reply(text="", tool_calls=[{"name": "create_task",
+                                           "arguments": {"title": "add login", "description": "a form"}}]),
+               Reply(text="I could not write the task."), Reply(text="A2"))
+    result = run_ayder(*server_args(fake, "ollama"), input="/plan a login page\nQ2\n")
+    assert result.returncode == 1
+    assert "/plan: a call it needed was denied" in result.stderr
+    assert result.stderr.splitlines()[-1] == "error: script line 1 failed"
+    assert not (project / ".ayder" / "tasks").exists()

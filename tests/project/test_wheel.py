@@ -75,6 +75,16 @@ def test_installed_wheel_lists_shipped_prompts_for_an_unknown_name(installed_ayd
     assert "available: plain, system" in result.stderr
 
 
+def test_installed_wheel_has_the_key_list_its_config_errors_point_at(installed_ayder, tmp_path):
+    (tmp_path / ".ayder").mkdir()
+    (tmp_path / ".ayder" / "config.json").write_text('{"colour_scheme": "dark"}')
+    error = run(installed_ayder, "hi", cwd=tmp_path)
+    assert error.returncode == 2 and "ayder --help-config lists every key" in error.stderr
+    listed = run(installed_ayder, "--help-config", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert "  num_ctx" in listed.stdout and "  verify" in listed.stdout
+
+
 def test_every_package_of_the_source_is_shipped():
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 

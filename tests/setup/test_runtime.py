@@ -135,7 +135,7 @@ def test_model_switch_sends_the_next_message_to_the_other_model_and_asks_its_win
     # The first model serves its trained 4096; the second gets the 8192 ayder pins, not the first one's window.
     assert [body["options"]["num_ctx"] for body in bodies] == [4096, 8192]
     session.command("/status")
-    assert "context:      8192 tokens (the server serves 8192 tokens (the num_ctx ayder sends" in session.err.getvalue()
+    assert "context:      8192 tokens: the server serves 8192 tokens (the num_ctx ayder sends" in session.err.getvalue()
 
 
 def test_model_switch_on_an_openai_compatible_server_learns_the_new_window(fake, start):

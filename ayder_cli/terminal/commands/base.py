@@ -51,6 +51,12 @@ class CommandContext:
     sessions: SessionKeeper  # the transcript and undo journal of this conversation
     settings: Settings  # model, provider, config values and the system prompt, as commands change them
     modes: ModeCommands
+    repo_root: Path | None = None  # where .ayder/ is: the git work tree's top (None: root)
+
+    @property
+    def state_root(self) -> Path:
+        """The folder whose .ayder/ holds the tasks, prompts, checkpoint and project config."""
+        return self.repo_root or self.root
 
 
 Handler = Callable[[CommandContext, str], "CommandResult | None"]

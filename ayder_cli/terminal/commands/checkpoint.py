@@ -12,7 +12,7 @@ def _checkpoint(context: CommandContext, args: str) -> CommandResult | None:
     checkpoint = context.loop.checkpoints
     if not args:
         summary = context.loop.write_checkpoint(1)
-        context.console.info(f"checkpoint written to {checkpoint.path.relative_to(context.root)}")
+        context.console.info(f"checkpoint written to {checkpoint.path.relative_to(context.state_root)}")
         context.console.dim_line(summary)
         return None
     if args == "show":
@@ -28,5 +28,4 @@ def _checkpoint(context: CommandContext, args: str) -> CommandResult | None:
 
 @command("compact", help="replace older turns by a summary now, to free context")
 def _compact(context: CommandContext, args: str) -> None:
-    if not context.loop.context.compact():
-        context.console.info(f"conversation left as it is (~{context.loop.context.tokens()} tokens)")
+    context.loop.context.compact()  # says in one line what it did, or why it did nothing

@@ -5,6 +5,8 @@ from __future__ import annotations
 from ayder_cli.terminal.commands.base import COMMANDS, CommandContext, CommandResult, command
 from ayder_cli.wording import counted
 
+HELP_COLUMNS = 80  # /help and the banner fit a standard terminal, whatever its real width
+
 
 @command("help", "?", help="list the commands")
 def _help(context: CommandContext, args: str) -> None:
@@ -17,8 +19,18 @@ def _help(context: CommandContext, args: str) -> None:
         names = f"/{entry.name} {entry.usage}".strip()
         other_names = (*entry.aliases, *entry.old_names)
         aliases = f" (also {', '.join('/' + a for a in other_names)})" if other_names else ""
-        context.console.info(f"  {names:<{width}}  {entry.help}{aliases}")
-    context.console.info('  """  starts a multi-line message; a line with """ ends it.')
+        context.console.info(wrapped(f"  {names:<{width}}  ", f"{entry.help}{aliases}"))
+    context.console.info(wrapped("  ", '"""  starts a multi-line message; a line with """ ends it.'))
+    context.console.info(wrapped("  ", "!CMD  runs CMD yourself in the project; !!CMD also shows it to the model."))
+    context.console.info(wrapped("  ", "@PATH in a message attaches the file (Tab completes it); @@word sends @word."))
+
+
+def wrapped(lead: str, text: str, columns: int = HELP_COLUMNS) -> str:
+    """text after lead, wrapped at word boundaries within `columns`, each further line under its start."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, columns, initial_indent=lead, subsequent_indent=" " * len(lead),
+                                    break_long_words=False, break_on_hyphens=False))
 
 
 @command("exit", "quit", help="leave ayder (Ctrl-D too)")
@@ -52,7 +64,7 @@ def _usage(context: CommandContext, args: str) -> None:
     )
 
 
-@command("status", help="model, server and the project instructions in use")
+@command("status", help="model, server, root and the project instructions in use")
 def _status(context: CommandContext, args: str) -> None:
     settings = context.settings
     config, instructions = settings.config, settings.instructions
@@ -60,9 +72,13 @@ def _status(context: CommandContext, args: str) -> None:
         ("model", config.resolved_model),
         ("provider", config.provider),
         ("server", config.resolved_base_url),
-        ("context", f"{config.num_ctx or '?'} tokens ({settings.window_note or 'unknown'})"),
+        # The note may hold its own parentheses ("the server serves 2048 tokens (llama.cpp /props)"): never nested.
+        ("context", f"{config.num_ctx or '?'} tokens: {settings.window_note or 'the window served is unknown'}"),
         ("last request", _last_request(context.loop.usage.last)),
     ]
+    rows.append(("root", str(context.root)))
+    if context.state_root != context.root:  # started below the top of a git work tree
+        rows.append(("repository", f"{context.state_root}: .ayder/, the project config, the first AGENTS.md"))
     if context.executor.context.sandbox is not None:
         rows.append(("sandbox", context.executor.context.sandbox.describe()))
     if config.project_trust is not None:  # the project's config asked for what needs trust
@@ -107,5 +123,5 @@ def _init(context: CommandContext, args: str) -> CommandResult | None:
     result = context.loop.run(INIT_REQUEST + (f"\n\nAlso: {args}" if args else ""))
     if (context.root / "AGENTS.md").is_file():
         context.console.dim_line("AGENTS.md goes into the system prompt from the next run (or now: /reload)")
-    propose_verify(context.console, context.root)
+    propose_verify(context.console, context.state_root)
     return CommandResult.FAILED if result.stopped else None

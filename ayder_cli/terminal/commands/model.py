@@ -59,6 +59,6 @@ def _prompts(context: CommandContext, args: str) -> None:
         context.settings.set_values(prompts=args)
         context.settings.reload_prompt()
     selected = context.settings.config.prompts
-    for name, path in available_prompts(context.root).items():
+    for name, path in available_prompts(context.state_root).items():
         mark = f"{selected.index(name) + 1}" if name in selected else " "
         context.console.info(f"{mark} {name:<12} {path}")

@@ -1,4 +1,4 @@
-"""Commands about this conversation's session: /reset, /sessions, /save, /undo."""
+"""Commands about this conversation's session: /clear (/reset), /sessions, /save, /undo, /diff."""
 
 from __future__ import annotations
 
@@ -6,11 +6,15 @@ from ayder_cli.terminal.commands.base import CommandContext, CommandResult, comm
 from ayder_cli.wording import counted
 
 
-@command("reset", help="start a new conversation with the same system prompt")
-def _reset(context: CommandContext, args: str) -> None:
+@command("clear", "reset", help="start a new conversation (and session) with the same system prompt")
+def _clear(context: CommandContext, args: str) -> None:
+    # As Codex's /clear and /new: a new session too; the last one stays listed in /sessions.
+    answered = any(message["role"] == "assistant" for message in context.conversation.messages)
+    earlier = context.sessions.current.id if context.sessions.current and answered else None  # else not kept
     context.conversation.reset()
     context.sessions.new()
-    context.console.info("new conversation")
+    context.console.info(f"new conversation; the last one is kept: ayder --resume {earlier}" if earlier
+                         else "new conversation")
 
 
 @command("sessions", help="list this project's saved sessions (resume one with --resume ID)")
@@ -55,4 +59,17 @@ def _undo(context: CommandContext, args: str) -> CommandResult | None:
         context.console.error(f"unknown /undo argument {args!r}", "use /undo, /undo list or /undo force")
         return CommandResult.FAILED
     context.console.info(journal.undo(force=args == "force"))  # UndoError is an AyderError: printed as one
+    return None
+
+
+@command("diff", help="show what ayder changed in this session: each file against how it was before")
+def _diff(context: CommandContext, args: str) -> CommandResult | None:
+    from ayder_cli.terminal.session_diff import session_diff  # its diff helpers only when asked for
+
+    journal = context.sessions.journal
+    if journal is None:
+        context.console.error("/diff is unavailable in this session (no change journal)")
+        return CommandResult.FAILED
+    for line in session_diff(journal, context.console.color):
+        context.console.info(line)
     return None

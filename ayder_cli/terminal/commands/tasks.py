@@ -10,9 +10,9 @@ from ayder_cli.terminal.commands.base import CommandContext, CommandResult, comm
 def _tasks(context: CommandContext, args: str) -> None:
     from ayder_cli.storage.tasks import format_table, load_tasks, task_warnings  # loaded when asked for
 
-    tasks = load_tasks(context.root)
+    tasks = load_tasks(context.state_root)
     context.console.info(format_table(tasks))
-    for warning in task_warnings(tasks, context.root):
+    for warning in task_warnings(tasks, context.state_root):
         context.console.notice(warning)
 
 
@@ -37,9 +37,16 @@ def _plan(context: CommandContext, args: str) -> CommandResult | None:
         context.console.error("/plan needs a description of the work", "e.g. /plan add OAuth login")
         return CommandResult.FAILED
     context.executor.offer("tasks")  # create_task
+    denials = context.executor.denials
     result = context.loop.run(
         f"Plan this work as tasks: {args}\n\nBreak it into small steps in the order they should be done and "
         "call create_task(title, description) once for each, with enough detail to implement it later. "
         "Do not implement anything yet."
     )
-    return CommandResult.FAILED if result.stopped else None
+    if result.stopped:
+        return CommandResult.FAILED
+    if context.executor.denials > denials:  # a plan whose task files were refused was not made
+        context.console.error("/plan: a call it needed was denied; the plan is not complete",
+                              "allow writing (-w, or /permissions w) and ask again")
+        return CommandResult.FAILED
+    return None

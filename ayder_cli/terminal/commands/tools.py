@@ -25,6 +25,8 @@ def _tools(context: CommandContext, args: str) -> None:
         notes = []
         if spec.name in policy.disabled:
             notes.append("disabled")
+        elif policy.not_enabled(spec):
+            notes.append("not enabled" + (f": /tools {spec.group} enables its group" if spec.group != "core" else ""))
         elif policy.hidden_by_format(spec):
             notes.append(f"not offered with edit_format {policy.edit_format}")
         elif not policy.offers(spec):
