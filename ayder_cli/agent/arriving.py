@@ -1,5 +1,6 @@
-"""A native tool call while its arguments stream: its name, what it works on (read from the
-partial JSON as soon as the value is whole) and how much has come, for a line that grows with it.
+"""A tool call while it streams (native, or written as text and held by the intent scanner): its
+name, what it works on (read from the partial JSON as soon as the value is whole) and how much has
+come, for a line that grows with it.
 
 Per fragment the work is bounded: the subject is looked for only in the new text and a short
 tail of the text before it, and no more once found, so a 2 MB write_file costs no more per
@@ -28,6 +29,13 @@ class ArrivingCall:
     size: int = 0  # characters of arguments so far (0: they came whole, as Ollama sends them)
     _tail: str = ""
 
+    def read(self, text: str) -> None:
+        """More of the arguments: the subject looked for in them and the short tail before them."""
+        if not self.subject:
+            text = self._tail + text
+            self.subject = _subject_in(text)
+            self._tail = "" if self.subject else text[-TAIL_CHARS:]
+
 
 class ArrivingCalls:
     """The native calls of one reply as their fragments come."""
@@ -49,11 +57,40 @@ class ArrivingCalls:
                 call.subject = call.subject or _subject_of(arguments)
             elif arguments:
                 call.size += len(arguments)
-                if not call.subject:
-                    text = call._tail + arguments
-                    call.subject = _subject_in(text)
-                    call._tail = "" if call.subject else text[-TAIL_CHARS:]
+                call.read(arguments)
         return call
+
+
+# A call written as text names its tool near its opener: `[CALL] name {...}`, `{"name": "name", ...}`.
+_TEXT_NAME = re.compile(r'\[CALL\]\s*([A-Za-z_][\w.-]*)|"name"\s*:\s*"([A-Za-z_][\w.-]*)"')
+NAME_WITHIN = 200  # characters from the opener a text call's name is looked for in
+
+
+class ArrivingText:
+    """A call written as text while the intent scanner holds it: shown once its name is one of the
+    tools offered ([CALL] lines and JSON calls; other dialects get the activity line only)."""
+
+    def __init__(self, tools) -> None:
+        self.tools = tools  # the names offered (a dict of schemas by name will do)
+        self._call: ArrivingCall | None = None
+        self._head = ""  # the held markup's start: another block starts otherwise
+        self._seen = 0  # characters of it read so far
+
+    def see(self, held: str) -> ArrivingCall | None:
+        """The call in the markup held now (StreamFilter.held()); None while none can be named."""
+        if not held or not held.startswith(self._head) or len(held) < self._seen:
+            self._call, self._head, self._seen = None, held[:20], 0
+        if not held:
+            return None
+        if self._call is None:
+            match = _TEXT_NAME.search(held, 0, NAME_WITHIN)
+            name = match and (match.group(1) or match.group(2))
+            if not name or name not in self.tools:
+                return None
+            self._call = ArrivingCall(-1, name)
+        self._call.read(held[self._seen:])
+        self._call.size = self._seen = len(held)
+        return self._call
 
 
 def _subject_in(text: str) -> str:

@@ -83,10 +83,14 @@ class RepeatingText:
     only at the last BLOCK_TIMES * MAX_BLOCK characters."""
 
     def __init__(self) -> None:
+        self.reset()
+        self.block = 0  # the repeated block's length, once found (0: none)
+
+    def reset(self) -> None:
+        """Count from here: what came before is not in a row with what follows (a call written as text)."""
         self._parts: list[str] = []
         self._size = 0
         self._next_check = MIN_BLOCK * BLOCK_TIMES
-        self.block = 0  # the repeated block's length, once found (0: none)
 
     def add(self, text: str) -> bool:
         """Take a delta's text in; True once the reply ends in a repeated block (see `block`)."""

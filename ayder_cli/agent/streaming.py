@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from ayder_cli.agent.arriving import ArrivingCalls
+from ayder_cli.agent.arriving import ArrivingCalls, ArrivingText
 from ayder_cli.agent.callbacks import Callbacks
 from ayder_cli.agent.repeats import BLOCK_TIMES, RepeatingText
 from ayder_cli.intents import StreamFilter
@@ -41,7 +41,7 @@ def _receive(deltas: Iterator[Delta], accumulator: Accumulator, display: StreamF
              repeating: RepeatingText) -> None:
     """Stream the reply into `accumulator`, showing its text and thinking, and each native call's
     name, subject and size, as they arrive; a reply that repeats a block of text is stopped."""
-    arriving = ArrivingCalls()
+    arriving, written = ArrivingCalls(), ArrivingText(display.found.schemas)
     try:
         for delta in deltas:
             accumulator.add(delta)
@@ -51,7 +51,13 @@ def _receive(deltas: Iterator[Delta], accumulator: Accumulator, display: StreamF
                 callbacks.on_thinking(delta.thinking)
             if delta.content:
                 _show(display.feed(delta.content), callbacks)
-                if repeating.add(delta.content):
+                held = display.held()  # markup held: a call written as text, still streaming
+                call = written.see(held)
+                if call is not None:
+                    callbacks.on_tool_arriving(call)
+                if held:
+                    repeating.reset()  # a file's content in a call may repeat itself: it is no loop
+                elif repeating.add(delta.content):
                     deltas.close()  # closes the response: the server stops generating
                     return
             if delta.warning:  # e.g. malformed events the client skipped: said once per reply

@@ -87,6 +87,11 @@ class StreamFilter:
         self._out.finish()
         return self._out.take()
 
+    def held(self) -> str:
+        """The markup held since an opener while its reader waits for the end ("" when none is held):
+        a call written as text, still streaming, is in it."""
+        return self._buffer.text if self._mode is Mode.BLOCK else ""
+
     def result(self) -> ParsedReply:
         found = self.found
         return ParsedReply(list(found.calls), list(found.errors), self._out.display, list(self._out.thinking))

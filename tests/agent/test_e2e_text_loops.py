@@ -4,7 +4,10 @@ short still ends its line on stdout."""
 
 from __future__ import annotations
 
+import json
+
 from support.fakellm import Reply
+from support.files import write_json
 from support.harness import server_args
 from support.requests_seen import sent_messages
 
@@ -61,3 +64,14 @@ def test_an_answer_cut_short_still_ends_its_line_in_a_piped_script(fake, run_ayd
     assert result.returncode == 0, result.stderr
     assert result.stdout.endswith("part 3, sum of two\nRed\n")  # not "...sum of twoRed"
     assert "truncated" in result.stderr
+
+
+def test_a_file_written_in_a_call_as_text_may_repeat_itself(fake, run_ayder, project):
+    content = "row,1,2,3\n" * 500  # data, not a loop: it is inside the call's markup
+    call = '[CALL] write_file {"file_path": "data.csv", "content": ' + json.dumps(content) + "}\n"
+    fake.queue(Reply(text=call), Reply(text="written"))
+    config = write_json(project / "text-calls.json", {"native_tools": "off"})
+    result = run_ayder("--base-url", fake.url, "-c", str(config), "-w", "write the data")
+    assert result.returncode == 0, result.stderr
+    assert "repeated" not in result.stderr
+    assert (project / "data.csv").read_text() == content and result.stdout == "written\n"

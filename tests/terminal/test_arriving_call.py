@@ -14,6 +14,7 @@ import pytest
 from ayder_cli.agent.arriving import TAIL_CHARS, ArrivingCalls
 from ayder_cli.llm.base import ToolCallFragment
 from support.fakellm import Reply
+from support.files import write_json
 from support.harness import server_args
 from support.pty_harness import finish
 
@@ -52,6 +53,27 @@ def test_the_call_shows_its_name_path_and_size_while_it_streams(fake, ayder_on_p
     drawn = re.findall(r"\r\x1b\[K(→ write_file [^\r]*?)(?=\r)", shown)
     assert drawn[:4] == ["→ write_file src/app.py …  761 B", "→ write_file src/app.py …  1.5 KB",
                          "→ write_file src/app.py …  2.2 KB", "→ write_file src/app.py …  3.0 KB"]
+    assert (project / "src" / "app.py").read_text() == CONTENT
+
+
+def test_a_call_written_as_text_names_itself_too(fake, ayder_on_pty, project):
+    release = threading.Event()
+    line = "[CALL] write_file " + json.dumps(ARGUMENTS) + "\n"
+    pieces = ["Writing it.\n", *(line[i : i + 800] for i in range(0, len(line), 800))]
+    fake.queue(Reply(chunks=pieces, hold_after=3, release=release), Reply(text="done"))
+    config = write_json(project / "text-calls.json", {"native_tools": "off"})
+    child = ayder_on_pty("--base-url", fake.url, "-c", str(config), "-w", "--no-color", "write it", term="xterm")
+    child.logfile_read = seen = io.StringIO()
+    try:
+        child.expect_exact("\r\x1b[K→ write_file src/app.py …  1.6 KB")  # the [CALL] line so far
+        assert "[CALL]" not in seen.getvalue()  # the markup itself is never shown
+        release.set()
+        child.expect_exact("\r\x1b[K→ write_file(file_path=\"src/app.py\"")
+        child.expect_exact("done")
+        assert finish(child) == 0
+    finally:
+        release.set()
+        child.close(force=True)
     assert (project / "src" / "app.py").read_text() == CONTENT
 
 
