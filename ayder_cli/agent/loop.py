@@ -22,7 +22,7 @@ from ayder_cli.agent.callbacks import Callbacks, RunResult
 from ayder_cli.agent.checkpoint import start_from, write_checkpoint
 from ayder_cli.agent.context import ContextKeeper
 from ayder_cli.agent.conversation import Conversation
-from ayder_cli.agent.repeats import RepeatGuard, restarted
+from ayder_cli.agent.repeats import RepeatGuard
 from ayder_cli.agent.request import next_request, pick_edit_format
 from ayder_cli.agent.streaming import stream_reply
 from ayder_cli.agent.tool_fallback import ToolMode
@@ -47,7 +47,7 @@ class ReplyCounts:
     malformed: int = 0  # replies in a row whose calls were all malformed
     continuations: int = 0  # automatic "continue"s after replies cut at max_tokens
     cut_text: str = ""  # the reply the first "continue" went on from
-    restarted: bool = False  # a continuation started that reply again: the continuing ended
+    goes_on_from: str = ""  # for the next reply only: it is a continuation of this text
     repeats: RepeatGuard = field(default_factory=RepeatGuard)
 
 
@@ -137,14 +137,15 @@ class ChatLoop:
                                self.checkpoints.relative_path if self.checkpoints else "")
         counts, reply = ReplyCounts(), None
         while True:
-            reply = self._reply(first=reply is None)
+            reply = self._reply(first=reply is None, goes_on_from=counts.goes_on_from)
+            counts.goes_on_from = ""
             if reply.interrupted:
                 return RunResult(reply, interrupted=True)
             batch = Batch.of(reply, self.executor, whole_files=self._whole_files)
             if batch.empty:
                 if self._continue_after_cut(reply, counts):
                     continue
-                return self._answered(reply, counts)
+                return self._answered(reply)
             stuck = self._stop_if_stuck(reply, batch, counts)
             if stuck is not None:
                 return stuck
@@ -163,10 +164,10 @@ class ChatLoop:
             if checked.stopped:
                 return self._stop(reply, checked.stopped)
 
-    def _reply(self, first: bool) -> Reply:
+    def _reply(self, first: bool, goes_on_from: str = "") -> Reply:
         """The model's next reply, the conversation fitted to the window first."""
         try:
-            return self.context.ask_fitting(self._ask)
+            return self.context.ask_fitting(lambda: self._ask(goes_on_from))
         except StreamCutError as exc:
             exc.hint = exc.hint or "what arrived is kept in the conversation; ask again to retry"
             raise  # the partial reply is kept, so the prompt stays too
@@ -179,20 +180,15 @@ class ChatLoop:
         """A reply that max_tokens cut: the model is asked to go on, a few times per message."""
         if reply.finish_reason != "length" or counts.continuations >= MAX_CONTINUATIONS:
             return False
-        if counts.continuations and restarted(counts.cut_text, reply.text):
-            counts.restarted = True  # said here, once: _answered adds no "truncated"
-            self.callbacks.on_notice("the model started its answer again instead of continuing it; "
-                                     "not asking it to continue")
-            return False
-        counts.cut_text = counts.cut_text or reply.text
+        counts.cut_text = counts.goes_on_from = counts.cut_text or reply.text
         counts.continuations += 1
         self.callbacks.on_notice("the reply hit max_tokens; asking the model to continue")
         self.conversation.add_user(CONTINUE_PROMPT)
         return True
 
-    def _answered(self, reply: Reply, counts: ReplyCounts) -> RunResult:
+    def _answered(self, reply: Reply) -> RunResult:
         """A reply without tool calls ends the turn; one that max_tokens still cut says so."""
-        if reply.finish_reason == "length" and not counts.restarted:
+        if reply.finish_reason == "length":
             self.callbacks.on_notice(
                 f"the reply was truncated at max_tokens ({self.config.max_tokens}); "
                 "raise max_tokens or ask the model to continue"
@@ -238,8 +234,9 @@ class ChatLoop:
         (intents/dialects/edit_blocks.py)."""
         return self.executor is not None and self.executor.policy.edit_format == "whole"
 
-    def _ask(self) -> Reply:
-        """One model reply: streamed to the callbacks and kept in the conversation."""
+    def _ask(self, goes_on_from: str = "") -> Reply:
+        """One model reply: streamed to the callbacks and kept in the conversation; a continuation of
+        `goes_on_from` that starts it again is stopped unseen."""
         request = self.request()
         self.log(
             f"{self.client.provider} model={request.model} messages={len(request.messages)} "
@@ -251,7 +248,7 @@ class ChatLoop:
         display = StreamFilter(schemas, think_open=False, whole_files=self._whole_files)
         self.callbacks.on_waiting()
         reply = stream_reply(lambda: self.tool_mode.stream(self.client, self.config, request, self.request),
-                            display, self.callbacks, lambda reply: self._keep(reply, request.model))
+                            display, self.callbacks, lambda reply: self._keep(reply, request.model), goes_on_from)
         if reply.usage and not reply.interrupted:
             self.callbacks.on_usage(reply.usage)
             self.context.learn(reply.usage.prompt_tokens, request)

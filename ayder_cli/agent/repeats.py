@@ -74,7 +74,8 @@ MIN_BLOCK = 200  # a block of at least this many characters ...
 BLOCK_TIMES = 3  # ... this many times in a row is a loop
 MAX_BLOCK = 4096  # longer blocks are not looked for: the check reads at most BLOCK_TIMES of these
 CHECK_EVERY = 64  # characters between two checks: the cost per delta stays a few comparisons
-RESTART_CHARS = 40  # a continuation starting with this much of the answer it was to continue
+RESTART_CHARS = 40  # a continuation starting with this much of the answer it was to continue ...
+MIN_RESTART = 12  # ... or with all of it, if it is shorter but at least this long, restarted it
 
 
 class RepeatingText:
@@ -133,8 +134,39 @@ def repeated_block(text: str) -> int:
     return 0
 
 
-def restarted(cut: str, continuation: str) -> bool:
-    """A continuation asked after a reply max_tokens cut that begins that reply again (SmolLM2 does)."""
-    first, again = " ".join(cut.split()).lower(), " ".join(continuation.split()).lower()
-    size = min(len(first), len(again), RESTART_CHARS)
-    return size >= 12 and first[:size] == again[:size]
+class RestartCheck:
+    """A continuation's first words, held until they show whether it goes on from the reply max_tokens
+    cut or starts that reply again (SmolLM2 does): RESTART_CHARS of its start, whitespace and case aside."""
+
+    def __init__(self, cut: str) -> None:
+        self._start = _plain(cut)[:RESTART_CHARS]
+        self._deciding = len(self._start) >= MIN_RESTART  # a shorter start would match by chance
+        self._held: list[str] = []
+        self.restarted = False
+
+    def feed(self, text: str) -> str:
+        """A delta's text; what can be shown now ("" while held, and once it is known to restart)."""
+        if not self._deciding:
+            return text
+        self._held.append(text)
+        so_far = "".join(self._held)
+        again = _plain(so_far)
+        size = min(len(again), len(self._start))
+        if again[:size] != self._start[:size]:  # it goes on: shown, and no more held
+            self._deciding, self._held = False, []
+            return so_far
+        if size == len(self._start):
+            self._deciding, self._held, self.restarted = False, [], True
+        return ""
+
+    def finish(self) -> str:
+        """The reply ended (or was stopped): what is still held, unless it restarted the answer."""
+        if not self._deciding:
+            return ""
+        so_far, self._held, self._deciding = "".join(self._held), [], False
+        self.restarted = len(_plain(so_far)) >= MIN_RESTART
+        return "" if self.restarted else so_far
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.split()).lower()

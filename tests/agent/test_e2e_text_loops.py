@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from support.fakellm import Reply
 from support.files import write_json
 from support.harness import server_args
@@ -39,13 +40,15 @@ def test_a_short_or_varied_repeat_is_left_alone(fake, run_ayder):
     assert result.stdout.endswith("item 39: the same words each time, but a new number on every line\n")
 
 
-def test_a_continuation_that_starts_the_answer_again_ends_the_continuing(fake, run_ayder, protocol):
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "no-stream"])
+def test_a_continuation_that_starts_the_answer_again_ends_the_continuing(fake, run_ayder, protocol, stream):
     cut = "2 + 2 = 4. This is a classic example of"
     fake.queue(*[Reply(text=cut, finish_reason="length") for _ in range(4)])
-    result = run_ayder(*server_args(fake, protocol), "--max-tokens", "24", "what is 2+2")
+    result = run_ayder(*server_args(fake, protocol), "--max-tokens", "24", *([] if stream else ["--no-stream"]),
+                       "what is 2+2")
     assert result.returncode == 0, result.stderr
     assert len(fake.chat_requests()) == 2  # the reply and the one continuation that started it again
-    assert result.stdout == cut + cut + "\n"
+    assert result.stdout == cut + "\n"  # the answer once: the continuation was stopped before it showed
     assert "started its answer again" in result.stderr
     assert "truncated" not in result.stderr  # one line says why the continuing ended
 
