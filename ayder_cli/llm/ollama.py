@@ -10,7 +10,8 @@ import requests
 from ayder_cli.calls import decode_arguments
 from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
 from ayder_cli.llm.endpoint import Endpoint
-from ayder_cli.llm.http import Transport, empty_reply_error, iter_body, server_message, whole_json
+from ayder_cli.llm.http import Transport, empty_reply_error, iter_body, server_message, whole_json_asked_twice
+from ayder_cli.llm.odd_answers import out_of_quota
 from ayder_cli.llm.providers import OLLAMA
 from ayder_cli.llm.served import ServedWindow, from_ollama_show
 from ayder_cli.llm.sse import Skipped, decode_ndjson_lines
@@ -27,15 +28,14 @@ class OllamaClient:
     def stream(self, request: ChatRequest) -> Iterator[Delta]:
         url = f"{self.base_url}/api/chat"
         watch = self.transport.watch()
-        response = self.transport.request(
-            "POST",
-            url,
-            body=self._body(request),
-            stream=request.stream,
-            error_for=lambda failed: self._error_for(failed, request.model),
-        )
+        def send() -> requests.Response:
+            return self.transport.request("POST", url, body=self._body(request), stream=request.stream,
+                                          error_for=lambda failed: self._error_for(failed, request.model))
+
+        response = send()
         if not request.stream:
-            yield line_delta({**whole_json(response, url, self.redact), "done": True}, 0)
+            payload = whole_json_asked_twice(response, send, url, self.redact, self.transport.log)
+            yield line_delta({**payload, "done": True}, 0)
             return
         calls_seen = 0
         skipped = Skipped("line")
@@ -116,6 +116,9 @@ class OllamaClient:
             return LLMError(f"Ollama rejected the request (HTTP {status}): {message}", "check api_key_file / api_key in the config", status)
         if status in (400, 413, 422):
             return LLMError(f"Ollama rejected the request (HTTP {status}): {message}", None, status)
+        if status in (402, 429) and out_of_quota(message):
+            return LLMError(f"Ollama refused the request, out of quota (HTTP {status}): {message}",
+                            "check your plan with the provider; trying again will not help", status)
         return LLMError(f"Ollama error (HTTP {status}): {message}", "check the output of `ollama serve`", status)
 
 
