@@ -9,6 +9,7 @@ import requests
 
 from ayder_cli.calls import decode_arguments
 from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
+from ayder_cli.llm.discover import model_names
 from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.llm.http import Transport, empty_reply_error, iter_body, server_message, whole_json_asked_twice
 from ayder_cli.llm.odd_answers import out_of_quota
@@ -98,6 +99,10 @@ class OllamaClient:
         """What Ollama serves for `model` when ayder sends num_ctx `requested` (/api/show)."""
         return from_ollama_show(self.transport.probe("POST", f"{self.base_url}/api/show", {"model": model}),
                                 requested)
+
+    def served_models(self) -> tuple[str, ...] | None:
+        """The names /api/tags lists, asked once (no retry); None when no model list answers there."""
+        return model_names(self.transport.probe("GET", f"{self.base_url}/api/tags"))
 
     def list_models(self) -> list[str]:
         url = f"{self.base_url}/api/tags"

@@ -8,6 +8,7 @@ from typing import Any, Iterator
 import requests
 
 from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
+from ayder_cli.llm.discover import model_names
 from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.llm.http import (
     ReplyWatch,
@@ -123,6 +124,14 @@ class OpenAIClient:
         return (from_llama_cpp_props(probe("GET", f"{root}/props"))
                 or from_openai_models(probe("GET", f"{self.base_url}/models"), model)
                 or from_lm_studio_models(probe("GET", f"{root}/api/v0/models"), model))
+
+    def served_models(self) -> tuple[str, ...] | None:
+        """The names /models lists, asked once (no retry); None when no model list answers there."""
+        return model_names(self.transport.probe("GET", f"{self.base_url}/models"))
+
+    def is_llama_cpp(self) -> bool:
+        """llama.cpp's /props answers: its Ollama-style /api/tags comes with OpenAI-style chat."""
+        return isinstance(self.transport.probe("GET", f"{self.base_url.removesuffix('/v1')}/props"), dict)
 
     def list_models(self) -> list[str]:
         url = f"{self.base_url}/models"
