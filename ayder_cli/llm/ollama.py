@@ -115,8 +115,12 @@ class OllamaClient:
     def _error_for(self, response: requests.Response, model: str = "MODEL") -> LLMError:
         status = response.status_code
         message = self.redact(server_message(response))
-        if status == 404 and "not found" in message.lower():
+        if status == 404 and "not found" in message.lower() and "model" in message.lower():
             return LLMError(f"Ollama has no model {model!r}: {message}", OLLAMA.missing_model_hint(model), status)
+        if status == 404:  # no such path: the URL is not Ollama's root ("404 page not found")
+            return LLMError(f"{response.url} not found (HTTP 404): {message}", "check base_url: Ollama's has no "
+                            "path (http://HOST:11434); a URL ending in /v1 is an OpenAI-compatible API (-p openai)",
+                            status)
         if status in (401, 403):
             return LLMError(f"Ollama rejected the request (HTTP {status}): {message}", "check api_key_file / api_key in the config", status)
         if status in (400, 413, 422):

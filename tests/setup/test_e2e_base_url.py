@@ -107,3 +107,11 @@ def test_host_and_port_without_a_scheme_suggests_http(fake, run_ayder):
     assert result.returncode == 2
     assert result.stderr.strip().splitlines()[0].endswith(f"(did you mean http://{address}?)")
     assert fake.requests == []
+
+
+def test_ollama_named_at_a_v1_url_says_the_path_is_wrong_not_the_model(fake, run_ayder):
+    fake.routes["/v1/api/chat"] = (404, "text/plain; charset=utf-8", "404 page not found")  # Go's own 404
+    result = run_ayder("-p", "ollama", "--base-url", fake.openai_url, "-m", "some-model", "q")
+    assert result.returncode == 1
+    assert f"{fake.openai_url}/api/chat not found (HTTP 404)" in result.stderr
+    assert "has no model" not in result.stderr and "-p openai" in result.stderr
