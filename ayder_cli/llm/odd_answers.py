@@ -12,10 +12,10 @@ import requests
 
 from ayder_cli.llm.base import LLMError
 
-# What a spent quota or an unpaid bill says (OpenAI's 429 insufficient_quota, OpenRouter's and DeepSeek's 402,
-# Gemini's "check your plan and billing details"): no wait makes the request pass.
-_QUOTA_WORDS = ("insufficient_quota", "billing", "insufficient credits", "insufficient balance", "more credits",
-                "payment required", "check your plan")
+# What a spent quota or an unpaid bill says (OpenAI's 429 insufficient_quota, OpenRouter's and DeepSeek's 402):
+# no wait makes the request pass. Not "billing" alone: OpenAI's plain rate limit links its billing page too.
+_QUOTA_WORDS = ("insufficient_quota", "insufficient credits", "insufficient_credits", "insufficient balance",
+                "more credits", "payment required")
 
 
 def out_of_quota(text: str) -> bool:

@@ -125,7 +125,7 @@ class OllamaClient:
             return LLMError(f"Ollama rejected the request (HTTP {status}): {message}", "check api_key_file / api_key in the config", status)
         if status in (400, 413, 422):
             return LLMError(f"Ollama rejected the request (HTTP {status}): {message}", None, status)
-        if status in (402, 429) and out_of_quota(message):
+        if status in (402, 429) and out_of_quota(response.text):
             return LLMError(f"Ollama refused the request, out of quota (HTTP {status}): {message}",
                             "check your plan with the provider; trying again will not help", status)
         return LLMError(f"Ollama error (HTTP {status}): {message}", "check the output of `ollama serve`", status)

@@ -158,7 +158,7 @@ class OpenAIClient:
             hint = (found_here if not self.api_key_env else no_key if not self.has_key else
                     f"the key ({self.api_key_env}) was accepted but may not do this: check its access to the model")
             return LLMError(f"the server refused the request (HTTP 403): {message}", hint, status)
-        if status in (402, 429) and out_of_quota(message):
+        if status in (402, 429) and out_of_quota(response.text):
             return LLMError(f"the server refused the request, out of quota or credit (HTTP {status}): {message}",
                             "check your plan and billing with the provider; trying again will not help", status)
         if status == 404:

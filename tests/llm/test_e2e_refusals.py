@@ -24,8 +24,12 @@ OPENAI_QUOTA = {"error": {"message": "You exceeded your current quota, please ch
                           "type": "insufficient_quota", "param": None, "code": "insufficient_quota"}}
 OPENROUTER_CREDITS = {"error": {"message": "Insufficient credits. Add more using https://openrouter.ai/settings/credits",
                                 "code": 402}}
-OPENAI_RATE_LIMIT = {"error": {"message": "Rate limit reached for gpt-4.1-mini on requests per min (RPM): "
-                                          "Limit 3, Used 3, Requested 1. Please try again in 20s.",
+# A plain rate limit: it names the billing page too, and passes with a wait.
+OPENAI_RATE_LIMIT = {"error": {"message": "Rate limit reached for gpt-4.1-mini in organization org-x on requests per "
+                                          "min (RPM): Limit 3, Used 3, Requested 1. Please try again in 20s. Visit "
+                                          "https://platform.openai.com/account/rate-limits to learn more. You can "
+                                          "increase your rate limit by adding a payment method to your account at "
+                                          "https://platform.openai.com/account/billing.",
                                "type": "requests", "param": None, "code": "rate_limit_exceeded"}}
 
 
