@@ -34,8 +34,8 @@ _TITLE = re.compile(rb"<title[^>]*>(.*?)</title", re.I | re.S)
 def html_title(response: requests.Response) -> str | None:
     """None unless the (read) body is an HTML page; then its <title> as one short safe line ('' if none)."""
     head = response.content.lstrip()[:15].lower()
-    if not (is_html(response) or head.startswith((b"<!doctype html", b"<html"))):
-        return None
+    if head.startswith((b"{", b"[")) or not (is_html(response) or head.startswith((b"<!doctype html", b"<html"))):
+        return None  # JSON under a wrong Content-Type still says what failed
     found = _TITLE.search(response.content[:65536])
     title = html.unescape(found.group(1).decode("utf-8", "replace")) if found else ""
     return "".join(ch for ch in " ".join(title.split()) if ch.isprintable())[:80]

@@ -29,6 +29,7 @@ class OllamaClient:
     def stream(self, request: ChatRequest) -> Iterator[Delta]:
         url = f"{self.base_url}/api/chat"
         watch = self.transport.watch()
+
         def send() -> requests.Response:
             return self.transport.request("POST", url, body=self._body(request), stream=request.stream,
                                           error_for=lambda failed: self._error_for(failed, request.model))
