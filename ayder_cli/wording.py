@@ -21,3 +21,11 @@ def short(value: Any, limit: int = 160) -> str:
     text = value if isinstance(value, str) else json.dumps(value, default=str)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def listed(names: tuple[str, ...] | list[str], word: str, limit: int = 10) -> str:
+    """'no models', '1 model: a', '12 models: a, b, ... and 2 more': a bounded list with its count."""
+    if not names:
+        return f"no {word}s"
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    return f"{counted(len(names), word)}: {', '.join(names[:limit])}{more}"

@@ -17,7 +17,7 @@ import requests
 
 from ayder_cli.llm.http import fetch_json
 from ayder_cli.llm.providers import OLLAMA, OPENAI
-from ayder_cli.wording import counted
+from ayder_cli.wording import listed
 
 # On loopback a listener accepts at once and a closed port refuses at once,
 # so these only matter for a port that swallows connections or never answers.
@@ -61,11 +61,7 @@ class FoundServer:
 
     def model_list(self, limit: int = 10) -> str:
         """'no models', '1 model: a', '12 models: a, b, ... and 2 more'."""
-        models = self.models
-        if not models:
-            return "no models"
-        more = f" and {len(models) - limit} more" if len(models) > limit else ""
-        return f"{counted(len(models), 'model')}: {', '.join(models[:limit])}{more}"
+        return listed(self.models, "model", limit)
 
 
 def find_local_server(candidates: tuple[Candidate, ...] | None = None,

@@ -13,6 +13,7 @@ import urllib3
 
 from ayder_cli.llm.base import Delta, LLMError, StreamCutError
 from ayder_cli.llm.body import load_capped
+from ayder_cli.llm.odd_answers import describe_body, html_page_error, html_title, is_html, out_of_quota
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_BACKOFF_S = 8.0
@@ -86,23 +87,27 @@ class Transport:
                 ) from exc
             if self.log:
                 self.log(f"HTTP {response.status_code} in {time.monotonic() - started:.2f} s")
-            if response.status_code in RETRY_STATUSES and not last:
+            deadline = started + self.timeout[1] if self.timeout[1] is not None else None
+            status = response.status_code
+            if status == 429:  # its body says whether waiting helps: a spent quota does not come back
+                _load_error_body(response, url, deadline)
+            if status in RETRY_STATUSES and not last and not (status == 429 and out_of_quota(response.text)):
                 wait = retry_after_s(response.headers.get("Retry-After"))
                 if wait is None:
                     wait = backoff_s(attempt)
                 response.close()
                 self.sleep(wait)
                 continue
-            deadline = started + self.timeout[1] if self.timeout[1] is not None else None
-            if response.status_code >= 400:
+            if status >= 400:
+                _load_error_body(response, url, deadline)
+                title = html_title(response)
                 try:
-                    load_capped(response, url, deadline=deadline)
-                except LLMError as exc:  # the status still says what failed; the body's trouble is its detail
-                    response._content = exc.message.encode()
-                try:
-                    raise error_for(response)
+                    raise error_for(response) if title is None else html_page_error(url, status, title)
                 finally:
                     response.close()
+            if stream and is_html(response):  # a web page, not a stream: not a cut stream either
+                load_capped(response, url, deadline=deadline)
+                raise html_page_error(url, status, html_title(response) or "")
             if not stream:
                 load_capped(response, url, deadline=deadline)
             return response
@@ -115,6 +120,16 @@ class Transport:
 
     def close(self) -> None:
         self.session.close()
+
+
+def _load_error_body(response: requests.Response, url: str, deadline: float | None) -> None:
+    """An error's body, read once (capped, in time); its own trouble becomes its text."""
+    if response._content is not False:
+        return
+    try:
+        load_capped(response, url, deadline=deadline)
+    except LLMError as exc:  # the status still says what failed; the body's trouble is its detail
+        response._content = exc.message.encode()
 
 
 def unread_redirect_body(response: requests.Response, **_: Any) -> requests.Response:
@@ -245,12 +260,17 @@ def iter_body(response: requests.Response, url: str, watch: ReplyWatch | None = 
         response.close()
 
 
+class NotJSONError(LLMError):
+    """A non-streamed reply whose body is not JSON at all: a proxy's page or text, an empty body."""
+
+
 def whole_json(response: requests.Response, url: str, redact: Callable[[str], str]) -> dict[str, Any]:
     """A non-streamed reply body as a JSON object; an error object in it becomes an LLMError."""
     try:
         payload = response.json()
     except ValueError as exc:
-        raise LLMError(f"{url} answered with something that is not JSON") from exc
+        raise NotJSONError(f"{url} answered with {redact(describe_body(response))}, not JSON: check base_url, "
+                           "and any proxy between ayder and the server") from exc
     finally:
         response.close()
     if not isinstance(payload, dict):
@@ -258,6 +278,18 @@ def whole_json(response: requests.Response, url: str, redact: Callable[[str], st
     if payload.get("error"):
         raise LLMError(f"the server reported an error: {redact(error_text(payload))}")
     return payload
+
+
+def whole_json_asked_twice(response: requests.Response, again: Callable[[], requests.Response], url: str,
+                           redact: Callable[[str], str], log: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """whole_json of `response`; when its body is not JSON (a proxy's passing page), of the answer
+    `again` gets by sending the request once more."""
+    try:
+        return whole_json(response, url, redact)
+    except NotJSONError as exc:
+        if log:
+            log(f"{exc.message}; asking once more")
+    return whole_json(again(), url, redact)
 
 
 def fetch_json(session: requests.Session, method: str, url: str, *, timeout: tuple[float, float],
@@ -298,9 +330,20 @@ def error_text(data: Any) -> str:
         error = data.get("error", data.get("message", data.get("detail", data)))
         if isinstance(error, dict):
             sizes = _context_sizes(error)
+            upstream = _upstream_error(error)
             error = (error.get("message") or error) if not sizes else f"{error.get('message') or ''} {sizes}"
+            error = f"{error}: {upstream}" if upstream else error
         return error_text(error) if isinstance(error, str) and error.startswith("{") else str(error)
     return str(data)
+
+
+def _upstream_error(error: dict) -> str:
+    """A router's "Provider returned error" keeps the provider's own body in metadata.raw (OpenRouter)."""
+    metadata = error.get("metadata")
+    raw = metadata.get("raw") if isinstance(metadata, dict) else None
+    if isinstance(raw, dict):
+        raw = raw.get("data", raw)
+    return error_text(raw)[:200] if isinstance(raw, str) and raw.strip() else ""
 
 
 def _context_sizes(error: dict) -> str:

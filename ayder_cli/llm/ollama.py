@@ -9,8 +9,10 @@ import requests
 
 from ayder_cli.calls import decode_arguments
 from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
+from ayder_cli.llm.discover import model_names
 from ayder_cli.llm.endpoint import Endpoint
-from ayder_cli.llm.http import Transport, empty_reply_error, iter_body, server_message, whole_json
+from ayder_cli.llm.http import Transport, empty_reply_error, iter_body, server_message, whole_json_asked_twice
+from ayder_cli.llm.odd_answers import out_of_quota
 from ayder_cli.llm.providers import OLLAMA
 from ayder_cli.llm.served import ServedWindow, from_ollama_show
 from ayder_cli.llm.sse import Skipped, decode_ndjson_lines, json_value
@@ -27,15 +29,15 @@ class OllamaClient:
     def stream(self, request: ChatRequest) -> Iterator[Delta]:
         url = f"{self.base_url}/api/chat"
         watch = self.transport.watch()
-        response = self.transport.request(
-            "POST",
-            url,
-            body=self._body(request),
-            stream=request.stream,
-            error_for=lambda failed: self._error_for(failed, request.model),
-        )
+
+        def send() -> requests.Response:
+            return self.transport.request("POST", url, body=self._body(request), stream=request.stream,
+                                          error_for=lambda failed: self._error_for(failed, request.model))
+
+        response = send()
         if not request.stream:
-            yield line_delta({**whole_json(response, url, self.redact), "done": True}, 0)
+            payload = whole_json_asked_twice(response, send, url, self.redact, self.transport.log)
+            yield line_delta({**payload, "done": True}, 0)
             return
         calls_seen = 0
         skipped = Skipped("line")
@@ -99,6 +101,10 @@ class OllamaClient:
         return from_ollama_show(self.transport.probe("POST", f"{self.base_url}/api/show", {"model": model}),
                                 requested)
 
+    def served_models(self) -> tuple[str, ...] | None:
+        """The names /api/tags lists, asked once (no retry); None when no model list answers there."""
+        return model_names(self.transport.probe("GET", f"{self.base_url}/api/tags"))
+
     def list_models(self) -> list[str]:
         url = f"{self.base_url}/api/tags"
         response = self.transport.request("GET", url, error_for=self._error_for)
@@ -110,12 +116,19 @@ class OllamaClient:
     def _error_for(self, response: requests.Response, model: str = "MODEL") -> LLMError:
         status = response.status_code
         message = self.redact(server_message(response))
-        if status == 404 and "not found" in message.lower():
+        if status == 404 and "not found" in message.lower() and "model" in message.lower():
             return LLMError(f"Ollama has no model {model!r}: {message}", OLLAMA.missing_model_hint(model), status)
+        if status == 404:  # no such path: the URL is not Ollama's root ("404 page not found")
+            return LLMError(f"{response.url} not found (HTTP 404): {message}", "check base_url: Ollama's has no "
+                            "path (http://HOST:11434); a URL ending in /v1 is an OpenAI-compatible API (-p openai)",
+                            status)
         if status in (401, 403):
             return LLMError(f"Ollama rejected the request (HTTP {status}): {message}", "check api_key_file / api_key in the config", status)
         if status in (400, 413, 422):
             return LLMError(f"Ollama rejected the request (HTTP {status}): {message}", None, status)
+        if status in (402, 429) and out_of_quota(response.text):
+            return LLMError(f"Ollama refused the request, out of quota (HTTP {status}): {message}",
+                            "check your plan with the provider; trying again will not help", status)
         return LLMError(f"Ollama error (HTTP {status}): {message}", "check the output of `ollama serve`", status)
 
 

@@ -8,6 +8,7 @@ from typing import Any, Iterator
 import requests
 
 from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
+from ayder_cli.llm.discover import model_names
 from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.llm.http import (
     ReplyWatch,
@@ -16,8 +17,9 @@ from ayder_cli.llm.http import (
     error_text,
     iter_body,
     server_message,
-    whole_json,
+    whole_json_asked_twice,
 )
+from ayder_cli.llm.odd_answers import out_of_quota
 from ayder_cli.llm.providers import OPENAI
 from ayder_cli.llm.served import ServedWindow, from_llama_cpp_props, from_lm_studio_models, from_openai_models
 from ayder_cli.llm.sse import Skipped, decode_sse, json_value
@@ -40,7 +42,8 @@ class OpenAIClient:
         watch = self.transport.watch()
         response = self._post(url, request)
         if not request.stream:
-            yield whole_response_delta(whole_json(response, url, self.redact))
+            yield whole_response_delta(whole_json_asked_twice(response, lambda: self._post(url, request), url,
+                                                              self.redact, self.transport.log))
             return
         yield from self._decode_stream(response, url, watch)
 
@@ -122,6 +125,14 @@ class OpenAIClient:
                 or from_openai_models(probe("GET", f"{self.base_url}/models"), model)
                 or from_lm_studio_models(probe("GET", f"{root}/api/v0/models"), model))
 
+    def served_models(self) -> tuple[str, ...] | None:
+        """The names /models lists, asked once (no retry); None when no model list answers there."""
+        return model_names(self.transport.probe("GET", f"{self.base_url}/models"))
+
+    def is_llama_cpp(self) -> bool:
+        """llama.cpp's /props answers: its Ollama-style /api/tags comes with OpenAI-style chat."""
+        return isinstance(self.transport.probe("GET", f"{self.base_url.removesuffix('/v1')}/props"), dict)
+
     def list_models(self) -> list[str]:
         url = f"{self.base_url}/models"
         response = self.transport.request("GET", url, error_for=self._error_for)
@@ -134,16 +145,22 @@ class OpenAIClient:
         status = response.status_code
         message = self.redact(server_message(response))
         url = response.url
-        if status in (401, 403) and not self.api_key_env:
-            return LLMError(f"the server rejected the request (HTTP {status}): it wants an API key", "ayder sends "
-                            "no key from the environment to a server it found itself: name it with --base-url", status)
-        if status in (401, 403):
-            hint = (
-                f"set {self.api_key_env} to a valid key (or api_key_env / api_key_file in the config)"
-                if self.has_key
-                else f"no API key is set: export {self.api_key_env}=... or set api_key_file in the config"
-            )
+        found_here = ("ayder sends no key from the environment to a server it found itself: "
+                      "name it with --base-url")
+        if status == 401 and not self.api_key_env:
+            return LLMError(f"the server rejected the request (HTTP {status}): it wants an API key", found_here, status)
+        no_key = f"no API key is set: export {self.api_key_env}=... or set api_key_file in the config"
+        if status == 401:
+            hint = (f"set {self.api_key_env} to a valid key (or api_key_env / api_key_file in the config)"
+                    if self.has_key else no_key)
             return LLMError(f"the server rejected the API key (HTTP {status})", hint, status)
+        if status == 403:  # the key was fine; what it may do, or where from, was not: the server says which
+            hint = (found_here if not self.api_key_env else no_key if not self.has_key else
+                    f"the key ({self.api_key_env}) was accepted but may not do this: check its access to the model")
+            return LLMError(f"the server refused the request (HTTP 403): {message}", hint, status)
+        if status in (402, 429) and out_of_quota(response.text):
+            return LLMError(f"the server refused the request, out of quota or credit (HTTP {status}): {message}",
+                            "check your plan and billing with the provider; trying again will not help", status)
         if status == 404:
             if "model" in message.lower():
                 return LLMError(f"model not found: {message}", "list the server's models with /model, then pick one with -m NAME", status)

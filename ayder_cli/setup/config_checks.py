@@ -59,11 +59,18 @@ def _text(nullable: bool = False, choices: tuple[str, ...] = ()):
     return check
 
 
+# host, host:port or host:port/path with no scheme: what `OLLAMA_HOST` style habits type
+_SCHEMELESS = re.compile(r"^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?(/\S*)?$")
+
+
 def _url(value: Any) -> Any:
     if value is None:
         return None
     if not isinstance(value, str) or not value.startswith(("http://", "https://")):
-        raise ValueError("must be a URL starting with http:// or https://")
+        error = ValueError("must be a URL starting with http:// or https://")
+        if isinstance(value, str) and _SCHEMELESS.match(value):
+            error.suggestion = f"did you mean http://{value}?"  # said after the value (check_value)
+        raise error
     return value.rstrip("/")
 
 
@@ -265,7 +272,8 @@ def check_value(source: str, key: str, value: Any) -> Any:
     except ValueError as exc:
         # The key itself is never echoed, whatever shape it was written in.
         got = describe_value(value).split(" ", 1)[0] if key == "api_key" else describe_value(value)
-        raise ConfigError(f"{source}: \"{key}\" {exc}, got {got}") from None
+        suggestion = f" ({exc.suggestion})" if getattr(exc, "suggestion", None) else ""
+        raise ConfigError(f"{source}: \"{key}\" {exc}, got {got}{suggestion}") from None
 
 
 def unknown_key(source: str, key: str) -> ConfigError:

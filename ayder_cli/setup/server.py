@@ -7,7 +7,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Mapping
 from urllib.parse import urlsplit
 
-from ayder_cli.errors import ConfigError
 from ayder_cli.llm import make_client
 from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.llm.providers import provider_named
@@ -16,6 +15,7 @@ from ayder_cli.setup.config import Config
 from ayder_cli.setup.config_layers import names_a_server
 from ayder_cli.setup.keys import api_keys, endpoint_of
 from ayder_cli.setup.runtime import Runtime
+from ayder_cli.setup.url_server import with_served_model
 from ayder_cli.terminal.console import Console
 
 if TYPE_CHECKING:
@@ -53,14 +53,7 @@ def with_discovered_server(config: Config, env: Mapping[str, str], console: Cons
 
 def _with_served_model(config: Config, found: FoundServer) -> Config:
     """No model named: the found server's only model; several without the default is a ConfigError."""
-    if config.model is not None or config.sources.get("model", "default") != "default":
-        return config
-    if len(found.models) == 1:
-        return replace(config, model=found.models[0], sources={**config.sources, "model": "the only one served"})
-    if len(found.models) > 1 and config.resolved_model not in found.models:
-        raise ConfigError(f"no model named, and the {found.kind} server found at {found.base_url} "
-                          f"serves {found.model_list()}", hint="pick one with -m NAME")
-    return config
+    return with_served_model(config, found.models, f"the {found.kind} server found at {found.base_url}")
 
 
 def runtime_for(config: Config, env: Mapping[str, str], console: Console, secrets: Secrets,

@@ -17,6 +17,7 @@ from ayder_cli.setup.prompts import compose_system_prompt, load_system_prompt
 from ayder_cli.setup.resume import SessionKeeper
 from ayder_cli.setup.server import runtime_for, secrets_of, with_discovered_server
 from ayder_cli.setup.settings import Settings, no_instructions, read_instructions
+from ayder_cli.setup.url_server import with_server_of_url
 from ayder_cli.storage.checkpoint import CheckpointStore
 from ayder_cli.storage.profiles import ServerProfiles, profiles_path
 from ayder_cli.storage.sessions import SessionStore
@@ -99,6 +100,8 @@ def build_services(
     policy = _tool_policy(config)
     mcp = _mcp_tools(config, env, console, secrets, policy)
     config = with_discovered_server(config, env, console, environment.local_servers)
+    profiles = ServerProfiles(profiles_path(env))
+    config = with_server_of_url(config, env, console, profiles)  # a URL given without -p: what it speaks
     instructions = (read_instructions(config, environment, repo, console) if use_instructions
                     else no_instructions(console))
     conversation = Conversation(compose_system_prompt(load_system_prompt(config.prompts, repo),
@@ -141,7 +144,7 @@ def build_services(
                         window=lambda: loop.config.num_ctx)
     loop = ChatLoop(runtime, conversation, console, executor=executor,
                     checkpoints=CheckpointStore(repo, mask=secrets.mask), log=console.log,
-                    profiles=ServerProfiles(profiles_path(env)), verify=verifier)
+                    profiles=profiles, verify=verifier)
     if mcp is not None:  # the schemas are measured against the window served at the first request
         mcp.window = lambda: loop.config.num_ctx
     keeper = SessionKeeper(store, conversation=conversation, loop=loop, tools=context, console=console,

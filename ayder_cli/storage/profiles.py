@@ -3,7 +3,8 @@
 One JSON file in ayder's state directory ($XDG_STATE_HOME/ayder/servers.json)
 maps "URL model" to what was learned, e.g. that the server refuses the `tools`
 parameter or that its tool-call parser fails, so the next run starts with the
-tools taught as text instead of failing first. A file that cannot be read or
+tools taught as text instead of failing first; and "URL" alone to what a URL
+given without a provider turned out to speak, so it is asked only once. A file that cannot be read or
 written is ignored: remembering is a convenience, never a reason to stop.
 """
 
@@ -30,9 +31,19 @@ class ServerProfiles:
         entry = self._read().get(f"{url} {model}")
         return entry if isinstance(entry, dict) else {}
 
+    def server(self, url: str) -> dict[str, Any]:
+        """What was learned of the server itself, whatever the model (the API a bare URL speaks)."""
+        entry = self._read().get(url)
+        return entry if isinstance(entry, dict) else {}
+
+    def remember_server(self, url: str, **facts: Any) -> None:
+        self._update(url, facts)
+
     def remember(self, url: str, model: str, **facts: Any) -> None:
+        self._update(f"{url} {model}", facts)
+
+    def _update(self, key: str, facts: dict[str, Any]) -> None:
         profiles = self._read()
-        key = f"{url} {model}"
         entry = profiles.get(key) if isinstance(profiles.get(key), dict) else {}
         profiles[key] = {**entry, **facts, "learned": date.today().isoformat()}
         try:  # whole or not at all: two runs never leave half a file

@@ -169,9 +169,9 @@ def test_a_server_given_on_the_command_line_is_used_without_probing(fake, candid
         status, _, err = ayder(*how.split(), url, "q")
         assert status == 0, err
         assert candidate.requests == []
-        # The "only served model" rule is for found servers: a configured one gets the default, as before.
-        provider = "openai" if "openai" in how else "ollama"
-        assert fake.chat_requests()[0]["body"]["model"] == providers.PROVIDERS[provider].default_model
+        # A URL given alone gets its server's only model too (issue 23); with -p, the provider's default.
+        expected = providers.OPENAI.default_model if "openai" in how else "only-one"
+        assert fake.chat_requests()[0]["body"]["model"] == expected
 
 
 @pytest.mark.parametrize("variable", ["OPENAI_BASE_URL", "OLLAMA_HOST", "AYDER_BASE_URL", "AYDER_PROVIDER"])

@@ -9,6 +9,7 @@ of a tool loop) sets `respond` instead: it gets each chat request's body.
     POST /v1/chat/completions      OpenAI-compatible, SSE when streaming
     GET  /api/tags, /v1/models     model lists (/v1/models entries carry `model_meta`)
     GET  /props                    llama.cpp's server properties, when `props` is set
+    any  a path in `routes`        a fixed answer (a web server's HTML page, a proxy's)
     POST /api/show                 Ollama's model details, when `show` is set
 
 With `window` set, the server counts each prompt (about four characters a
@@ -60,6 +61,10 @@ class Reply:
     usage: tuple[int, int] | str | None = COUNTED
     status: int = 200
     error: str | None = None  # error message for a status >= 400
+    error_body: dict[str, Any] | None = None  # for a status >= 400: this JSON body as is (a real server's own)
+    # Not an API answer: this body with `status` and `content_type`, streamed or not (a proxy's page, a web UI)
+    page: str | None = None
+    content_type: str = "text/html; charset=utf-8"
     echo_auth: bool = False  # append the Authorization header received to the error message
     headers: dict[str, str] = field(default_factory=dict)
     chunked: bool = True  # False: no Transfer-Encoding, the body ends when the connection closes
@@ -132,6 +137,8 @@ class FakeLLM:
         self.reported_prompt: int | None = None  # the prompt count reported whatever was read (a proxy's 0 or 1)
         self.truncated: list[int] = []  # Ollama: the size of each prompt that was cut to fit the window
         self.cuts_silently = False  # an over-long prompt is cut and answered 200, on both endpoints
+        # path -> (status, content type, body) answered to GET and POST alike, before anything else; "*": any path
+        self.routes: dict[str, tuple[int, str, str]] = {}
         self.default = Reply()
         self.respond: Callable[[dict[str, Any]], Reply] | None = None  # the reply to a chat body, if set
         self._served: list[Reply] = []
@@ -228,6 +235,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self._record(None)
+        if self._routed():
+            return
         if self.path == "/api/tags":
             self._json(200, {"models": [{"name": m} for m in self.fake.models]})
         elif self.path == "/props" and self.fake.props is not None:
@@ -246,6 +255,8 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = None
         self._record(body)
+        if self._routed():
+            return
         if self.path == "/api/chat":
             self._chat(body, ollama=True)
         elif self.path == "/api/show" and self.fake.show is not None:
@@ -254,6 +265,23 @@ class _Handler(BaseHTTPRequestHandler):
             self._chat(body, ollama=False)
         else:
             self._json(404, {"error": f"no route {self.path}"})
+
+    def _routed(self) -> bool:
+        """A path in `routes` (or "*": every path) gets its own fixed answer."""
+        route = self.fake.routes.get(self.path, self.fake.routes.get("*"))
+        if route is None:
+            return False
+        self._raw(*route)
+        return True
+
+    def _raw(self, status: int, content_type: str, body: str) -> None:
+        data = body.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
 
     def _record(self, body: Any) -> None:
         self.fake.requests.append({"method": self.command, "path": self.path, "headers": dict(self.headers), "body": body})
@@ -266,6 +294,10 @@ class _Handler(BaseHTTPRequestHandler):
             return self._json(400, {"error": {"message": "Unrecognized request argument: stream_options"}})
         if reply.reject_tools and body.get("tools"):
             return self._json(400, {"error": {"message": "tools are not supported by this model"}})
+        if reply.page is not None:
+            return self._raw(reply.status, reply.content_type, reply.page)
+        if reply.status >= 400 and reply.error_body is not None:
+            return self._json(reply.status, reply.error_body, reply.headers)
         if reply.status >= 400:
             message = reply.error or "error"
             if reply.echo_auth:
