@@ -29,3 +29,12 @@ def listed(names: tuple[str, ...] | list[str], word: str, limit: int = 10) -> st
         return f"no {word}s"
     more = f" and {len(names) - limit} more" if len(names) > limit else ""
     return f"{counted(len(names), word)}: {', '.join(names[:limit])}{more}"
+
+
+def byte_size(size: int) -> str:
+    """812 B, 2.1 KB, 1.4 MB."""
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.1f} KB"
+    return f"{size / 1024 / 1024:.1f} MB"

@@ -46,6 +46,7 @@ from ayder_cli.storage.transcript import (
     started_at,
     usage_record,
 )
+from ayder_cli.wording import byte_size
 
 NAMES_FILE = "names.json"
 DEFAULT_KEEP = 100
@@ -73,7 +74,7 @@ class SessionInfo:
         names = f" [{', '.join(self.names)}]" if self.names else ""
         prompt = self.first_prompt or "(no prompt)"
         return (f"{self.id}{names}  {self.started:%Y-%m-%d %H:%M}  "
-                f"{self.messages} msgs  {_human_size(self.size)}  {prompt}")
+                f"{self.messages} msgs  {byte_size(self.size)}  {prompt}")
 
 
 def _identity(text: str) -> str:
@@ -373,10 +374,3 @@ def _mtime_ns(path: Path) -> int:
     except OSError:
         return 0
 
-
-def _human_size(size: int) -> str:
-    if size < 1024:
-        return f"{size} B"
-    if size < 1024 * 1024:
-        return f"{size / 1024:.1f} KB"
-    return f"{size / (1024 * 1024):.1f} MB"

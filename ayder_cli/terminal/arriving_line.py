@@ -8,6 +8,7 @@ the call is whole.
 from __future__ import annotations
 
 from ayder_cli.terminal.safe_text import cut_to_width, safe_line
+from ayder_cli.wording import byte_size
 
 
 class ArrivingLine:
@@ -27,12 +28,3 @@ class ArrivingLine:
         if size:
             text += f"  {shown[2]}"
         return cut_to_width(safe_line(text.replace("\n", " ")), max(self.columns - 1, 10))
-
-
-def byte_size(size: int) -> str:
-    """812 B, 2.1 KB, 1.4 MB."""
-    if size < 1024:
-        return f"{size} B"
-    if size < 1024 * 1024:
-        return f"{size / 1024:.1f} KB"
-    return f"{size / 1024 / 1024:.1f} MB"
