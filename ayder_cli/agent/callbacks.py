@@ -12,7 +12,7 @@ from typing import Protocol
 
 from ayder_cli.agent.arriving import ArrivingCall
 from ayder_cli.calls import ToolCall, ToolResult
-from ayder_cli.llm.base import Reply, Usage
+from ayder_cli.llm.base import PromptProgress, Reply, Usage
 
 
 @dataclass
@@ -28,6 +28,9 @@ class Callbacks(Protocol):
 
     def on_waiting(self) -> None:
         """A request went out; nothing has arrived yet."""
+
+    def on_progress(self, progress: PromptProgress) -> None:
+        """How far the server has read the prompt (llama.cpp reports it), before the reply starts."""
 
     def on_text(self, text: str) -> None: ...
 

@@ -20,6 +20,7 @@ from ayder_cli.agent.calibration import CUT, IMPLAUSIBLE, Calibration, prompt_es
 from ayder_cli.agent.compaction import Compaction
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.agent.fit import Budget, shorten_middles
+from ayder_cli.agent.prompt_pace import PromptPace
 from ayder_cli.agent.request import whole_reply
 from ayder_cli.agent.usage import SessionUsage
 from ayder_cli.agent.window import WindowHold
@@ -28,6 +29,7 @@ from ayder_cli.llm.base import ChatClient, ChatRequest, LLMError, Reply
 from ayder_cli.llm.providers import provider_named
 from ayder_cli.llm.served import context_overflow
 from ayder_cli.setup.config import Config
+from ayder_cli.storage.profiles import ServerProfiles
 
 
 class Host(Protocol):
@@ -36,6 +38,7 @@ class Host(Protocol):
     conversation: Conversation
     usage: SessionUsage
     config: Config  # the keeper narrows num_ctx to what the server shows it serves
+    profiles: ServerProfiles | None  # what earlier runs learned of the server (its prompt speed)
 
     @property
     def client(self) -> ChatClient: ...
@@ -57,6 +60,8 @@ class ContextKeeper:
         """Another server or model: nothing learned of its counts yet."""
         self.calibration = Calibration()  # what the server's counts taught about our estimates
         self.server_cut = False  # the server shortened the last prompt by itself: compact before the next
+        config = self.host.config
+        self.pace = PromptPace(self.host.profiles, config.resolved_base_url, config.resolved_model)
 
     # --- before a request
 
@@ -119,9 +124,15 @@ class ContextKeeper:
         request.tools = None
         request.messages = messages + [{"role": "user", "content": instruction}]
         self.shorten_to_fit(request.messages, prompt_estimate(request))  # the summary request must fit too
-        reply = whole_reply(self.host.client, request)
+        reply = whole_reply(self.host.client, self.paced(request))
         self.host.usage.add(reply.usage, request.model, reply.finish_reason)
+        self.pace.learn(reply.usage)
         return parse(reply.text).display.strip()
+
+    def paced(self, request: ChatRequest) -> ChatRequest:
+        """`request` with the time the server needs to read it at its measured speed (the first-data deadline)."""
+        request.reading = self.pace.reading(self.calibration.tokens(prompt_estimate(request)))
+        return request
 
     # --- after a request
 

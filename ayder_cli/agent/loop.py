@@ -237,7 +237,7 @@ class ChatLoop:
     def _ask(self, goes_on_from: str = "") -> Reply:
         """One model reply: streamed to the callbacks and kept in the conversation; a continuation of
         `goes_on_from` that starts it again is stopped unseen."""
-        request = self.request()
+        request = self.context.paced(self.request())
         self.log(
             f"{self.client.provider} model={request.model} messages={len(request.messages)} "
             f"tools={len(request.tools or ())} stream={str(request.stream).lower()} max_tokens={request.max_tokens}"
@@ -247,11 +247,13 @@ class ChatLoop:
         schemas = request.tools or (self.executor.schemas() if self.executor is not None else None)
         display = StreamFilter(schemas, think_open=False, whole_files=self._whole_files)
         self.callbacks.on_waiting()
-        reply = stream_reply(lambda: self.tool_mode.stream(self.client, self.config, request, self.request),
+        rebuild = lambda: self.context.paced(self.request())  # noqa: E731
+        reply = stream_reply(lambda: self.tool_mode.stream(self.client, self.config, request, rebuild),
                             display, self.callbacks, lambda reply: self._keep(reply, request.model), goes_on_from)
         if reply.usage and not reply.interrupted:
             self.callbacks.on_usage(reply.usage)
             self.context.learn(reply.usage.prompt_tokens, request)
+            self.context.pace.learn(reply.usage)
         return reply
 
     def _keep(self, reply: Reply, model: str) -> Reply:

@@ -70,6 +70,8 @@ def _receive(deltas: Iterator[Delta], accumulator: Accumulator, display: StreamF
                 elif repeating.add(text):
                     deltas.close()  # closes the response: the server stops generating
                     return
+            elif delta.progress is not None:  # the server is still reading the prompt
+                callbacks.on_progress(delta.progress)
             if delta.warning:  # e.g. malformed events the client skipped: said once per reply
                 callbacks.on_notice(delta.warning)
     except KeyboardInterrupt:

@@ -23,6 +23,49 @@ class ChatRequest:
     # OpenAI-compatible servers: "required" (or {"type": "function", ...}) makes the model call a tool;
     # Ollama has no such option and leaves it out.
     tool_choice: str | dict[str, Any] | None = None
+    # How long the server may take to read this prompt at its measured speed (None: not known):
+    # the first-data deadline is then this, or timeout_s if longer.
+    reading: ReadingTime | None = None
+
+
+@dataclass(frozen=True)
+class ReadingTime:
+    """The time the caller gives a server to read one prompt: twice what it needs at its measured speed."""
+
+    tokens: int  # prompt tokens the server must read (the cached prefix excluded)
+    speed: float  # the server's measured prompt speed, tokens per second
+
+    @property
+    def seconds(self) -> float:
+        return 2 * self.tokens / self.speed
+
+    def describe(self, timeout_s: float | None) -> str:
+        """Why the first-data limit is what it is, for the error when it passes."""
+        measured = f"{self.speed:,.0f} tok/s measured before"
+        if timeout_s is not None and timeout_s >= self.seconds:
+            return f"timeout_s; {self.tokens:,} prompt tokens to read at the {measured}"
+        limit = "" if timeout_s is None else f"; timeout_s is {timeout_s:g} s"
+        return f"twice the {self.tokens:,} prompt tokens to read at the {measured}{limit}"
+
+
+@dataclass(frozen=True, slots=True)
+class PromptProgress:
+    """llama.cpp's `prompt_progress` while it reads a prompt: `processed` counts the cached part too."""
+
+    total: int
+    cached: int
+    processed: int
+    time_ms: int  # since the server started reading this prompt
+
+    @property
+    def speed(self) -> float | None:
+        """Tokens read per second so far (the cached part was not read)."""
+        read = self.processed - self.cached
+        return read * 1000 / self.time_ms if read > 0 and self.time_ms > 0 else None
+
+    def seconds_left(self) -> float | None:
+        speed = self.speed
+        return (self.total - self.processed) / speed if speed else None
 
 
 @dataclass
@@ -31,6 +74,7 @@ class Usage:
     completion_tokens: int | None = None
     cached_tokens: int | None = None  # of the prompt, reused from the server's prompt cache (when it says)
     tokens_per_second: float | None = None  # generation speed, where the server reports its timings
+    prompt_per_second: float | None = None  # prompt reading speed (llama.cpp timings, Ollama prompt_eval_*)
 
     @property
     def total_tokens(self) -> int:
@@ -55,7 +99,8 @@ class Usage:
             (self.prompt_tokens, later.prompt_tokens),
             (self.completion_tokens, later.completion_tokens),
             (self.cached_tokens, later.cached_tokens),
-            (self.tokens_per_second, later.tokens_per_second))))
+            (self.tokens_per_second, later.tokens_per_second),
+            (self.prompt_per_second, later.prompt_per_second))))
 
 
 @dataclass(slots=True)
@@ -78,6 +123,7 @@ class Delta:
     finish_reason: str | None = None
     usage: Usage | None = None
     warning: str | None = None  # for the user, once per reply: e.g. malformed events that were skipped
+    progress: PromptProgress | None = None  # how far the server has read the prompt (llama.cpp), before any text
 
 
 @dataclass

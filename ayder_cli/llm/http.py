@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterator
 import requests
 import urllib3
 
-from ayder_cli.llm.base import Delta, LLMError, StreamCutError
+from ayder_cli.llm.base import Delta, LLMError, ReadingTime, StreamCutError
 from ayder_cli.llm.body import load_capped
 from ayder_cli.llm.odd_answers import describe_body, html_page_error, html_title, is_html, out_of_quota
 
@@ -50,10 +50,12 @@ class Transport:
         self.clock = clock
         self.log = log
 
-    def watch(self) -> "ReplyWatch":
-        """The deadlines of one model call, starting now: call it before sending the request."""
+    def watch(self, reading: ReadingTime | None = None) -> "ReplyWatch":
+        """The deadlines of one model call, starting now: call it before sending the request.
+        `reading`: the time the server needs for this prompt at its measured speed (the first-data
+        limit is twice that when longer than timeout_s)."""
         return ReplyWatch(first_data_s=self.timeout[1], idle_s=self.stream_idle_timeout_s,
-                          total_s=self.request_timeout_s, clock=self.clock)
+                          total_s=self.request_timeout_s, clock=self.clock, reading=reading)
 
     def request(
         self,
@@ -63,31 +65,36 @@ class Transport:
         body: dict[str, Any] | None = None,
         stream: bool = False,
         error_for: Callable[[requests.Response], LLMError],
+        watch: ReplyWatch | None = None,
     ) -> requests.Response:
         """The response once its status is OK; an LLMError otherwise.
 
         Unless `stream`, the body has been read (at most MAX_BODY_BYTES, within the read timeout
-        counted from the request): requests itself would read any size for as long as it comes."""
+        counted from the request): requests itself would read any size for as long as it comes.
+        With a `watch`, its first-data limit is the read timeout (a long prompt's reading time)."""
+        timeout = self.timeout if watch is None else (self.timeout[0], watch.first_data_s)
         for attempt in range(self.max_retries + 1):
             last = attempt == self.max_retries
             started = time.monotonic()
             if self.log:
                 self.log(f"{method} {url}" + (f" (retry {attempt})" if attempt else ""))
             try:
-                response = self.session.request(method, url, json=body, stream=True, timeout=self.timeout)
+                response = self.session.request(method, url, json=body, stream=True, timeout=timeout)
             except requests.exceptions.ConnectionError as exc:
                 if last or isinstance(exc, requests.exceptions.SSLError) or refused_on_loopback(url, exc):
                     raise self.unreachable(url, exc) from exc
                 self.sleep(backoff_s(attempt))
                 continue
             except requests.exceptions.Timeout as exc:
+                if watch is not None and watch.reading is not None:
+                    raise LLMError(f"no answer from {url} {watch.first_data_limit()}", hint=watch.hint()) from exc
                 raise LLMError(
                     f"no answer from {url} within {self.timeout[1]:g} s",
                     hint="the model may still be loading; raise timeout_s in the config",
                 ) from exc
             if self.log:
                 self.log(f"HTTP {response.status_code} in {time.monotonic() - started:.2f} s")
-            deadline = started + self.timeout[1] if self.timeout[1] is not None else None
+            deadline = started + timeout[1] if timeout[1] is not None else None
             status = response.status_code
             if status == 429:  # its body says whether waiting helps: a spent quota does not come back
                 _load_error_body(response, url, deadline)
@@ -184,17 +191,24 @@ class ReplyWatch:
     The read timeout restarts on any byte, so keep-alive comments (or empty events) would keep a
     stream open for ever. These limits count only reply data (text, thinking, a tool-call fragment,
     a finish reason, usage): before the first of it, `timeout_s` from the request (a slow server
-    reading a long prompt is what that limit is for); after it, `stream_idle_timeout_s` between
-    pieces; and `request_timeout_s` over the whole call. None switches a limit off.
+    reading a long prompt is what that limit is for), or twice the prompt's reading time at the
+    server's measured speed when that is longer, counted again from each progress report of a server
+    that sends them (llama.cpp's prompt_progress); after it, `stream_idle_timeout_s` between pieces;
+    and `request_timeout_s` over the whole call. None switches a limit off.
     """
 
     def __init__(self, *, first_data_s: float | None, idle_s: float | None, total_s: float | None,
-                 clock: Callable[[], float]) -> None:
+                 clock: Callable[[], float], reading: ReadingTime | None = None) -> None:
+        self.timeout_s = first_data_s
+        self.reading = reading
+        if reading is not None and first_data_s is not None:
+            first_data_s = max(first_data_s, reading.seconds)
         self.first_data_s = first_data_s
         self.idle_s = idle_s
         self.total_s = total_s
         self.clock = clock
         self.started = clock()
+        self.alive = self.started  # the request, or the server's latest progress report
         self.last_data: float | None = None  # when the newest reply data was seen
         self.replied = False  # text, thinking, a tool call or a finish reason the server stated
         self.finished = False
@@ -206,6 +220,8 @@ class ReplyWatch:
             self.replied = self._fresh = True
         elif delta.usage is not None:
             self._fresh = True
+        elif delta.progress is not None:  # still reading the prompt: alive, though no reply yet
+            self.alive = self.clock()
         if delta.finish_reason:
             self.finished = self._fresh = True
             self.replied = self.replied or finish_stated
@@ -218,12 +234,29 @@ class ReplyWatch:
         if self.total_s is not None and not self.finished and now - self.started > self.total_s:
             raise StreamCutError(f"the reply was not complete after {self.total_s:g} s (request_timeout_s)")
         if self.last_data is None:
-            if self.first_data_s is not None and now - self.started > self.first_data_s:
-                raise StreamCutError(f"no reply data within {self.first_data_s:g} s of the request (timeout_s); "
-                                     "the server sent only keep-alives")
+            if self.first_data_s is not None and now - self.alive > self.first_data_s:
+                raise StreamCutError(f"no reply data {self.first_data_limit()}; the server sent only keep-alives",
+                                     hint=self.hint())
         elif self.idle_s is not None and now - self.last_data > self.idle_s:
             raise StreamCutError(f"no reply data for {self.idle_s:g} s (stream_idle_timeout_s); "
                                  "the server sent only keep-alives")
+
+    def silent(self, url: str) -> StreamCutError:
+        """The socket's read timeout passed: the server sent nothing at all for that long."""
+        if self.last_data is None and not self.replied:
+            return StreamCutError(f"no reply data from {url} {self.first_data_limit()}", hint=self.hint())
+        return StreamCutError(f"the stream from {url} stalled: no data for a long time")
+
+    def first_data_limit(self) -> str:
+        """'within 40 s of the request (twice 900 prompt tokens at 45 tok/s ...)': the limit that passed."""
+        since = "the request" if self.alive == self.started else "the server's last progress report"
+        why = "timeout_s" if self.reading is None else self.reading.describe(self.timeout_s)
+        return f"within {round(self.first_data_s, 1):g} s of {since} ({why})"
+
+    def hint(self) -> str:
+        if self.reading is None:
+            return "a server reading a long prompt can take minutes: raise timeout_s in the config"
+        return f"the server reads slower than it did ({self.reading.speed:,.0f} tok/s): raise timeout_s in the config"
 
 
 def empty_reply_error(url: str) -> LLMError:
@@ -253,6 +286,8 @@ def iter_body(response: requests.Response, url: str, watch: ReplyWatch | None = 
                 if watch is not None:
                     watch.check()
     except urllib3.exceptions.ReadTimeoutError as exc:
+        if watch is not None:
+            raise watch.silent(url) from exc
         raise StreamCutError(f"the stream from {url} stalled: no data for a long time") from exc
     except (urllib3.exceptions.HTTPError, requests.exceptions.RequestException, OSError) as exc:
         raise StreamCutError(f"the stream from {url} was cut off ({type(exc).__name__})") from exc

@@ -28,11 +28,11 @@ class OllamaClient:
 
     def stream(self, request: ChatRequest) -> Iterator[Delta]:
         url = f"{self.base_url}/api/chat"
-        watch = self.transport.watch()
+        watch = self.transport.watch(request.reading)
 
         def send() -> requests.Response:
             return self.transport.request("POST", url, body=self._body(request), stream=request.stream,
-                                          error_for=lambda failed: self._error_for(failed, request.model))
+                                          error_for=lambda failed: self._error_for(failed, request.model), watch=watch)
 
         response = send()
         if not request.stream:
@@ -160,7 +160,7 @@ def line_delta(payload: dict[str, Any], calls_seen: int) -> Delta:
         finish = payload.get("done_reason") or "stop"
         # prompt_eval_count is the whole prompt; prompt_eval_cached_count (Ollama 0.34+) the part reused.
         usage = Usage(payload.get("prompt_eval_count"), payload.get("eval_count"),
-                      payload.get("prompt_eval_cached_count"), _speed(payload))
+                      payload.get("prompt_eval_cached_count"), _speed(payload), _prompt_speed(payload))
     return Delta(
         content=message.get("content") or None,
         thinking=message.get("thinking") or None,
@@ -198,7 +198,19 @@ def ollama_message(message: dict[str, Any]) -> dict[str, Any]:
 
 def _speed(payload: dict) -> float | None:
     """Tokens generated per second: eval_count over eval_duration (nanoseconds)."""
-    count, duration = payload.get("eval_count"), payload.get("eval_duration")
+    return _per_second(payload.get("eval_count"), payload.get("eval_duration"))
+
+
+def _prompt_speed(payload: dict) -> float | None:
+    """Prompt tokens read per second: prompt_eval_count (less the part reused, where it says) over
+    prompt_eval_duration (nanoseconds)."""
+    count, cached = payload.get("prompt_eval_count"), payload.get("prompt_eval_cached_count")
+    if isinstance(count, int) and isinstance(cached, int):
+        count -= cached
+    return _per_second(count, payload.get("prompt_eval_duration"))
+
+
+def _per_second(count, duration) -> float | None:
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in (count, duration)) or count <= 0 or duration <= 0:
         return None
     return count / (duration / 1e9)

@@ -7,7 +7,15 @@ from typing import Any, Iterator
 
 import requests
 
-from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
+from ayder_cli.llm.base import (
+    ChatRequest,
+    Delta,
+    LLMError,
+    PromptProgress,
+    StreamCutError,
+    ToolCallFragment,
+    Usage,
+)
 from ayder_cli.llm.discover import model_names
 from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.llm.http import (
@@ -36,21 +44,24 @@ class OpenAIClient:
         self.redact = redact
         # Ask for usage in the stream until a server refuses the option.
         self.include_usage = True
+        # llama.cpp (known from its /props) reports how far it has read a prompt when asked.
+        self.reports_progress = False
 
     def stream(self, request: ChatRequest) -> Iterator[Delta]:
         url = f"{self.base_url}/chat/completions"
-        watch = self.transport.watch()
-        response = self._post(url, request)
+        watch = self.transport.watch(request.reading)
+        response = self._post(url, request, watch)
         if not request.stream:
-            yield whole_response_delta(whole_json_asked_twice(response, lambda: self._post(url, request), url,
+            yield whole_response_delta(whole_json_asked_twice(response, lambda: self._post(url, request, watch), url,
                                                               self.redact, self.transport.log))
             return
         yield from self._decode_stream(response, url, watch)
 
-    def _post(self, url: str, request: ChatRequest) -> requests.Response:
+    def _post(self, url: str, request: ChatRequest, watch: ReplyWatch) -> requests.Response:
         body = self._body(request)
         try:
-            return self.transport.request("POST", url, body=body, stream=request.stream, error_for=self._error_for)
+            return self.transport.request("POST", url, body=body, stream=request.stream, error_for=self._error_for,
+                                          watch=watch)
         except LLMError as exc:
             # Some servers reject stream_options; ask once more without it and remember.
             named = "stream_options" in exc.message or "include_usage" in exc.message
@@ -59,7 +70,7 @@ class OpenAIClient:
             self.include_usage = False
             try:
                 return self.transport.request(
-                    "POST", url, body=self._body(request), stream=True, error_for=self._error_for
+                    "POST", url, body=self._body(request), stream=True, error_for=self._error_for, watch=watch
                 )
             except LLMError:
                 self.include_usage = True  # refused without it too: the option was not the problem
@@ -69,6 +80,8 @@ class OpenAIClient:
         body: dict[str, Any] = {"model": request.model, "messages": request.messages, "stream": request.stream}
         if request.stream and self.include_usage:
             body["stream_options"] = {"include_usage": True}
+        if request.stream and self.reports_progress:
+            body["return_progress"] = True
         for key in ("temperature", "top_p", "max_tokens"):
             value = getattr(request, key)
             if value is not None:
@@ -121,7 +134,9 @@ class OpenAIClient:
         """The window the server reports: llama.cpp /props, vLLM or llama.cpp /v1/models, LM Studio."""
         root = self.base_url.removesuffix("/v1")
         probe = self.transport.probe
-        return (from_llama_cpp_props(probe("GET", f"{root}/props"))
+        props = from_llama_cpp_props(probe("GET", f"{root}/props"))
+        self.reports_progress = props is not None  # never sent to a server that may not know the field
+        return (props
                 or from_openai_models(probe("GET", f"{self.base_url}/models"), model)
                 or from_lm_studio_models(probe("GET", f"{root}/api/v0/models"), model))
 
@@ -177,16 +192,29 @@ def chunk_delta(payload: dict[str, Any]) -> Delta:
     usage = _usage(payload.get("usage"), payload.get("timings"))
     choices = payload.get("choices")
     if not choices:
-        return Delta(usage=usage)
+        return Delta(usage=usage, progress=prompt_progress(payload.get("prompt_progress")))
     choice = choices[0]
     delta = choice.get("delta") or {}
+    content = delta.get("content")
+    if content is None and "prompt_progress" in payload:  # llama.cpp still reading: before any text
+        return Delta(progress=prompt_progress(payload["prompt_progress"]))
     return Delta(
-        content=delta.get("content"),
+        content=content,
         thinking=delta.get("reasoning_content") or delta.get("reasoning"),
         tool_calls=_fragments(delta) if "tool_calls" in delta or "function_call" in delta else None,
         finish_reason=choice.get("finish_reason"),
         usage=usage,
     )
+
+
+def prompt_progress(fields: Any) -> PromptProgress | None:
+    """llama.cpp's {"total", "cache", "processed", "time_ms"}; None when it is not that shape."""
+    if not isinstance(fields, dict):
+        return None
+    total, cached, processed, time_ms = (_count(fields.get(key)) for key in ("total", "cache", "processed", "time_ms"))
+    if total is None or processed is None:
+        return None
+    return PromptProgress(total, cached or 0, min(processed, total), time_ms or 0)
 
 
 def whole_response_delta(payload: dict[str, Any]) -> Delta:
@@ -243,9 +271,12 @@ def _usage(usage: Any, timings: Any = None) -> Usage | None:
     completion = completion if completion is not None else _count(timings.get("predicted_n"))
     if prompt is None and completion is None:
         return None
-    speed = timings.get("predicted_per_second")  # llama.cpp
-    speed = float(speed) if isinstance(speed, (int, float)) and not isinstance(speed, bool) and speed > 0 else None
-    return Usage(prompt, completion, cached, speed)
+    return Usage(prompt, completion, cached, _rate(timings.get("predicted_per_second")),  # llama.cpp
+                 _rate(timings.get("prompt_per_second")) if read_anew else None)  # a read of nothing measures nothing
+
+
+def _rate(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
 
 
 def _count(value: Any) -> int | None:

@@ -14,12 +14,13 @@ from ayder_cli.terminal.usage_line import describe_message_usage
 from ayder_cli.wording import counted
 
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+WAITING = "waiting for the model"
 
 
 class Spinner:
     """A spinner on stderr, from a request going out until the first token."""
 
-    def __init__(self, stream: IO[str], label: str = "waiting for the model") -> None:
+    def __init__(self, stream: IO[str], label: str = WAITING) -> None:
         self.stream = stream
         self.label = label
         self._stop = threading.Event()
@@ -44,7 +45,8 @@ class Spinner:
     def _spin(self) -> None:
         frame = 0
         while not self._stop.wait(0.1 if frame else 0.3):  # no flicker on a fast first token
-            self.stream.write(f"\r{DIM}{SPINNER_FRAMES[frame % len(SPINNER_FRAMES)]} {self.label}…{RESET}")
+            # The label may change (prompt progress): the rest of a longer one is cleared.
+            self.stream.write(f"\r{DIM}{SPINNER_FRAMES[frame % len(SPINNER_FRAMES)]} {self.label}…{RESET}\033[K")
             self.stream.flush()
             frame += 1
 
@@ -64,6 +66,7 @@ class Console:
         self._spinner = Spinner(self.err) if self.color else None
         self._out_line_open = False  # stdout has text not yet ended by a newline
         self._arriving = None  # the line of a native call still streaming, drawn on stderr (an ArrivingLine)
+        self._progress_shown = False  # a prompt progress line is on stderr (drawn without the spinner)
         self._err_line_open = False  # stderr has thinking not yet ended by a newline
         self._message_usage: list[Usage] = []  # the counts of each request of the current user message
         # Markdown rendered only on a terminal with colour; anything else gets the model's text unchanged.
@@ -101,7 +104,22 @@ class Console:
 
     def on_waiting(self) -> None:
         if self._spinner:
+            self._spinner.label = WAITING
             self._spinner.start()
+
+    def on_progress(self, progress) -> None:
+        """One updating line while the server reads the prompt, on a terminal; -v logs each report elsewhere."""
+        from ayder_cli.terminal.progress_line import describe_progress  # lazy: only long prompts on llama.cpp
+
+        line = describe_progress(progress)
+        if self._spinner:
+            self._spinner.label = line  # the spinner draws it with its next frame
+        elif self.draws_in_place:
+            self.err.write(f"\r{line}\033[K")
+            self.err.flush()
+            self._progress_shown = True
+        else:
+            self.log(line)
 
     def on_text(self, text: str) -> None:
         self._stop_spinner()
@@ -286,6 +304,9 @@ class Console:
             self.err.write("\r\033[K")
             self.err.flush()
             self._arriving = None
+        if self._progress_shown:
+            self.err.write("\r\033[K")
+            self._progress_shown = False
 
     def _end_err_line(self) -> None:
         if self._err_line_open:

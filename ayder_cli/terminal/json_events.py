@@ -11,6 +11,9 @@ Events (each has "type"):
   thinking     {"text"}                        with --show-thinking only (deltas)
   tool_call    {"id", "name", "arguments"}     id is null for calls written in the text
   tool_result  {"id", "name", "ok", "output", "error"}   output capped as the model gets it
+  progress     {"total", "cached", "processed", "time_ms", "tokens_per_second", "seconds_left"}
+                                               how far the server has read the prompt (llama.cpp), before
+                                               the reply; the last two null until it can tell
   usage        {"prompt_tokens", "completion_tokens", "cached_tokens", "total_tokens",
                 "tokens_per_second"}           per model call; null where the server does not say
   verify       {"command", "exit_status", "excerpt"}   a check after edits; excerpt: what the model was
@@ -86,6 +89,12 @@ class JsonEvents(Console):
 
     def on_waiting(self) -> None:
         pass
+
+    def on_progress(self, progress) -> None:
+        speed, left = progress.speed, progress.seconds_left()
+        self.emit("progress", total=progress.total, cached=progress.cached, processed=progress.processed,
+                  time_ms=progress.time_ms, tokens_per_second=None if speed is None else round(speed, 2),
+                  seconds_left=None if left is None else round(left, 1))
 
     def on_text(self, text: str) -> None:
         self._reply += text

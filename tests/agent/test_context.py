@@ -32,6 +32,7 @@ class FakeLoop:
         self.conversation = Conversation("system")
         self.usage = SessionUsage()
         self.config = config
+        self.profiles = None  # no server profile: nothing learned of its prompt speed
         self.client = client or Summarizing()
 
     def request(self):

@@ -8,15 +8,28 @@ from typing import Any
 
 
 def _timings(reply) -> dict[str, Any] | None:
-    """llama.cpp's timings: cache_n tokens reused from the cache, prompt_n read anew, the generation speed."""
-    if not reply.usage or (reply.cached is None and reply.speed is None):
+    """llama.cpp's timings: cache_n tokens reused from the cache, prompt_n read anew (at prompt_per_second),
+    the generation speed."""
+    if not reply.usage or (reply.cached is None and reply.speed is None and reply.prompt_speed is None):
         return None
     timings: dict[str, Any] = {"predicted_n": reply.usage[1]}
     if reply.cached is not None:
         timings.update(cache_n=reply.cached, prompt_n=reply.usage[0] - reply.cached)
+    if reply.prompt_speed is not None:
+        read = reply.usage[0] - (reply.cached or 0)
+        timings.update(prompt_n=read, prompt_ms=read / reply.prompt_speed * 1000,
+                       prompt_per_second=reply.prompt_speed)
     if reply.speed is not None:
         timings["predicted_per_second"] = reply.speed
     return timings
+
+
+def progress_event(total: int, cached: int, processed: int, time_ms: int) -> bytes:
+    """llama.cpp's prompt_progress chunk: an empty assistant delta with how far the prompt is read."""
+    chunk = {"id": "chatcmpl-1", "object": "chat.completion.chunk",
+             "choices": [{"index": 0, "delta": {"role": "assistant", "content": None}, "finish_reason": None}],
+             "prompt_progress": {"total": total, "cache": cached, "processed": processed, "time_ms": time_ms}}
+    return f"data: {json.dumps(chunk)}\n\n".encode()
 
 
 def _ollama_counts(reply) -> dict[str, Any]:
@@ -26,6 +39,9 @@ def _ollama_counts(reply) -> dict[str, Any]:
         counts.update(prompt_eval_count=reply.usage[0], eval_count=reply.usage[1])
         if reply.speed:
             counts["eval_duration"] = round(reply.usage[1] / reply.speed * 1e9)
+        if reply.prompt_speed:
+            read = reply.usage[0] - (reply.cached or 0)
+            counts["prompt_eval_duration"] = round(read / reply.prompt_speed * 1e9)
     if reply.cached is not None:
         counts["prompt_eval_cached_count"] = reply.cached
     return counts

@@ -44,7 +44,7 @@ from typing import Any, Callable
 if __name__ == "__main__":  # run by hand (python tests/support/fakellm.py): tests/ is not on the path yet
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from support.fake_wire import ollama_lines, openai_events, whole_body  # noqa: E402
+from support.fake_wire import ollama_lines, openai_events, progress_event, whole_body  # noqa: E402
 
 
 COUNTED = "counted"
@@ -93,6 +93,12 @@ class Reply:
     id_pieces: int | None = None
     repeat_id: bool = False
     argument_pieces: int | None = None  # OpenAI: each tool call's arguments in this many fragments (default 2)
+    # Reading the prompt before the first delta: `reading_s` seconds, silent, or with llama.cpp's
+    # prompt_progress chunks every progress_every_s when the request asked (return_progress).
+    # prompt_speed: the reading speed reported after (llama.cpp timings, Ollama prompt_eval_duration).
+    reading_s: float = 0.0
+    progress_every_s: float = 0.5
+    prompt_speed: float | None = None
 
     # --- the common shapes, by name
 
@@ -315,7 +321,8 @@ class _Handler(BaseHTTPRequestHandler):
         if not body.get("stream", True):
             return self._json(200, whole_body(reply, model, ollama), reply.headers)
         events = ollama_lines(reply, model) if ollama else openai_events(reply, model)
-        self._stream(reply, events, "application/x-ndjson" if ollama else "text/event-stream", ollama)
+        progress = not ollama and body.get("return_progress") is True
+        self._stream(reply, events, "application/x-ndjson" if ollama else "text/event-stream", ollama, progress)
 
     def _in_window(self, reply: Reply, body: dict, ollama: bool) -> Reply | None:
         """The reply with the prompt's own token count; a prompt over the window refused (None) or cut."""
@@ -345,7 +352,8 @@ class _Handler(BaseHTTPRequestHandler):
         completion = reply.usage[1] if isinstance(reply.usage, tuple) else 7
         return dataclasses.replace(reply, usage=(reported, completion))
 
-    def _stream(self, reply: Reply, events: list[bytes], content_type: str, ollama: bool) -> None:
+    def _stream(self, reply: Reply, events: list[bytes], content_type: str, ollama: bool,
+                progress: bool = False) -> None:
         self.send_response(200)
         self.send_header("Content-Type", content_type)
         for key, value in reply.headers.items():
@@ -359,6 +367,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         if reply.first_delay_s:
             time.sleep(reply.first_delay_s)
+        if reply.reading_s:
+            self._read_prompt(reply, progress)
         if reply.hold_after == 0:
             self._hold(reply)
         deltas = len(events) - (1 if ollama else 2)  # the closing events are not deltas
@@ -389,6 +399,22 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             pass
+
+    def _read_prompt(self, reply: Reply, progress: bool) -> None:
+        """reading_s of silence, or of llama.cpp's prompt_progress chunks (the first at 0%, as it sends)."""
+        if not progress:
+            time.sleep(reply.reading_s)
+            return
+        total = reply.usage[0] if isinstance(reply.usage, tuple) else 100
+        cached = reply.cached or 0
+        started = time.monotonic()
+        while True:
+            elapsed = min(time.monotonic() - started, reply.reading_s)
+            processed = cached + round((total - cached) * elapsed / reply.reading_s)
+            self._write(reply, progress_event(total, cached, processed, round(elapsed * 1000)))
+            if elapsed >= reply.reading_s:
+                return
+            time.sleep(min(reply.progress_every_s, reply.reading_s - elapsed))
 
     def _hold(self, reply: Reply) -> None:
         if reply.release is not None:
