@@ -77,7 +77,8 @@ class Transport:
             last = attempt == self.max_retries
             started = time.monotonic()
             if self.log:
-                self.log(f"{method} {url}" + (f" (retry {attempt})" if attempt else ""))
+                self.log(f"{method} {url}" + (f" (retry {attempt})" if attempt else "")
+                         + (f"; first reply data {watch.first_data_limit()}" if watch and watch.reading else ""))
             try:
                 response = self.session.request(method, url, json=body, stream=True, timeout=timeout)
             except requests.exceptions.ConnectionError as exc:

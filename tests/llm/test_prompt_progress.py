@@ -4,6 +4,7 @@ first-data deadline that follows the prompt speed the server measured (issue 23,
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from support.fakellm import Reply
@@ -11,7 +12,9 @@ from support.files import write_json
 from support.harness import server_args
 from support.pty_harness import finish
 
-from ayder_cli.llm.base import PromptProgress
+from ayder_cli.llm.base import Delta, PromptProgress, ReadingTime, StreamCutError
+from ayder_cli.llm.http import ReplyWatch
+from ayder_cli.llm.openai_compat import chunk_delta
 from ayder_cli.storage.profiles import profiles_path
 from ayder_cli.terminal.progress_line import describe_progress
 
@@ -121,6 +124,61 @@ def test_the_progress_line(progress, line):
     assert describe_progress(progress) == line
 
 
+# --- what the client reads
+
+
+def test_llama_cpp_progress_chunks_and_timings_are_read():
+    # as llama.cpp's server sends them (tools/server/server-task.cpp): an empty assistant delta
+    progress = chunk_delta({"choices": [{"finish_reason": None, "index": 0,
+                                         "delta": {"role": "assistant", "content": None}}],
+                            "object": "chat.completion.chunk",
+                            "prompt_progress": {"total": 7310, "cache": 1024, "processed": 3072, "time_ms": 113800}})
+    assert progress.progress == PromptProgress(7310, 1024, 3072, 113800)
+    assert progress.content is None and progress.usage is None
+    assert chunk_delta({"choices": [{"index": 0, "delta": {"content": "tok"}}]}).progress is None
+    final = chunk_delta({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                         "timings": {"cache_n": 1024, "prompt_n": 6286, "prompt_ms": 349222.2,
+                                     "prompt_per_second": 18.0, "predicted_n": 9, "predicted_per_second": 4.5}})
+    assert (final.usage.prompt_tokens, final.usage.cached_tokens, final.usage.prompt_per_second) == (7310, 1024, 18.0)
+    nothing_read = chunk_delta({"choices": [], "timings": {"cache_n": 50, "prompt_n": 0, "prompt_per_second": 0.0,
+                                                           "predicted_n": 3}})
+    assert nothing_read.usage.prompt_per_second is None
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_each_progress_report_starts_the_first_data_limit_again():
+    clock = Clock()
+    watch = ReplyWatch(first_data_s=3, idle_s=10, total_s=None, clock=clock)
+    for _ in range(5):  # 10 s of reading, a report every 2 s
+        clock.now += 2
+        watch.saw(Delta(progress=PromptProgress(100, 0, 10, 1000)))
+        watch.check()
+    clock.now += 3.5
+    with pytest.raises(StreamCutError, match=r"within 3 s of the server's last progress report \(timeout_s\)"):
+        watch.check()
+
+
+def test_the_first_data_limit_is_twice_the_reading_time_when_longer_than_timeout_s():
+    clock = Clock()
+    reading = ReadingTime(tokens=900, speed=45.0)  # 20 s to read
+    assert ReplyWatch(first_data_s=3, idle_s=10, total_s=None, clock=clock, reading=reading).first_data_s == 40
+    assert ReplyWatch(first_data_s=300, idle_s=10, total_s=None, clock=clock, reading=reading).first_data_s == 300
+    watch = ReplyWatch(first_data_s=3, idle_s=10, total_s=None, clock=clock, reading=reading)
+    clock.now += 39
+    watch.check()
+    clock.now += 2
+    with pytest.raises(StreamCutError, match=r"within 40 s of the request \(twice the 900 prompt tokens to read "
+                                             r"at the 45 tok/s measured before; timeout_s is 3 s\)"):
+        watch.check()
+
+
 # --- the first-data deadline follows the measured prompt speed
 
 
@@ -132,9 +190,12 @@ def test_a_silent_read_longer_than_timeout_s_succeeds_once_a_reply_measured_the_
     # The next prompt is about 800 tokens: at 500 tok/s, it is given about 3 s.
     fake.queue(Reply.calling("read_file", {"file_path": "notes.txt"}, prompt_speed=500.0),
                Reply(text="read slowly", reading_s=1.0))
-    result = run_ayder(*server_args(fake, protocol), "q", timeout=30)
+    result = run_ayder(*server_args(fake, protocol), "-v", "q", timeout=30)
     assert result.returncode == 0, result.stderr
     assert result.stdout.endswith("read slowly\n")
+    # -v says the limit chosen for the second request, and why
+    assert re.search(r"first reply data within \d\.\d s of the request \(twice the [\d,]+ prompt tokens "
+                     r"to read at the 500 tok/s measured before; timeout_s is 0\.4 s\)", result.stderr), result.stderr
 
 
 def test_the_measured_speed_is_kept_in_the_profile_for_the_next_run(fake, run_ayder, project, protocol, isolated_env):
