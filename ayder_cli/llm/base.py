@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Protocol
+from typing import Any, ClassVar, Iterator, Protocol
 
 from ayder_cli.calls import ToolCall
 from ayder_cli.errors import AyderError
@@ -123,7 +123,19 @@ class Delta:
     finish_reason: str | None = None
     usage: Usage | None = None
     warning: str | None = None  # for the user, once per reply: e.g. malformed events that were skipped
-    progress: PromptProgress | None = None  # how far the server has read the prompt (llama.cpp), before any text
+    # How far the server has read the prompt: set on a ProgressDelta only. A class attribute here, so
+    # that the many deltas of a reply's text carry no field more (their decoding is the hot path).
+    progress: ClassVar[PromptProgress | None] = None
+
+
+class ProgressDelta(Delta):
+    """The server is still reading the prompt (llama.cpp's prompt_progress): no reply data yet."""
+
+    __slots__ = ("progress",)
+
+    def __init__(self, progress: PromptProgress | None) -> None:
+        Delta.__init__(self)
+        self.progress = progress
 
 
 @dataclass

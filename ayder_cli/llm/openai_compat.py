@@ -11,6 +11,7 @@ from ayder_cli.llm.base import (
     ChatRequest,
     Delta,
     LLMError,
+    ProgressDelta,
     PromptProgress,
     StreamCutError,
     ToolCallFragment,
@@ -192,12 +193,13 @@ def chunk_delta(payload: dict[str, Any]) -> Delta:
     usage = _usage(payload.get("usage"), payload.get("timings"))
     choices = payload.get("choices")
     if not choices:
-        return Delta(usage=usage, progress=prompt_progress(payload.get("prompt_progress")))
+        return ProgressDelta(prompt_progress(payload["prompt_progress"])) if "prompt_progress" in payload \
+            else Delta(usage=usage)
     choice = choices[0]
     delta = choice.get("delta") or {}
     content = delta.get("content")
-    if content is None and "prompt_progress" in payload:  # llama.cpp still reading: before any text
-        return Delta(progress=prompt_progress(payload["prompt_progress"]))
+    if not content and "prompt_progress" in payload:  # llama.cpp still reading: before any text
+        return ProgressDelta(prompt_progress(payload["prompt_progress"]))
     return Delta(
         content=content,
         thinking=delta.get("reasoning_content") or delta.get("reasoning"),

@@ -12,7 +12,7 @@ from support.files import write_json
 from support.harness import server_args
 from support.pty_harness import finish
 
-from ayder_cli.llm.base import Delta, PromptProgress, ReadingTime, StreamCutError
+from ayder_cli.llm.base import ProgressDelta, PromptProgress, ReadingTime, StreamCutError
 from ayder_cli.llm.http import ReplyWatch
 from ayder_cli.llm.openai_compat import chunk_delta
 from ayder_cli.storage.profiles import profiles_path
@@ -158,7 +158,7 @@ def test_each_progress_report_starts_the_first_data_limit_again():
     watch = ReplyWatch(first_data_s=3, idle_s=10, total_s=None, clock=clock)
     for _ in range(5):  # 10 s of reading, a report every 2 s
         clock.now += 2
-        watch.saw(Delta(progress=PromptProgress(100, 0, 10, 1000)))
+        watch.saw(ProgressDelta(PromptProgress(100, 0, 10, 1000)))
         watch.check()
     clock.now += 3.5
     with pytest.raises(StreamCutError, match=r"within 3 s of the server's last progress report \(timeout_s\)"):
