@@ -114,6 +114,7 @@ class Console:
         line = describe_progress(progress)
         if self._spinner:
             self._spinner.label = line  # the spinner draws it with its next frame
+            self._spinner.start()  # again, if a line of its own (-v) stopped it
         elif self.draws_in_place:
             self.err.write(f"\r{line}\033[K")
             self.err.flush()

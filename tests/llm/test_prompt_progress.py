@@ -86,10 +86,11 @@ def test_a_request_that_is_not_streamed_does_not_ask_for_progress(fake, run_ayde
     assert "return_progress" not in fake.chat_requests()[0]["body"]
 
 
-def test_progress_is_one_updating_line_on_a_terminal_cleared_when_text_starts(fake, ayder_on_pty, project):
+@pytest.mark.parametrize("verbose", [[], ["-v"]])  # -v's lines stop the spinner: progress starts it again
+def test_progress_is_one_updating_line_on_a_terminal_cleared_when_text_starts(fake, ayder_on_pty, project, verbose):
     timeout(project, 5)
     fake.queue(Reply(text="the answer", reading_s=1.0, progress_every_s=0.2, usage=(7310, 9), cached=1024))
-    child = ayder_on_pty(*llama_cpp(fake), "q", term="xterm")
+    child = ayder_on_pty(*llama_cpp(fake), *verbose, "q", term="xterm")
     try:
         child.expect(r"reading prompt [\d,]+/7,310 \(1,024 cached\) · [\d,]+ tok/s · ~\d+ s left")
         child.expect_exact("\r\x1b[K")  # the line cleared before the answer
