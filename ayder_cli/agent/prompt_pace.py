@@ -16,6 +16,9 @@ from ayder_cli.storage.profiles import ServerProfiles
 PROFILE_KEY = "prompt_per_second"
 # The profile is written again only when the speed moved by more than this share: not a file write a reply.
 REMEMBER_CHANGE = 0.25
+# A read of fewer tokens says little of the pace: its fixed costs weigh most (a continuation that read 28
+# tokens in 1.9 s on llama.cpp looked like 15 tok/s where long reads went at 70).
+MIN_MEASURED_READ = 256
 
 
 class PromptPace:
@@ -32,7 +35,8 @@ class PromptPace:
             return
         self.cached = usage.cached_tokens or 0
         speed = usage.prompt_per_second
-        if not speed:
+        read = usage.evaluated_tokens if usage.evaluated_tokens is not None else usage.prompt_tokens
+        if not speed or (read or 0) < MIN_MEASURED_READ:
             return
         self.speed = speed
         if self.profiles is not None and (self.remembered is None

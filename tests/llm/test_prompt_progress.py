@@ -230,3 +230,12 @@ def test_the_error_says_the_measured_speed_and_the_key_to_raise(fake, run_ayder,
     assert "within 0.5 s of the request (timeout_s;" in error
     assert "at the 1,000,000 tok/s measured before" in error
     assert "raise timeout_s" in result.stderr
+
+
+def test_a_short_read_does_not_set_the_pace(fake, run_ayder, project, isolated_env):
+    """A continuation that reads a few tokens past a cached prompt is all fixed costs: its speed is not kept."""
+    fake.queue(Reply(text="measured", prompt_speed=400.0),
+               Reply(text="again", prompt_speed=3.0, usage=(900, 7), cached=880))
+    assert run_ayder(*server_args(fake, "openai"), "q", timeout=30).returncode == 0
+    assert run_ayder(*server_args(fake, "openai"), "q", timeout=30).returncode == 0
+    assert learned(isolated_env, fake, "openai")["prompt_per_second"] == 400.0
