@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,8 @@ from support.fakellm import Reply
 from support.files import write_json, write_user_config
 from support.harness import server_args
 
-pytest.importorskip("mcp")
+# find_spec, not importorskip: importing the SDK costs a second, and every worker collects every file
+pytestmark = pytest.mark.skipif(find_spec("mcp") is None, reason="needs the mcp extra: pip install 'ayder[mcp]'")
 
 TOY = str(Path(__file__).with_name("toy_server.py"))
 TOKEN = "toy-token-0123456789abcdef"

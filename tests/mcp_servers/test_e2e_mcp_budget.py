@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,8 @@ from support.fakellm import Reply
 from support.files import write_user_config
 from support.harness import server_args
 
-pytest.importorskip("mcp")
+# find_spec, not importorskip: importing the SDK costs a second, and every worker collects every file
+pytestmark = pytest.mark.skipif(find_spec("mcp") is None, reason="needs the mcp extra: pip install 'ayder[mcp]'")
 
 MANY = str(Path(__file__).with_name("many_server.py"))
 
