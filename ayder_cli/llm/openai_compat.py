@@ -179,7 +179,8 @@ class OpenAIClient:
                             "check your plan and billing with the provider; trying again will not help", status)
         if status == 404:
             if "model" in message.lower():
-                return LLMError(f"model not found: {message}", "list the server's models with /model, then pick one with -m NAME", status)
+                return LLMError(f"model not found: {message}", "see the server's models with --doctor or /model; "
+                                "pick one with -m NAME (in a session: /model NAME)", status)
             return LLMError(f"{url} not found (HTTP 404)", "check base_url: OpenAI-compatible servers usually end in /v1", status)
         if status == 429:
             return LLMError(f"the server is rate limiting requests (HTTP 429): {message}", "wait a little and try again", status)

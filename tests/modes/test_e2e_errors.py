@@ -65,6 +65,7 @@ def test_openai_model_not_found_says_so(fake, run_ayder):
     err = assert_clean_error(run_ayder(*server_args(fake, "openai"), "-m", "nosuch", "q"))
     assert "model not found" in err
     assert "nosuch" in err
+    assert "-m NAME (in a session: /model NAME)" in err  # a REPL user is not sent to a flag
 
 
 @pytest.mark.parametrize("verbose", [False, True], ids=["quiet", "verbose"])
