@@ -131,7 +131,8 @@ class StdioServer:
             self._send({"jsonrpc": "2.0", "id": None,
                         "error": {"code": INVALID_REQUEST, "message": "Invalid Request"}})
             return
-        method, params = message["method"], message.get("params") or {}
+        method, params = message["method"], message.get("params")
+        params = params if isinstance(params, dict) else {}  # by name, or none
         if "id" not in message:  # a notification: initialized, cancelled, ... answer none
             if method == "notifications/cancelled":
                 self._cancelled.add(params.get("requestId"))
