@@ -22,12 +22,15 @@ from support.harness import server_args
 # find_spec, not importorskip: importing the SDK costs a second, and every worker collects every file
 pytestmark = pytest.mark.skipif(find_spec("mcp") is None, reason="needs the mcp extra: pip install 'ayder[mcp]'")
 
-TOY = str(Path(__file__).with_name("toy_server.py"))
+# The toy server on the standard library: it starts in a few hundredths of a second, the SDK's in most of one.
+TOY = str(Path(__file__).with_name("toy_stdlib_server.py"))
+# The same tools built on the official SDK, for the tests of interoperation with it (and over HTTP).
+SDK_TOY = str(Path(__file__).with_name("toy_server.py"))
 TOKEN = "toy-token-0123456789abcdef"
 
 
-def toy(pids: Path, **more) -> dict:
-    return {"command": sys.executable, "args": [TOY], "env": {"TOY_PID_FILE": str(pids), **more.pop("env", {})},
+def toy(pids: Path, script: str = TOY, **more) -> dict:
+    return {"command": sys.executable, "args": [script], "env": {"TOY_PID_FILE": str(pids), **more.pop("env", {})},
             **more}
 
 
@@ -68,9 +71,11 @@ def _running(pid: int) -> bool:
 
 
 def test_native_calls_reach_the_model_and_no_server_outlives_the_run(fake, run_ayder, isolated_env, tmp_path):
+    """Interoperation with servers built on the official SDK: the toy server of toy_server.py (MCPServer,
+    or FastMCP in mcp 1.x) and mcp-server-time, over stdio."""
     pids = tmp_path / "pids"
     user_config(isolated_env, {"mcp_servers": {
-        "toy": toy(pids, permission="r", env={"TOY_TOKEN": "${MY_TOY_TOKEN}"}),
+        "toy": toy(pids, SDK_TOY, permission="r", env={"TOY_TOKEN": "${MY_TOY_TOKEN}"}),
         "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]},
     }})
     fake.queue(Reply.calling("toy__echo", {"text": "hello"}),
@@ -189,7 +194,7 @@ def toy_over_http():
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     code = f"import toy_server; toy_server.server.run('streamable-http', host='127.0.0.1', port={port})"
-    server = subprocess.Popen([sys.executable, "-c", code], cwd=Path(TOY).parent, stdout=subprocess.DEVNULL,
+    server = subprocess.Popen([sys.executable, "-c", code], cwd=Path(SDK_TOY).parent, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 30  # a guard against a hang, not a timing

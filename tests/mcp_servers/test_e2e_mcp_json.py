@@ -13,7 +13,7 @@ from support.fakellm import Reply
 from support.files import write_json, write_user_config
 from support.harness import server_args
 
-TOY = str(Path(__file__).with_name("toy_server.py"))
+TOY = str(Path(__file__).with_name("toy_stdlib_server.py"))  # the SDK's toy server starts ten times slower
 NOT_STARTED = "not started (planted): approve them at a terminal, or give --mcp-trust for one run"
 
 

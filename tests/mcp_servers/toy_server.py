@@ -1,5 +1,7 @@
 """A small MCP server over stdio for the tests: echo, a slow tool, one that fails, one that ends the
-process mid-call. It appends its pid to $TOY_PID_FILE, so a test can check it is gone after the run."""
+process mid-call. It appends its pid to $TOY_PID_FILE, so a test can check it is gone after the run.
+Built on the official SDK, for the tests of interoperation with it and over HTTP; the other tests use
+toy_stdlib_server.py, the same tools on the standard library, which starts ten times faster."""
 
 from __future__ import annotations
 
