@@ -6,6 +6,7 @@ does; every test here runs for every dialect in its registry.
 
 from __future__ import annotations
 
+import functools
 import keyword
 
 import pytest
@@ -102,6 +103,7 @@ def no_edge_space(value) -> bool:
     return not isinstance(value, str) or value == value.strip()
 
 
+@functools.cache  # one strategy object per kind, built once: a fresh one is validated on every draw
 def untyped_args(kind: str):
     """Arguments the dialect round-trips without a schema."""
     if kind == JSON:
@@ -115,6 +117,7 @@ def untyped_args(kind: str):
     return st.dictionaries(keys, tagged_values, max_size=3)
 
 
+@functools.cache
 def typed_args(kind: str):
     """Arguments the dialect round-trips with schema_for's schema."""
     if kind in (JSON, PYTHON):
@@ -128,6 +131,7 @@ def prefix_free(calls) -> bool:
     return not any(a != b and b.startswith(a) for a, _ in calls for b, _ in calls)
 
 
+@functools.cache
 def call_lists(kind: str, typed: bool = False, max_size: int = 3):
     name = py_names if kind == PYTHON else names
     args = typed_args(kind) if typed else untyped_args(kind)
@@ -223,13 +227,18 @@ def not_null_text(value) -> bool:
     return not isinstance(value, str) or value.strip() not in ("", "null", "None")
 
 
+@functools.cache
+def not_null_call_lists(kind: str):
+    return call_lists(kind, typed=True).filter(
+        lambda calls: all(not_null_text(v) for _, args in calls for v in args.values()))
+
+
 @pytest.mark.parametrize("dialect", TEXT_VALUED)
 @SHORT
 @given(data=st.data())
 def test_text_values_come_back_typed_by_a_union_with_null(dialect, data):
     render, kind = RENDERERS[dialect]
-    calls = data.draw(call_lists(kind, typed=True).filter(
-        lambda calls: all(not_null_text(v) for _, args in calls for v in args.values())), label="calls")
+    calls = data.draw(not_null_call_lists(kind), label="calls")
     assert got(render(calls), union_tools_for(calls)) == calls
 
 
@@ -258,15 +267,20 @@ quoting_strings = st.lists(st.one_of(st.sampled_from(QUOTED_MARKUP), st.text(val
                            min_size=1, max_size=4).map("".join).filter(lambda s: not any(t in s for t in THINK_ONLY))
 
 
+@functools.cache
+def quoting_call_lists(kind: str):
+    name = py_names if kind == PYTHON else names
+    key = py_keys if kind == PYTHON else keys
+    return st.lists(st.tuples(name, st.dictionaries(key, quoting_strings, min_size=1, max_size=3)),
+                    min_size=1, max_size=2)
+
+
 @pytest.mark.parametrize("dialect", JSON_VALUED)
 @SHORT
 @given(data=st.data())
 def test_json_strings_may_quote_any_dialects_markup(dialect, data):
     render, kind = RENDERERS[dialect]
-    name = py_names if kind == PYTHON else names
-    key = py_keys if kind == PYTHON else keys
-    calls = data.draw(st.lists(st.tuples(name, st.dictionaries(key, quoting_strings, min_size=1, max_size=3)),
-                               min_size=1, max_size=2), label="calls")
+    calls = data.draw(quoting_call_lists(kind), label="calls")
     assert got(render(calls)) == calls
 
 
@@ -320,6 +334,11 @@ def test_prose_around_calls_streams_exactly_as_parsed(dialect, data):
 # ---------------------------------------------------------------------------- (c) cut-off replies
 
 
+@functools.cache
+def prefix_free_call_lists(kind: str):
+    return call_lists(kind, typed=True, max_size=2).filter(prefix_free)
+
+
 @pytest.mark.parametrize("dialect", DIALECTS)
 @SHORT
 @given(data=st.data())
@@ -327,7 +346,7 @@ def test_a_reply_that_hit_max_tokens_never_runs_a_different_call(dialect, data):
     """A reply cut at max_tokens (parsed with hit_max_tokens=True, as the chat loop does when the server says
     finish_reason "length"): a call cut short is reported or absent; a call found is exactly one intended."""
     render, kind = RENDERERS[dialect]
-    calls = data.draw(call_lists(kind, typed=True, max_size=2).filter(prefix_free), label="calls")
+    calls = data.draw(prefix_free_call_lists(kind), label="calls")
     text = render(calls)
     tools = tools_for(calls)
     cuts = set(data.draw(st.lists(st.integers(1, len(text)), max_size=8), label="cuts"))
