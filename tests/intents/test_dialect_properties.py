@@ -24,8 +24,8 @@ from support.dialect_renderers import (
 )
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
-from test_intents_properties import (FRAGMENTS, TAG_BITS, THINK_TAGS, edit_reply, edits, expected_edit, schema_for,
-                                     value_chars, whole_content, xml_safe)
+from test_intents_properties import (FRAGMENTS, TAG_BITS, THINK_TAGS, edit_reply, edits, expected_edit, piece_lists,
+                                     schema_for, value_chars, whole_content, xml_safe)
 
 from ayder_cli.intents import StreamFilter, parse
 
@@ -63,11 +63,7 @@ keys = st.builds(str.__add__, st.sampled_from(_FIRST), st.text(st.sampled_from(_
 PIECES = [*"<>/\\\"'{}[]()=:;,.`#&|*-_ \t\n", *"çşğıöüİ中文é😀—", "abc", "x", "def f(a, b):", "    return a < b",
           "if (a[i] <= b) {", "}", "path/to/file.py", "hello world", "'''", '"""', r"a\nb", "\\\\", "SELECT 1;", "0",
           "-1", "3.14", "true", "null", "None", "  ", "\n\n", "<b>x</b>", "a < b > c", "[x](y)", "{}", "[]"]
-# Up to 8 pieces drawn as one string of stand-in characters (one private-use character a piece, each
-# as likely), then translated: one choice for hypothesis instead of a draw a piece.
-_PIECE_CODES = {0xE000 + i: piece for i, piece in enumerate(PIECES)}
-piece_lists = st.text(st.sampled_from([chr(c) for c in _PIECE_CODES]), max_size=8).map(lambda s: s.translate(_PIECE_CODES))
-piece_text = st.one_of(piece_lists, st.text(value_chars, max_size=12))
+piece_text = st.one_of(piece_lists(PIECES, max_size=8).map("".join), st.text(value_chars, max_size=12))
 text_strings = piece_text.filter(text_safe)
 inline_strings = text_strings.filter(lambda s: s == s.strip())
 
