@@ -9,6 +9,7 @@ old bytes or exactly the new ones.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import time
@@ -21,9 +22,15 @@ from support.harness import server_args
 from ayder_cli.storage.atomic import TEMP_PREFIX
 
 MB = 1024 * 1024
-OLD = b"a" * (20 * MB)
-NEW_TEXT = "b" * (40 * MB)
-NEW = NEW_TEXT.encode()
+
+
+# The contents are made when a test here first runs, not at import: every xdist worker imports this
+# module to collect it, and 100 MB made there costs each of them CPU for nothing.
+@functools.cache
+def contents() -> tuple[bytes, str, bytes]:
+    """(the old bytes, the new text, the new bytes)."""
+    new_text = "b" * (40 * MB)
+    return b"a" * (20 * MB), new_text, new_text.encode()
 
 
 def describe(data: bytes) -> str:
@@ -70,17 +77,18 @@ MOMENTS = {
     "reply_released": lambda fake, project, before: lambda: len(fake.chat_requests()) >= 1,
     "temp_appears": lambda fake, project, before: lambda: bool(temp_sizes(project)) or big_changed(project, before),
     "temp_half_full": lambda fake, project, before: (
-        lambda: any(size >= len(NEW) // 2 for size in temp_sizes(project)) or big_changed(project, before)),
+        lambda: any(size >= len(contents()[2]) // 2 for size in temp_sizes(project)) or big_changed(project, before)),
     "after_rename": lambda fake, project, before: lambda: big_changed(project, before),
 }
 
 
 def write_call(release: threading.Event | None = None) -> Reply:
-    call = {"name": "write_file", "arguments": {"file_path": "big.txt", "content": NEW_TEXT}}
+    call = {"name": "write_file", "arguments": {"file_path": "big.txt", "content": contents()[1]}}
     return Reply(text="", tool_calls=[call], hold_after=0 if release else None, release=release)
 
 
 def test_a_killed_write_leaves_the_old_file_or_the_new_one(fake, spawn_ayder, project):
+    OLD, _, NEW = contents()
     big = project / "big.txt"
     outcomes = {}
     killed_mid_write = []  # moments whose kill left a temporary file: ayder died while writing it
@@ -111,6 +119,7 @@ def test_a_killed_write_leaves_the_old_file_or_the_new_one(fake, spawn_ayder, pr
 
 
 def test_an_uninterrupted_write_leaves_the_new_file_and_no_temporary(fake, run_ayder, project):
+    OLD, _, NEW = contents()
     big = project / "big.txt"
     big.write_bytes(OLD)
     big.chmod(0o640)
