@@ -106,7 +106,26 @@ class Conversation:
 
 def estimate_tokens(messages: list[dict[str, Any]]) -> int:
     """About four characters a token, tool calls included."""
-    return sum(len(str(m.get("content") or "")) + len(str(m.get("tool_calls") or "")) for m in messages) // 4
+    return sum(len(str(m.get("content") or "")) + calls_chars(m.get("tool_calls")) for m in messages) // 4
+
+
+LONG_ARGUMENTS = 4096  # characters; longer arguments are measured, not written out
+
+
+def calls_chars(calls: list[dict[str, Any]] | None) -> int:
+    """About len(str(calls)), without writing out long arguments: a turn measures the conversation
+    many times, and the repr of a whole file given to write_file (tens of MB) cost it a second."""
+    if not calls:
+        return 0
+    total = 2 * len(calls)  # the list's brackets and the ", " between calls
+    for call in calls:
+        function = call.get("function") or {}
+        arguments = function.get("arguments")
+        if isinstance(arguments, str) and len(arguments) > LONG_ARGUMENTS:
+            total += len(str({**call, "function": {**function, "arguments": ""}})) + len(arguments)
+        else:
+            total += len(str(call))
+    return total
 
 
 def holds_results(message: dict[str, Any]) -> bool:

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ayder_cli.agent.conversation import RESULTS_HEADER, holds_results
+from ayder_cli.agent.conversation import RESULTS_HEADER, calls_chars, holds_results
 
 CHARS_PER_ESTIMATED_TOKEN = 4  # conversation.estimate_tokens counts about four characters a token
 MIN_KEPT_CHARS = 400  # of a cut message, at least this much of its start and of its end stays
@@ -64,7 +64,7 @@ def shorten_middles(messages: list[dict[str, Any]], over_chars: int) -> list[str
         over_chars -= freed
         role = messages[index].get("role")
         notes.append(f"{cut} characters cut from the middle of {'an' if role == 'assistant' else 'a'} {role} message")
-    for index in sorted(range(len(messages)), key=lambda i: -len(str(messages[i].get("tool_calls") or ""))):
+    for index in sorted(range(len(messages)), key=lambda i: -calls_chars(messages[i].get("tool_calls"))):
         if over_chars <= 0 or not messages[index].get("tool_calls"):
             break
         calls, cut = _shorten_arguments(messages[index]["tool_calls"], over_chars)

@@ -245,3 +245,18 @@ def test_for_request_is_always_valid(history):
             calls = [call(f"call_{n}") for n in range(value)]
             conversation.add_results(calls, [ToolResult(ok=True)] * value, native=False)
     check_valid(conversation.for_request())
+
+
+def test_the_size_of_calls_is_their_written_length_and_long_arguments_are_measured_not_written():
+    from ayder_cli.agent.conversation import LONG_ARGUMENTS, calls_chars
+
+    conversation = Conversation("s")
+    conversation.add_assistant(with_calls(call("c1"), call("c2", "write_file", file_path="b.py", content="x = 1\n")))
+    calls = conversation.messages[-1]["tool_calls"]
+    assert calls_chars(calls) == len(str(calls))  # ordinary calls: exactly what the estimate counted before
+    assert calls_chars(None) == calls_chars([]) == 0
+    huge = "line with 'quotes'\n" * (LONG_ARGUMENTS // 4)  # a whole file given to write_file
+    conversation.add_assistant(with_calls(call("c3", "write_file", file_path="big.py", content=huge)))
+    calls = conversation.messages[-1]["tool_calls"]
+    arguments = calls[0]["function"]["arguments"]
+    assert len(arguments) < calls_chars(calls) <= len(str(calls))  # the arguments as sent, not their repr
