@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ayder_cli.errors import ConfigError
-from ayder_cli.llm.providers import PROVIDERS, provider_named
+from ayder_cli.llm.providers import OLLAMA, OPENAI, PROVIDERS, provider_named
 from ayder_cli.setup.config import KEYS, NEEDS_TRUST, Config, ProjectTrust
 from ayder_cli.setup.config_checks import CHECKS, check_value, describe_value, tools_flag, unknown_key
 from ayder_cli.storage.layout import Layout
@@ -200,6 +200,9 @@ def load_config(
             base_url_provider = merged.get("provider", Config.provider)
 
     provider = merged.get("provider", Config.provider)
+    if _openai_url_alone(env, sources):  # as the OpenAI SDKs read it: the server it was set for
+        provider = merged["provider"] = OPENAI.name
+        sources["provider"] = OPENAI_URL_ALONE
     # A base URL set on an earlier layer than a provider change belongs to the old provider.
     if "base_url" in merged and base_url_provider != provider:
         del merged["base_url"]
@@ -216,6 +219,15 @@ def load_config(
     if config.api_key_file:
         warn_if_shared(Path(config.api_key_file).expanduser(), "holds an API key", warn)
     return config
+
+
+OPENAI_URL_ALONE = f"environment {OPENAI.base_url_env}"  # the provider's source when that alone named the server
+
+
+def _openai_url_alone(env: Mapping[str, str], sources: Mapping[str, str]) -> bool:
+    """OPENAI_BASE_URL set, and nothing else names a provider, a URL or Ollama's host."""
+    return bool(env.get(OPENAI.base_url_env)) and not env.get(OLLAMA.base_url_env) and \
+        sources["provider"] == "default" and sources["base_url"] == "default"
 
 
 # Set, either names a server, even for the provider load_config does not use it with

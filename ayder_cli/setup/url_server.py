@@ -18,6 +18,7 @@ from ayder_cli.errors import ConfigError
 from ayder_cli.llm import make_client
 from ayder_cli.llm.providers import OLLAMA, OPENAI, PROVIDERS
 from ayder_cli.setup.config import Config
+from ayder_cli.setup.config_layers import OPENAI_URL_ALONE
 from ayder_cli.setup.keys import endpoint_of
 from ayder_cli.storage.profiles import ServerProfiles
 from ayder_cli.terminal.console import Console
@@ -28,6 +29,8 @@ KINDS = {OLLAMA.name: "Ollama", OPENAI.name: "OpenAI-compatible"}  # how message
 
 def names_only_a_url(config: Config, env: Mapping[str, str]) -> bool:
     """A base URL was given and no provider: OLLAMA_HOST and OPENAI_BASE_URL name their provider's server."""
+    if config.sources.get("provider") == OPENAI_URL_ALONE:
+        return True  # OPENAI_BASE_URL alone: its server's only model is used as --base-url's is
     source = config.sources.get("base_url", "default")
     if config.sources.get("provider", "default") != "default" or config.base_url is None or source == "default":
         return False

@@ -115,3 +115,22 @@ def test_ollama_named_at_a_v1_url_says_the_path_is_wrong_not_the_model(fake, run
     assert result.returncode == 1
     assert f"{fake.openai_url}/api/chat not found (HTTP 404)" in result.stderr
     assert "has no model" not in result.stderr and "-p openai" in result.stderr
+
+
+def test_openai_base_url_alone_names_the_server_as_the_openai_sdks_read_it(fake, run_ayder, monkeypatch):
+    """What ../real-llm's start script (and many a tutorial) exports: OPENAI_BASE_URL, nothing else."""
+    fake.models = ("smollm2-135m-instruct",)
+    monkeypatch.setenv("OPENAI_BASE_URL", fake.openai_url)
+    result = run_ayder("q")
+    assert result.returncode == 0, result.stderr
+    [request] = fake.chat_requests()
+    assert request["path"] == "/v1/chat/completions"  # not Ollama's default port, not /api/chat
+    assert request["body"]["model"] == "smollm2-135m-instruct"  # its only model, as with --base-url
+
+
+def test_openai_base_url_does_not_move_a_server_named_elsewhere(fake, run_ayder, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # set for some other tool
+    monkeypatch.setenv("OLLAMA_HOST", fake.url)
+    result = run_ayder("-m", "some-model", "q")
+    assert result.returncode == 0, result.stderr
+    assert [r["path"] for r in fake.chat_requests()] == ["/api/chat"]  # OLLAMA_HOST names Ollama's server
