@@ -13,6 +13,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Callable, Iterator
 
 from ayder_cli.errors import AyderError
+from ayder_cli.modes.oneshot import ended_on_a_failed_check
 from ayder_cli.terminal.commands import CommandContext, CommandResult, ModeCommands, run_command
 
 if TYPE_CHECKING:
@@ -89,7 +90,9 @@ def handle_entry(services: Services, text: str) -> EntryOutcome:
         return EntryOutcome.FAILED
     if result.interrupted:
         return EntryOutcome.INTERRUPTED
-    return EntryOutcome.FAILED if result.stopped else EntryOutcome.OK  # the loop gave up before an answer
+    if result.stopped or ended_on_a_failed_check(services, result):  # no answer, or one on a failing check
+        return EntryOutcome.FAILED
+    return EntryOutcome.OK
 
 
 def command_context(services: Services) -> CommandContext:

@@ -12,6 +12,7 @@ from ayder_cli.terminal.environment import Environment
 from ayder_cli.terminal.piped_stdin import attach_context, read_piped_stdin
 
 if TYPE_CHECKING:
+    from ayder_cli.agent.callbacks import RunResult
     from ayder_cli.setup.services import Services
 
 
@@ -54,8 +55,16 @@ def run_one_shot(services: Services, prompt: str) -> int:
     result = services.loop.run(prompt)
     if result.interrupted:
         return ExitStatus.INTERRUPTED
-    if not result.stopped and services.loop.verify.passed is False:
-        services.console.info(services.loop.verify.failure)  # the model ended its turn on it: the user sees it
-        services.console.notice("the last check failed; fix it, or run again to let the model try")
+    if ended_on_a_failed_check(services, result):
         return ExitStatus.ERROR
     return ExitStatus.ERROR if result.stopped else ExitStatus.OK  # the loop gave up: a failure
+
+
+def ended_on_a_failed_check(services: Services, result: RunResult) -> bool:
+    """The model ended its answer with the last check still failing: shown to the user, and a failure
+    of the prompt (a one-shot run exits 1, a script names the line)."""
+    if result.stopped or services.loop.verify.passed is not False:
+        return False
+    services.console.info(services.loop.verify.failure)  # the model ended its turn on it: the user sees it
+    services.console.notice("the last check failed; fix it, or run again to let the model try")
+    return True

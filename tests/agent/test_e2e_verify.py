@@ -111,6 +111,15 @@ def test_a_reply_that_ends_with_the_check_still_failing_exits_1(fake, run_ayder,
     assert ERROR_LINE in result.stderr  # the failure the model ended on, for the user
 
 
+def test_a_script_line_whose_answer_ends_with_the_check_failing_is_named_as_failed(fake, run_ayder, checked_project):
+    fake.queue(write("app.py", "x = BUG\n"), Reply(text="Done, I think."), Reply(text="x is BUG."))
+    result = run_ayder(*server_args(fake, "ollama"), "-w", "--verify", CHECK, input="change x\nwhat is x?\n")
+    assert result.returncode == 1
+    assert "the last check failed" in result.stderr
+    assert ERROR_LINE in result.stderr  # the failure the model ended on, for the user
+    assert result.stderr.splitlines()[-1] == "error: script line 1 failed"  # the read-only second line ran no check
+
+
 def test_a_read_only_turn_runs_no_check(fake, run_ayder, checked_project):
     fake.queue(calls(("read_file", {"file_path": "app.py"}), ("list_files", {})), Reply(text="x is 1."))
     result = run_ayder(*server_args(fake, "openai"), "-w", "--verify", "echo ran >> verify.log", "what is x?")
