@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ayder_cli.terminal.commands.base import COMMANDS, CommandContext, CommandResult, command
+from ayder_cli.terminal.commands.base import COMMANDS, CommandContext, CommandResult, command, wrap_row
 from ayder_cli.wording import counted
 
 HELP_COLUMNS = 80  # /help and the banner fit a standard terminal, whatever its real width
@@ -19,18 +19,15 @@ def _help(context: CommandContext, args: str) -> None:
         names = f"/{entry.name} {entry.usage}".strip()
         other_names = (*entry.aliases, *entry.old_names)
         aliases = f" (also {', '.join('/' + a for a in other_names)})" if other_names else ""
-        context.console.info(wrapped(f"  {names:<{width}}  ", f"{entry.help}{aliases}"))
-    context.console.info(wrapped("  ", '"""  starts a multi-line message; a line with """ ends it.'))
-    context.console.info(wrapped("  ", "!CMD  runs CMD yourself in the project; !!CMD also shows it to the model."))
-    context.console.info(wrapped("  ", "@PATH in a message attaches the file (Tab completes it); @@word sends @word."))
+        context.console.info(_help_row(f"  {names:<{width}}  ", f"{entry.help}{aliases}"))
+    context.console.info(_help_row("  ", '"""  starts a multi-line message; a line with """ ends it.'))
+    context.console.info(_help_row("  ", "!CMD  runs CMD yourself in the project; !!CMD also shows it to the model."))
+    context.console.info(_help_row("  ", "@PATH in a message attaches the file (Tab completes it); @@word sends @word."))
 
 
-def wrapped(lead: str, text: str, columns: int = HELP_COLUMNS) -> str:
-    """text after lead, wrapped at word boundaries within `columns`, each further line under its start."""
-    import textwrap
-
-    return "\n".join(textwrap.wrap(text, columns, initial_indent=lead, subsequent_indent=" " * len(lead),
-                                    break_long_words=False, break_on_hyphens=False))
+def _help_row(lead: str, text: str) -> str:
+    """lead + text wrapped within HELP_COLUMNS (wrap_row keeps a terminal's last column free: + 1)."""
+    return wrap_row(lead, text, HELP_COLUMNS + 1)
 
 
 @command("exit", "quit", help="leave ayder (Ctrl-D too)")
