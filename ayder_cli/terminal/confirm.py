@@ -100,6 +100,15 @@ def split_lines(text: str) -> list[str]:
     return lines if lines[-1] else lines[:-1]
 
 
+DIFF_STYLES = {"header": (BOLD,), "hunk": (CYAN,), "add": (GREEN,), "del": (RED,), "note": (DIM,), "cut": (DIM,),
+               "context": ()}
+
+
+def painted_diff(preview: Preview, paint: Callable[..., str]) -> list[str]:
+    """The preview's diff as shown: cut in its middle when long, each line made visible and painted."""
+    return [paint(visible(line), *DIFF_STYLES[kind]) for kind, line in cut_middle(diff_lines(preview))]
+
+
 def cut_middle(lines: list[tuple[str, str]], head: int = DIFF_HEAD,
                tail: int = DIFF_TAIL) -> list[tuple[str, str]]:
     """A long diff keeps its first `head` and last `tail` lines, with a line counting the rest."""
@@ -170,10 +179,7 @@ class TerminalConfirmer:
         word = PERMISSION_NAMES.get(request.permission, request.permission)
         text = paint(f"ayder wants to {word}:", BOLD, YELLOW) + " " + visible(request.summary, 2000) + "\n"
         if request.preview is not None:
-            styles = {"header": (BOLD,), "hunk": (CYAN,), "add": (GREEN,), "del": (RED,), "note": (DIM,),
-                      "cut": (DIM,), "context": ()}
-            for kind, line in cut_middle(diff_lines(request.preview)):
-                text += paint(visible(line), *styles[kind]) + "\n"
+            text += "".join(line + "\n" for line in painted_diff(request.preview, paint))
         return text
 
     def _ask(self, reader: IO[str], writer: IO[str], color: bool) -> Answer:

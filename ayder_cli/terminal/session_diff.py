@@ -6,15 +6,12 @@ from __future__ import annotations
 
 from ayder_cli.storage.binary import looks_binary
 from ayder_cli.storage.undo import UndoError, UndoJournal
-from ayder_cli.terminal.confirm import cut_middle, diff_lines, painter, visible
-from ayder_cli.terminal.style import BOLD, CYAN, DIM, GREEN, RED
+from ayder_cli.terminal.confirm import DIFF_STYLES, painted_diff, painter
 from ayder_cli.tools.base import Preview
 from ayder_cli.wording import counted
 
 MAX_FILES = 20  # files shown as diffs; the rest are named
 MAX_READ_BYTES = 2 * 1024 * 1024  # a file bigger than this now is named with its size, not diffed
-STYLES = {"header": (BOLD,), "hunk": (CYAN,), "add": (GREEN,), "del": (RED,), "note": (DIM,), "cut": (DIM,),
-          "context": ()}
 
 
 def session_diff(journal: UndoJournal, color: bool) -> list[str]:
@@ -26,7 +23,7 @@ def session_diff(journal: UndoJournal, color: bool) -> list[str]:
         try:
             before = journal.content_before(entry)
         except UndoError as exc:
-            lines.append(paint(f"{entry.display}: changed; {exc.message}", *STYLES["note"]))
+            lines.append(paint(f"{entry.display}: changed; {exc.message}", *DIFF_STYLES["note"]))
             changed += 1
             continue
         now = _read_now(entry.path)
@@ -37,15 +34,14 @@ def session_diff(journal: UndoJournal, color: bool) -> list[str]:
             named.append(entry.display)
             continue
         if isinstance(now, str):
-            lines.append(paint(f"{entry.display}: {now}", *STYLES["note"]))
+            lines.append(paint(f"{entry.display}: {now}", *DIFF_STYLES["note"]))
         elif now is None:
-            lines.append(paint(f"{entry.display}: removed since", *STYLES["note"]))
+            lines.append(paint(f"{entry.display}: removed since", *DIFF_STYLES["note"]))
         elif looks_binary(now) or (before is not None and looks_binary(before)):
-            lines.append(paint(f"{entry.display}: a binary file, changed", *STYLES["note"]))
+            lines.append(paint(f"{entry.display}: a binary file, changed", *DIFF_STYLES["note"]))
         else:
             old = None if before is None else before.decode("utf-8", "replace")
-            for kind, text in cut_middle(diff_lines(Preview(entry.display, old, now.decode("utf-8", "replace")))):
-                lines.append(paint(visible(text), *STYLES[kind]))
+            lines += painted_diff(Preview(entry.display, old, now.decode("utf-8", "replace")), paint)
     if not changed:
         return ["no changes: no file ayder changed in this session differs from before it"]
     if named:
