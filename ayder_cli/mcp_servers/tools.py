@@ -19,6 +19,7 @@ from ayder_cli.errors import ToolError
 from ayder_cli.mcp_servers import budget
 from ayder_cli.mcp_servers.config import ServerConfig
 from ayder_cli.spelling import closest
+from ayder_cli.tool_groups import MCP_SEPARATOR
 from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolSpec
 
 MAX_NAME = 64  # what OpenAI-compatible servers accept as a function name
@@ -29,10 +30,10 @@ UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 def tool_name(server: str, tool: str, taken: set[str]) -> str:
     """SERVER__TOOL in [A-Za-z0-9_-], at most 64 characters; a short hash of the original when the
     name is too long or another tool already has it."""
-    name = UNSAFE.sub("_", f"{server}__{tool}")
+    name = UNSAFE.sub("_", f"{server}{MCP_SEPARATOR}{tool}")
     if len(name) <= MAX_NAME and name not in taken:
         return name
-    digest = hashlib.sha256(f"{server}__{tool}".encode()).hexdigest()[:8]
+    digest = hashlib.sha256(f"{server}{MCP_SEPARATOR}{tool}".encode()).hexdigest()[:8]
     return f"{name[: MAX_NAME - 9]}_{digest}"
 
 
@@ -124,7 +125,7 @@ class McpTools:
         """Each name of the allowlist that no running server lists, with the nearest that one does."""
         gone = {UNSAFE.sub("_", name) for name, server in self.hub.servers.items() if server.gone}
         for name in self.named:
-            if name not in listed and name.split("__", 1)[0] not in gone:
+            if name not in listed and name.split(MCP_SEPARATOR, 1)[0] not in gone:
                 close = closest(name, listed)
                 self.say(f"tools.enabled names {name!r}, which no MCP server has"
                          + (f" (did you mean {close!r}?)" if close else ""))
