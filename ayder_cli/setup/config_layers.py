@@ -15,6 +15,7 @@ from ayder_cli.errors import ConfigError
 from ayder_cli.llm.providers import OLLAMA, OPENAI, PROVIDERS, provider_named
 from ayder_cli.setup.config import KEYS, NEEDS_TRUST, Config, ProjectTrust
 from ayder_cli.setup.config_checks import CHECKS, check_value, describe_value, tools_flag, unknown_key
+from ayder_cli.setup.project_tools import narrowed_tools
 from ayder_cli.storage.layout import Layout
 from ayder_cli.storage.no_follow import PlantedLink, read_state_file
 from ayder_cli.storage.project_config import MAX_CONFIG_BYTES
@@ -116,6 +117,8 @@ def _project_layer(path: Path, data: bytes, values: dict[str, Any], earlier: Map
                     values[key] = {p: v for p, v in values[key].items() if p != part}
                     if not values[key]:  # nothing of it left: yours stays whole
                         del values[key]
+    if isinstance(values.get("tools"), dict):  # it narrows yours, never widens it
+        values = {**values, "tools": narrowed_tools(earlier.get("tools") or {}, values["tools"], str(path), warn)}
     return _keeping_earlier_parts(values, earlier), decision
 
 
