@@ -96,3 +96,22 @@ def test_at_a_terminal_ayder_asks_before_taking_it(fake, ayder_on_pty, project, 
     assert finish(child) == 0
     assert ("(in the git work tree" in banner) == (answer == "y")
     assert ("not taken as the project" in banner) == (answer == "n")
+
+
+def test_a_real_submodule_is_still_the_project(fake, run_ayder, project, tmp_path_factory):
+    source = tmp_path_factory.mktemp("library")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "protocol.file.allow=always"]
+    subprocess.run(["git", "init", "-q", str(source)], check=True)
+    (source / "AGENTS.md").write_text("SUBMODULE-RULE\n")
+    subprocess.run([*git, "-C", str(source), "add", "AGENTS.md"], check=True)
+    subprocess.run([*git, "-C", str(source), "commit", "-qm", "first"], check=True)
+    main = project / "main"
+    subprocess.run(["git", "init", "-q", str(main)], check=True)
+    subprocess.run([*git, "-C", str(main), "submodule", "add", "-q", str(source), "lib"], check=True)
+    assert (main / "lib" / ".git").is_file()  # gitdir: ../.git/modules/lib
+    (main / "lib" / "src").mkdir()
+    fake.queue(Reply(text="hello"))
+    result = run_ayder(*server_args(fake, "openai"), "hi", cwd=main / "lib" / "src")
+    assert result.returncode == 0, result.stderr
+    assert "SUBMODULE-RULE" in str(fake.chat_requests()[0]["body"])
+    assert "not taken" not in result.stderr
