@@ -20,7 +20,6 @@ from ayder_cli.llm.base import Reply
 from ayder_cli.tools.executor import ToolExecutor
 from ayder_cli.wording import counted
 
-
 # The calls one reply may make: the rest are not run and each answer fits the window (a flood of
 # 10,000 calls in one reply, answered one by one, would not fit any window).
 MAX_CALLS_PER_REPLY = 20
