@@ -104,7 +104,7 @@ def build_services(
     config = with_server_of_url(config, env, console, profiles)  # a URL given without -p: what it speaks
     instructions = (read_instructions(config, environment, repo, console) if use_instructions
                     else no_instructions(console))
-    conversation = Conversation(compose_system_prompt(load_system_prompt(config.prompts, repo),
+    conversation = Conversation(compose_system_prompt(load_system_prompt(config.prompts, repo, console.notice),
                                                       instructions.prompt_block()))
     # After the cached prefix (system prompt, instructions, tools): it changes from run to run.
     conversation.preamble = environment_note(root, cwd, env, repo=repo)
