@@ -1,5 +1,6 @@
 """The git ayder runs itself (the environment note's `git status`), end to end: a cloned project's
-.git/config names programs git would run on its own; a plain `ayder "hi"` must run none of them."""
+.git/config names programs git would run on its own; a plain `ayder "hi"` must run none of them,
+nor any a submodule's own config names."""
 
 from __future__ import annotations
 
@@ -165,8 +166,8 @@ PROGRAM_KEYS = {
 
 
 def _run_planted(repo: Path, args: list[str]) -> None:
-    subprocess.run(["git", *args], check=False, cwd=repo, input="protocol=https\nhost=example.invalid\n\n", capture_output=True,
-                   text=True, timeout=30, env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
+    subprocess.run(["git", *args], check=False, cwd=repo, input="protocol=https\nhost=example.invalid\n\n",
+                   capture_output=True, text=True, timeout=30, env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
 
 
 def _make_stale(repo: Path, letter: str) -> None:
