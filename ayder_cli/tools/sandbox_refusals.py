@@ -19,6 +19,10 @@ DENIED = re.compile(r"permission denied|operation not permitted|read-only file s
 # Paths as tools print them: quoted ('x', "x", ‘x’, `x'), or bare and absolute (/x, ~/x).
 QUOTED = re.compile(r"""'([^'\n]+)'|"([^"\n]+)"|‘([^’\n]+)’|`([^'`\n]+)'""")
 BARE = re.compile(r"""(?:^|(?<=[\s:=(,]))(~?/[^\s:'",)]+)""")
+# The shell's own word on a redirection: dash's "/bin/sh: 1: cannot create ../f: Permission denied",
+# bash's "/bin/sh: line 1: ../f: Permission denied". The path is as written, from the project root.
+SHELL_SAYS = re.compile(r"^\S+: (?:line )?\d+: (?:cannot create |cannot open |can't create |can't open )?(.+?): "
+                        r"(?:Permission denied|Read-only file system|Operation not permitted)")
 SHOWN_PATHS = 1  # named in the line; the rest are counted
 
 
@@ -32,9 +36,10 @@ def refused_line(sandbox: Sandbox | None, output: str) -> str | None:
     places = [_real(path) for path in sandbox.writable()]
     found, candidates = [], 0
     for line in lines:
-        for given in _paths_in(line):
+        redirected = SHELL_SAYS.match(line)
+        for given in [redirected.group(1)] if redirected else _paths_in(line):
             candidates += 1
-            path = _absolute(given, sandbox)
+            path = _absolute(given, sandbox, from_root=bool(redirected))
             if path is None:  # a name relative to some other directory (rmtree's, by its fd): named as given
                 shown = given.strip()
             elif any(_beneath(path, place) for place in places) or not _user_may_write(path):
@@ -66,13 +71,14 @@ def _paths_in(line: str) -> list[str]:
     return found
 
 
-def _absolute(given: str, sandbox: Sandbox) -> Path | None:
-    """The path, absolute; None for a relative name that is not the project's (so not known where)."""
-    given = given.strip().rstrip(".")
+def _absolute(given: str, sandbox: Sandbox, from_root: bool = False) -> Path | None:
+    """The path, absolute; None for a relative name that is not the project's (so not known where).
+    from_root: the name is known to be from the project root (the shell's, where commands start)."""
+    given = given.strip() if from_root else given.strip().rstrip(".")
     path = sandbox.expand(given) if given.startswith("~") else Path(given)
     if not path.is_absolute():
         path = sandbox.root / path  # commands run in the project root
-        if not path.exists():
+        if not from_root and not path.exists():
             return None
     return Path(os.path.normpath(path))
 
