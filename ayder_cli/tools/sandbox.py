@@ -1,10 +1,15 @@
 """The kernel sandbox every command the model runs lives in (Landlock, where the kernel has it).
 
 In workspace-write, a command may read everywhere but write only the project, the temp
-directory (TMPDIR of the run, else /tmp), /dev, the user's cache directory, the package
-caches (npm, cargo, go, and pip's and uv's when moved out of it) and the paths the user lists
-in sandbox_writable; in read-only only /dev and the temp directory. With sandbox_network
-false, TCP connect and bind are refused too (Landlock ABI 4 and later).
+directory (TMPDIR of the run, else /tmp), the devices a command needs, the user's cache
+directory, the package caches (npm's, cargo's and go's download caches, and pip's and uv's
+when moved out of it) and the paths the user lists in sandbox_writable; in read-only only
+those devices and the temp directory. With sandbox_network false, TCP connect and bind are
+refused too (Landlock ABI 4 and later).
+
+Nothing a command writes may run later outside the sandbox: the package managers' bin/,
+env and config files stay read-only (only their download caches are writable), and so does
+every terminal but a new one (/dev/pts/N of the user's shell: no escape sequences or TIOCSTI).
 
 Only the command is restricted, never ayder: a short-lived thread restricts itself and
 starts the command, which inherits the restriction; the thread then ends, and ayder's
@@ -26,6 +31,11 @@ from ayder_cli.storage.xdg import xdg_cache_dir
 
 READ_ONLY = "read-only"
 KEY_HINT = "add it to sandbox_writable in your config, or set sandbox to off"
+# The devices a command may write (and ioctl): never a terminal by path, /dev/pts/N, only one of its own.
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/shm")
+# Beneath npm's and cargo's homes, only what they download: not npx's programs, cargo's bin/, env or config.
+NPM_CACHE = ("_cacache", "_logs")
+CARGO_CACHE = ("registry", "git", ".package-cache", ".package-cache-mutate", ".global-cache")
 
 
 @dataclass
@@ -64,8 +74,7 @@ class Sandbox:
         abi, why = self.landlock()
         if not abi:
             return f"not available ({why}): commands write wherever the user can; the deny list stands alone"
-        places = "the temp directory and /dev" if self.mode == READ_ONLY else \
-            "the project, the temp directory, /dev and the caches"
+        places = "the temp directory" if self.mode == READ_ONLY else "the project, the temp directory and the caches"
         if self.mode != READ_ONLY and self.extra:
             places += " and sandbox_writable"
         return f"{self.mode} (Landlock ABI {abi}): commands write only {places}; network {self._network_words(abi)}"
@@ -79,16 +88,18 @@ class Sandbox:
 
     def writable(self) -> list[Path]:
         """The places a command may write, as given (missing ones left out when the rules are made)."""
-        places = [Path("/dev"), self.temp_dir()]
+        places = [*map(Path, DEVICES), self.temp_dir()]
         if self.mode == READ_ONLY:
             return places
         home = Path(self.env.get("HOME") or os.path.expanduser("~"))
-        places += [self.root, xdg_cache_dir(self.env), home / ".npm", home / ".cargo", home / "go"]
-        for name in ("NPM_CONFIG_CACHE", "npm_config_cache", "CARGO_HOME", "GOCACHE", "GOMODCACHE", "PIP_CACHE_DIR",
-                     "UV_CACHE_DIR"):
-            if self.env.get(name):
-                places.append(Path(self.env[name]))
-        places += [Path(part) for part in self.env.get("GOPATH", "").split(os.pathsep) if part]
+        npm = [home / ".npm", *(Path(self.env[name]) for name in ("NPM_CONFIG_CACHE", "npm_config_cache")
+                                if self.env.get(name))]
+        cargo = Path(self.env.get("CARGO_HOME") or home / ".cargo")
+        gopaths = [Path(part) for part in self.env.get("GOPATH", "").split(os.pathsep) if part] or [home / "go"]
+        places += [self.root, xdg_cache_dir(self.env), *(cache / part for cache in npm for part in NPM_CACHE),
+                   *(cargo / part for part in CARGO_CACHE), *(gopath / "pkg" / "mod" for gopath in gopaths)]
+        places += [Path(self.env[name]) for name in ("GOCACHE", "GOMODCACHE", "PIP_CACHE_DIR", "UV_CACHE_DIR")
+                   if self.env.get(name)]
         return places + [self.expand(path) for path in self.extra]
 
     def temp_dir(self) -> Path:

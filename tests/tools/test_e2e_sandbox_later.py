@@ -5,6 +5,10 @@ Through the real `ayder -x` against the fake server, in a real Landlock sandbox 
 
 from __future__ import annotations
 
+import os
+import select
+from pathlib import Path
+
 import pytest
 
 from support.fakellm import Reply
@@ -45,3 +49,93 @@ def test_a_refused_redirection_names_its_path_to_the_model_and_the_user(fake, ru
     assert line in answer, answer
     assert f"✓ exit code 0; {line}" in result.stderr, result.stderr
     assert "/bin/sh was refused" not in answer
+
+
+# --- the package managers' programs and profile files are not caches
+
+
+@needs_landlock
+@pytest.mark.parametrize(("planted", "cache"), [
+    (".cargo/env", ".cargo/registry/index/x"),
+    (".cargo/bin/git", ".cargo/git/db/x"),
+    (".cargo/config.toml", ".cargo/registry/cache/x"),
+    ("go/bin/git", "go/pkg/mod/cache/x"),
+    (".npm/_npx/1/node_modules/.bin/prettier", ".npm/_cacache/x"),
+])
+def test_a_command_writes_the_download_caches_but_plants_nothing_a_shell_runs_later(
+        fake, run_ayder, run_env, isolated_env, planted, cache):
+    home = isolated_env
+    target, kept = home / planted, home / cache
+    for path in (target, kept):
+        path.parent.mkdir(parents=True, exist_ok=True)
+    for top in {Path(planted).parts[0], Path(cache).parts[0]}:  # the homes themselves, and the caches
+        (home / top).mkdir(exist_ok=True)
+    for part in ("registry", "git"):
+        (home / ".cargo" / part).mkdir(parents=True, exist_ok=True)
+    (home / "go" / "pkg" / "mod").mkdir(parents=True, exist_ok=True)
+    (home / ".npm" / "_cacache").mkdir(parents=True, exist_ok=True)
+    if target.name == "env":
+        target.write_text('export PATH="$HOME/.cargo/bin:$PATH"\n')
+
+    command = f"echo cached > ~/{cache}; echo 'touch /tmp/pwned' >> ~/{planted}"
+    answer, result = ask_to_run(fake, run_ayder, run_env, command)
+
+    assert kept.read_text() == "cached\n"
+    assert not target.exists() or "pwned" not in target.read_text()
+    assert f"sandbox: writing {target} {REFUSED_TAIL}" in answer, answer
+    assert f"sandbox: writing {target}" in result.stderr
+
+
+# --- the user's terminal is out of reach
+
+
+@pytest.fixture
+def users_terminal():
+    """A terminal of the user's (as the shell ayder was started from has): its master and its path."""
+    master, slave = os.openpty()
+    yield master, os.ttyname(slave)
+    os.close(master)
+    os.close(slave)
+
+
+def _pending(fd: int) -> bytes:
+    """What is waiting to be read on fd, without waiting for more."""
+    got = b""
+    while select.select([fd], [], [], 0)[0]:
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            break
+        got += chunk
+    return got
+
+
+@needs_landlock
+def test_a_command_cannot_write_escape_sequences_to_the_users_terminal_by_path(fake, run_ayder, run_env,
+                                                                                users_terminal):
+    master, path = users_terminal
+    answer, _ = ask_to_run(fake, run_ayder, run_env, f"printf '\\033]52;c;cHduZWQ=\\007' > {path}; echo x > /dev/null")
+    assert _pending(master) == b""
+    assert f"sandbox: writing {path} {REFUSED_TAIL}" in answer, answer
+
+
+@needs_landlock
+@pytest.mark.skipif(os.geteuid() != 0, reason="TIOCSTI on another terminal needs root (CAP_SYS_ADMIN)")
+def test_a_command_cannot_push_keystrokes_into_the_users_terminal(fake, run_ayder, run_env, users_terminal):
+    master, path = users_terminal
+    push = (f"python3 -c \"import fcntl, termios; t = open('{path}', 'rb', buffering=0); "
+            f"[fcntl.ioctl(t, termios.TIOCSTI, bytes([c])) for c in b'touch pwned']\"")
+    answer, _ = ask_to_run(fake, run_ayder, run_env, push)
+    slave = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    try:
+        assert _pending(slave) == b"", "keystrokes were pushed into the user's terminal"
+    finally:
+        os.close(slave)
+    assert "exit code 1" in answer, answer
+
+
+@needs_landlock
+def test_a_command_has_no_controlling_terminal_and_still_writes_dev_null_and_shm(fake, run_ayder, run_env):
+    answer, _ = ask_to_run(fake, run_ayder, run_env, "echo x > /dev/tty || echo no-tty; echo y > /dev/null && "
+                                                     "echo z > /dev/shm/ayder-test-$$ && rm /dev/shm/ayder-test-$$ && "
+                                                     "head -c 4 /dev/zero | wc -c")
+    assert answer.startswith("ok:\nexit code 0\n--- stdout ---\nno-tty\n4\n"), answer
