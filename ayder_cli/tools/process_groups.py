@@ -28,10 +28,10 @@ def spawn(command: str, cwd: Path, stdout: int, stderr: int,
     """`/bin/sh -c command` in its own session (so its own process group), stdin closed;
     env: its environment (None: ayder's own); sandbox: a tools.sandbox.Sandbox it is started in."""
 
-    def popen() -> subprocess.Popen:
+    def popen(preexec_fn=None) -> subprocess.Popen:
         return subprocess.Popen(
             [COMMAND_SHELL, "-c", command], cwd=cwd, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-            start_new_session=True, env=env,
+            start_new_session=True, env=env, preexec_fn=preexec_fn,
         )
 
     try:

@@ -11,17 +11,16 @@ Nothing a command writes may run later outside the sandbox: the package managers
 env and config files stay read-only (only their download caches are writable), and so does
 every terminal but a new one (/dev/pts/N of the user's shell: no escape sequences or TIOCSTI).
 
-Only the command is restricted, never ayder: a short-lived thread restricts itself and
-starts the command, which inherits the restriction; the thread then ends, and ayder's
-other threads were never touched (Landlock and no_new_privs are kept per thread).
+Only the command is restricted, never ayder: the child restricts itself between fork and
+exec. There it first gets the project's .git bound read-only in a mount namespace of its own
+(read_only_binds.py: Landlock rules can only add rights beneath a place, never take them back).
 Where Landlock is missing, commands run as before and the deny list stands alone.
 """
 
 from __future__ import annotations
 
 import os
-import signal
-import threading
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
@@ -51,6 +50,7 @@ class Sandbox:
     warn: Callable[[str], None] = lambda text: None  # once per run, for a sandbox_writable path not there
     _landlock: tuple[int, str] | None = field(default=None, init=False, repr=False)
     _warned: set[str] = field(default_factory=set, init=False, repr=False)
+    _binds_work: bool = field(default=True, init=False, repr=False)  # False: no mount namespace for commands here
 
     def landlock(self) -> tuple[int, str]:
         """The kernel's Landlock ABI (0: none) and why not; asked once, when first needed."""
@@ -111,40 +111,46 @@ class Sandbox:
             return Path(self.env["HOME"], given[2:])
         return Path(given).expanduser()
 
-    def start(self, popen: Callable[[], object]):
-        """popen() run in a thread that first restricts itself, so only the process it starts is
-        sandboxed; without the sandbox, just popen(). ToolError when the rules cannot be applied."""
+    def start(self, popen: Callable[[Callable[[], None] | None], object]):
+        """popen(preexec_fn): the command started with preexec_fn run in the child before it execs,
+        which restricts the child alone (ayder is never restricted); without the sandbox, popen(None).
+        ToolError when the rules cannot be applied."""
         if not self.active:
-            return popen()
+            return popen(None)
         ruleset = self._ruleset()
-        started: dict = {}
-
-        def restricted() -> None:
-            try:
-                ruleset.restrict_this_thread()
-            except OSError as exc:
-                started["error"] = ToolError(f"sandbox: Landlock refused to restrict the command ({exc.strerror}); "
-                                             "set sandbox to off in your config to run commands without it")
-                return
-            try:
-                started["process"] = popen()
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread below
-                started["error"] = exc
-
-        thread = threading.Thread(target=restricted, name="ayder-sandboxed-start", daemon=True)
         try:
-            thread.start()
+            binds = self._binds()
+            if binds is not None:
+                try:
+                    return popen(lambda: (binds.apply(), ruleset.restrict_this_thread()))
+                except subprocess.SubprocessError:  # no mount namespace here: said once, and Landlock alone
+                    self._binds_work = False
+                    self.warn("sandbox: the project's .git stays writable to commands (this system lets ayder "
+                              "make no mount namespace for them)")
             try:
-                thread.join()
-            except BaseException:  # Ctrl-C: the thread only forks, so wait for it, then stop what it started
-                thread.join()
-                _stop(started.get("process"))
-                raise
+                return popen(ruleset.restrict_this_thread)
+            except subprocess.SubprocessError:
+                raise ToolError("sandbox: Landlock refused to restrict the command; set sandbox to off in your "
+                                "config to run commands without it") from None
         finally:
             ruleset.close()
-        if "error" in started:
-            raise started["error"]
-        return started["process"]
+
+    def read_only(self) -> list[Path]:
+        """The places inside the writable ones that commands may not change: the project's .git."""
+        git = self.root / ".git"
+        try:
+            there = git.exists() or git.is_symlink()
+        except OSError:
+            there = False
+        return [git] if there and self.mode != READ_ONLY and self._binds_work else []
+
+    def _binds(self):
+        places = self.read_only()
+        if not places:
+            return None
+        from ayder_cli.tools.read_only_binds import ReadOnlyBinds  # ctypes only when a command runs
+
+        return ReadOnlyBinds(places)
 
     def _ruleset(self):
         from ayder_cli.tools.landlock import BIND_TCP, CONNECT_TCP, NETWORK_ABI, Ruleset, write_rights
@@ -179,11 +185,3 @@ def _file_rights() -> int:
     return WRITE_FILE | TRUNCATE | IOCTL_DEV
 
 
-def _stop(process) -> None:
-    if process is None:
-        return
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    process.wait()

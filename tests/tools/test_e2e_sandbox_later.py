@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 import select
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -139,3 +141,61 @@ def test_a_command_has_no_controlling_terminal_and_still_writes_dev_null_and_shm
                                                      "echo z > /dev/shm/ayder-test-$$ && rm /dev/shm/ayder-test-$$ && "
                                                      "head -c 4 /dev/zero | wc -c")
     assert answer.startswith("ok:\nexit code 0\n--- stdout ---\nno-tty\n4\n"), answer
+
+
+# --- the project's .git: nothing planted there runs at the user's next git command
+
+
+def git(project, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=project, check=True, capture_output=True, text=True,
+                          env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+                               "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
+
+
+@pytest.fixture
+def repository(project):
+    if shutil.which("git") is None:
+        pytest.skip("no git")
+    git(project, "init", "-q", "-b", "main")
+    (project / "a.txt").write_text("a\n")
+    git(project, "add", "a.txt")
+    git(project, "commit", "-q", "-m", "a")
+    return project
+
+
+GIT_TAIL = ("was refused (the project's .git is read-only to commands, so that nothing they write there runs "
+            "later; run git commands that change it yourself, or set sandbox to off)")
+
+
+@needs_landlock
+@pytest.mark.parametrize(("command", "named"), [
+    ("printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> .git/config", ".git/config"),
+    ("git config core.fsmonitor 'touch pwned'", ".git/config"),
+    ("printf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/post-index-change && chmod +x .git/hooks/post-index-change",
+     ".git/hooks/post-index-change"),
+    ("mv .git/hooks .git/old-hooks && mkdir .git/hooks && printf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/pre-commit",
+     ".git/hooks"),
+])
+def test_a_command_cannot_plant_in_the_projects_git_what_the_users_next_git_runs(fake, run_ayder, run_env,
+                                                                                repository, command, named):
+    config = (repository / ".git" / "config").read_text()
+    answer, result = ask_to_run(fake, run_ayder, run_env, f"{command}; echo made > b.txt")
+
+    assert (repository / "b.txt").read_text() == "made\n"  # the rest of the project stays writable
+    assert (repository / ".git" / "config").read_text() == config
+    assert not (repository / ".git" / "hooks" / "post-index-change").exists()
+    (repository / "a.txt").write_text("b\n")
+    git(repository, "status")  # the user's own, unsandboxed
+    git(repository, "commit", "-q", "-am", "b")
+    assert not (repository / "pwned").exists()
+    assert f"sandbox: writing {repository / named}" in answer and GIT_TAIL in answer, answer
+    assert f"sandbox: writing {repository / named}" in result.stderr
+
+
+@needs_landlock
+def test_a_commit_by_a_command_is_refused_and_said_so(fake, run_ayder, run_env, repository):
+    (repository / "a.txt").write_text("changed\n")
+    answer, _ = ask_to_run(fake, run_ayder, run_env, "git commit -qam change")
+    assert "exit code 128" in answer
+    assert f"sandbox: writing {repository}/.git/index.lock {GIT_TAIL}" in answer, answer
+    assert git(repository, "log", "--format=%s").stdout == "a\n"
