@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, NamedTuple
 
 from ayder_cli.errors import ToolError
+from ayder_cli.tools.own_process import before_a_command
 
 COMMAND_SHELL = "/bin/sh"  # what every command the model runs is run by
 KILL_GRACE_S = 1.0  # between SIGTERM and SIGKILL
@@ -34,6 +35,7 @@ def spawn(command: str, cwd: Path, stdout: int, stderr: int,
             start_new_session=True, env=env, preexec_fn=preexec_fn,
         )
 
+    before_a_command()  # ayder not dumpable, and its key gone from the environment /proc shows of it
     try:
         return sandbox.start(popen) if sandbox is not None else popen()
     except OSError as exc:

@@ -199,3 +199,26 @@ def test_a_commit_by_a_command_is_refused_and_said_so(fake, run_ayder, run_env, 
     assert "exit code 128" in answer
     assert f"sandbox: writing {repository}/.git/index.lock {GIT_TAIL}" in answer, answer
     assert git(repository, "log", "--format=%s").stdout == "a\n"
+
+
+# --- ayder's key stays ayder's
+
+
+KEY = "sk-ayder-test-key-0123456789"
+
+
+@pytest.mark.parametrize("sandbox", ["workspace-write", "off"])
+def test_a_command_cannot_read_the_key_from_its_environment_or_ayders(fake, run_ayder_process, isolated_env,
+                                                                       run_env, sandbox):
+    """The real process: /proc/PPID/environ shows the environment ayder was started with."""
+    (isolated_env / ".config" / "ayder").mkdir(parents=True, exist_ok=True)
+    (isolated_env / ".config" / "ayder" / "config.json").write_text(f'{{"sandbox": "{sandbox}"}}')
+    look = (f"for where in /proc/$PPID/environ /proc/self/environ; do "
+            f"if grep -qa {KEY} $where 2>/dev/null; then echo \"key in $where\"; fi; done; echo looked")
+    fake.queue(Reply(text="", tool_calls=[{"name": "run_shell_command", "arguments": {"command": look}}]),
+               Reply(text="Done."))
+    result = run_ayder_process(*server_args(fake, "openai"), "-x", "go", env={**run_env, "OPENAI_API_KEY": KEY})
+    assert result.returncode == 0, result.stderr
+    answer = [m for m in fake.chat_requests()[-1]["body"]["messages"] if m["role"] == "tool"][-1]["content"]
+    assert "looked" in answer and "key in" not in answer, answer
+    assert fake.chat_requests()[0]["headers"].get("Authorization") == f"Bearer {KEY}"  # ayder still has it
