@@ -9,7 +9,8 @@ refused too (Landlock ABI 4 and later).
 
 Nothing a command writes may run later outside the sandbox: the package managers' bin/,
 env and config files stay read-only (only their download caches are writable), and so does
-every terminal but a new one (/dev/pts/N of the user's shell: no escape sequences or TIOCSTI).
+every terminal opened by path (/dev/pts/N, the user's shell's among them: no escape sequences
+written to it, no TIOCSTI); a command has no controlling terminal (process_groups.spawn).
 
 Only the command is restricted, never ayder: the child restricts itself between fork and
 exec. There it first gets the project's .git bound read-only in a mount namespace of its own
@@ -20,6 +21,7 @@ Where Landlock is missing, commands run as before and the deny list stands alone
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -136,13 +138,12 @@ class Sandbox:
             ruleset.close()
 
     def read_only(self) -> list[Path]:
-        """The places inside the writable ones that commands may not change: the project's .git."""
-        git = self.root / ".git"
-        try:
-            there = git.exists() or git.is_symlink()
-        except OSError:
-            there = False
-        return [git] if there and self.mode != READ_ONLY and self._binds_work else []
+        """The places inside the writable ones that commands may not change: the project's .git, and
+        each submodule's .git file (pointed elsewhere, a `git status` at the top would read that config)."""
+        if self.mode == READ_ONLY or not self._binds_work:
+            return []
+        places = [self.root / ".git", *(self.root / path / ".git" for path in _submodule_paths(self.root))]
+        return [place for place in places if _there(place)]
 
     def _binds(self):
         places = self.read_only()
@@ -185,3 +186,20 @@ def _file_rights() -> int:
     return WRITE_FILE | TRUNCATE | IOCTL_DEV
 
 
+SUBMODULE_PATH = re.compile(r"^\s*path\s*=\s*(.+?)\s*$", re.MULTILINE)
+
+
+def _submodule_paths(root: Path) -> list[str]:
+    """The paths .gitmodules names (its `path = ...` lines), those inside the project only."""
+    try:
+        text = (root / ".gitmodules").read_text(encoding="utf-8", errors="replace")[:100_000]
+    except OSError:
+        return []
+    return [path for path in SUBMODULE_PATH.findall(text) if ".." not in Path(path).parts and not Path(path).is_absolute()]
+
+
+def _there(path: Path) -> bool:
+    try:
+        return path.exists() or path.is_symlink()
+    except OSError:
+        return False

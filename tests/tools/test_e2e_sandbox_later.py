@@ -222,3 +222,25 @@ def test_a_command_cannot_read_the_key_from_its_environment_or_ayders(fake, run_
     answer = [m for m in fake.chat_requests()[-1]["body"]["messages"] if m["role"] == "tool"][-1]["content"]
     assert "looked" in answer and "key in" not in answer, answer
     assert fake.chat_requests()[0]["headers"].get("Authorization") == f"Bearer {KEY}"  # ayder still has it
+
+
+@needs_landlock
+def test_a_command_cannot_point_a_submodule_at_a_repository_of_its_own(fake, run_ayder, run_env, repository, tmp_path):
+    """A submodule's .git file names its repository; pointed at one the command made, with an fsmonitor in its
+    config, the user's next `git status` at the top would run it."""
+    upstream = tmp_path / "upstream"
+    upstream.mkdir()
+    git(upstream, "init", "-q", "-b", "main")
+    git(upstream, "commit", "-q", "--allow-empty", "-m", "start")
+    git(repository, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(upstream), "sub")
+    git(repository, "commit", "-q", "-m", "sub")
+    pointer = (repository / "sub" / ".git").read_text()
+    command = ("cp -r .git/modules/sub evil && printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> evil/config && "
+               "printf 'gitdir: ../evil\\n' > sub/.git")
+
+    answer, _ = ask_to_run(fake, run_ayder, run_env, command)
+
+    assert (repository / "sub" / ".git").read_text() == pointer
+    git(repository, "status")
+    assert not (repository / "pwned").exists() and not (repository / "sub" / "pwned").exists()
+    assert f"sandbox: writing {repository}/sub/.git {GIT_TAIL}" in answer, answer
