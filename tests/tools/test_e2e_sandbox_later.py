@@ -244,3 +244,21 @@ def test_a_command_cannot_point_a_submodule_at_a_repository_of_its_own(fake, run
     git(repository, "status")
     assert not (repository / "pwned").exists() and not (repository / "sub" / "pwned").exists()
     assert f"sandbox: writing {repository}/sub/.git {GIT_TAIL}" in answer, answer
+
+
+def test_a_command_started_from_ayder_on_a_terminal_has_none_to_write_to_or_push_into(fake, ayder_on_pty_process):
+    """ayder's terminal is its controlling terminal; a command's /dev/tty must not reach it."""
+    pytest.importorskip("pexpect")
+    from support.pty_harness import finish
+
+    reach = ("printf '\\033]0;pwned-title\\007' > /dev/tty && echo reached-tty || echo no-tty; "
+             "python3 -c \"import fcntl, termios, os; fd = os.open('/dev/tty', os.O_RDONLY); "
+             "fcntl.ioctl(fd, termios.TIOCSTI, b'x'); print('pushed')\" 2>/dev/null || echo no-push")
+    fake.queue(Reply(text="", tool_calls=[{"name": "run_shell_command", "arguments": {"command": reach}}]),
+               Reply(text="Done."))
+    child = ayder_on_pty_process("--base-url", fake.url, "-x", "go")
+    child.expect_exact("Done.")
+    assert finish(child) == 0
+    answer = [m for m in fake.chat_requests()[-1]["body"]["messages"] if m["role"] == "tool"][-1]["content"]
+    assert "no-tty" in answer and "no-push" in answer, answer
+    assert "pwned-title" not in (child.before or "")
