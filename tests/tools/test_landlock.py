@@ -210,6 +210,28 @@ def test_a_name_relative_to_another_directory_is_named_as_printed(places):
         "sandbox: writing id_test was refused (outside the project;")
 
 
+@pytest.mark.parametrize("output", [
+    "/bin/sh: 1: cannot create ../outside/f: Permission denied",  # dash
+    "/bin/sh: line 1: ../outside/f: Permission denied",  # bash as sh
+    "sh: 1: cannot create ../outside/f: Permission denied",
+])
+def test_the_shells_own_refusal_names_the_redirected_path_from_the_root_not_the_shell(places, output):
+    box = sandbox(places, abi_seam=max(ABI, 1))
+    assert refused_line(box, output) == (f"sandbox: writing {places['outside']}/f was refused (outside the project; "
+                                         "add it to sandbox_writable in your config, or set sandbox to off)")
+
+
+def test_a_refusal_in_the_projects_git_says_it_is_read_only_there(places):
+    (places["project"] / ".git" / "hooks").mkdir(parents=True)
+    box = sandbox(places, abi_seam=max(ABI, 1))
+    tail = ("was refused (the project's .git is read-only to commands, so that nothing they write there runs later; "
+            "run git commands that change it yourself, or set sandbox to off)")
+    assert refused_line(box, "error: could not lock config file .git/config: Read-only file system") == (
+        f"sandbox: writing {places['project']}/.git/config {tail}")
+    assert refused_line(box, "touch: cannot touch '.git/hooks/pre-commit': Read-only file system") == (
+        f"sandbox: writing {places['project']}/.git/hooks/pre-commit {tail}")
+
+
 # --- the project's .git, read-only in a mount namespace of the command's own
 
 
