@@ -76,7 +76,8 @@ class Sandbox:
         abi, why = self.landlock()
         if not abi:
             return f"not available ({why}): commands write wherever the user can; the deny list stands alone"
-        places = "the temp directory" if self.mode == READ_ONLY else "the project, the temp directory and the caches"
+        project = "the project but its .git" if self._binds_work else "the project (its .git too: no mount namespace)"
+        places = "the temp directory" if self.mode == READ_ONLY else f"{project}, the temp directory and the caches"
         if self.mode != READ_ONLY and self.extra:
             places += " and sandbox_writable"
         return f"{self.mode} (Landlock ABI {abi}): commands write only {places}; network {self._network_words(abi)}"

@@ -253,6 +253,7 @@ def test_where_no_mount_namespace_can_be_made_landlock_stands_alone_and_says_so_
     assert notices == ["sandbox: the project's .git stays writable to commands (this system lets ayder make no "
                        "mount namespace for them)"]
     assert box.read_only() == []
+    assert "commands write only the project (its .git too: no mount namespace), the temp" in box.describe()
 
 
 SANDBOX_AS = """\
