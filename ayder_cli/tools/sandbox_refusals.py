@@ -1,6 +1,6 @@
 """A write the sandbox refused, told as such: the command's output read for "Permission denied"
-on a path outside the writable places, so the model (and the user) read why, and which key
-changes it, rather than a bare EACCES.
+on a path outside the writable places, or "Read-only file system" in the project's .git, so
+the model (and the user) read why, and which key changes it, rather than a bare EACCES.
 
 A path counts only when ayder itself could write it (or its directory): a file the user's
 own permissions protect was not refused by the sandbox.
