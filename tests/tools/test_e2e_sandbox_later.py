@@ -123,9 +123,9 @@ def test_a_command_cannot_write_escape_sequences_to_the_users_terminal_by_path(f
 @needs_landlock
 @pytest.mark.skipif(os.geteuid() != 0, reason="TIOCSTI on another terminal needs root (CAP_SYS_ADMIN)")
 def test_a_command_cannot_push_keystrokes_into_the_users_terminal(fake, run_ayder, run_env, users_terminal):
-    master, path = users_terminal
+    _, path = users_terminal
     push = (f"python3 -c \"import fcntl, termios; t = open('{path}', 'rb', buffering=0); "
-            f"[fcntl.ioctl(t, termios.TIOCSTI, bytes([c])) for c in b'touch pwned']\"")
+            f"[fcntl.ioctl(t, termios.TIOCSTI, bytes([c])) for c in b'touch pwned\\n']\"")
     answer, _ = ask_to_run(fake, run_ayder, run_env, push)
     slave = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     try:
