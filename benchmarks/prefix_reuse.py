@@ -112,7 +112,7 @@ def session_that_fits(temp: Path) -> tuple[CacheReport, dict]:
             Reply(text="Noted in notes.txt."),
         )
         stdin = "What does app.py define?\nMake f3 return 33 and run it.\nWrite that down in notes.txt.\n"
-        code, out, err = _run(server, project, home, ["-w", "-x"], stdin)
+        code, out, _ = _run(server, project, home, ["-w", "-x"], stdin)
         bodies = [r["body"] for r in server.chat_requests()]
         facts = {"exit": code, "answered": out.rstrip().endswith("Noted in notes.txt."), "refused": len(server.refused),
                  "notices": [], "result_chars": _result_chars(bodies)}
