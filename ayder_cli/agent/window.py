@@ -36,7 +36,13 @@ from typing import Protocol
 from ayder_cli.agent.calibration import Calibration, prompt_estimate
 from ayder_cli.agent.compaction import Compaction
 from ayder_cli.agent.conversation import Conversation
-from ayder_cli.agent.fit import MARKER, MIN_KEPT_CHARS, Budget, clear_old_results, shorten_middles
+from ayder_cli.agent.fit import (
+    MARKER,
+    MIN_KEPT_CHARS,
+    Budget,
+    clear_old_results,
+    shorten_middles,
+)
 from ayder_cli.agent.prompt_cache import PromptCache
 from ayder_cli.llm.base import ChatRequest, LLMError
 from ayder_cli.llm.served import context_overflow
