@@ -127,8 +127,9 @@ class ContextKeeper:
         request.tools = None
         request.messages = messages + [{"role": "user", "content": instruction}]
         self.shorten_to_fit(request.messages, prompt_estimate(request))  # the summary request must fit too
+        again = self.cache.reread(request)
         request = self.paced(request)
-        self.summary_reread = self.calibration.tokens(self.cache.reread(request))  # paced() told the cache
+        self.summary_reread = self.calibration.tokens(again)  # said with the compaction
         reply = whole_reply(self.host.client, request)
         self.host.usage.add(reply.usage, request.model, reply.finish_reason)
         self.pace.learn(reply.usage)
@@ -138,6 +139,7 @@ class ContextKeeper:
         """`request`, about to be sent, with the time the server needs to read it at its measured speed (the
         first-data deadline); what it makes the server read again is counted in the session's usage."""
         request.reading = self.pace.reading(self.calibration.tokens(prompt_estimate(request)))
+        self.summary_reread = 0  # a summary request sets it again after this
         self.host.usage.reread_tokens += self.calibration.tokens(self.cache.sent(request))
         return request
 
