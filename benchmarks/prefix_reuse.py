@@ -82,7 +82,7 @@ def tool_loop(temp: Path, rounds: int, window: int) -> tuple[CacheReport, dict]:
         bodies = [r["body"] for r in server.chat_requests()]
         facts = {"exit": code, "answered": out.strip().endswith(ANSWER), "refused": len(server.refused),
                  "notices": [line for line in err.splitlines() if "context window" in line or "compacted" in line],
-                 "result_chars": _result_chars(bodies)}
+                 "result_chars": _result_chars(bodies), "bodies": bodies}
     return cache_report(bodies), facts
 
 
