@@ -117,6 +117,10 @@ def test_a_read_file_loop_under_window_pressure_trims_rarely_says_what_it_costs_
     for match in said:
         tokens, seconds = int(match.group(1).replace(",", "")), int(match.group(2))
         assert 0 < tokens < WINDOW and seconds == round(tokens / SPEED)
+    summaries = [body for body in _bodies(fake) if not body.get("tools")]
+    assert len(summaries) == result.stderr.count("compacted the conversation") >= 1
+    for summary in summaries:  # clear or summarize, not both: the summary sees the latest results whole
+        assert any("VALUE_" in (m.get("content") or "") for m in summary["messages"] if m["role"] == "tool")
     usage = re.search(r"· read again ~(\d+)", result.stderr)  # /usage
     assert usage and int(usage.group(1)) >= sum(int(m.group(1).replace(",", "")) for m in said) // 2
 
