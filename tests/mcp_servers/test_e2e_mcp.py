@@ -157,6 +157,21 @@ def test_a_server_that_does_not_start_is_said_once_and_the_run_goes_on(fake, run
     assert_all_gone(started(pids))
 
 
+def test_slash_mcp_before_the_first_request_starts_and_checks_a_new_server(fake, run_ayder, isolated_env, tmp_path):
+    pids = tmp_path / "pids"
+    user_config(isolated_env, {"mcp_servers": {"missing": {"command": str(tmp_path / "no-such-server")},
+                                               "toy": toy(pids, permission="r")}})
+
+    result = run_ayder(*server_args(fake, "ollama"), input="/mcp\n")
+
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("MCP server missing did not start") == 1, result.stderr
+    assert "  toy: started" in result.stderr and "toy__echo  ~" in result.stderr
+    assert result.stderr.count("MCP: 1 server · 4 tools") == 1, result.stderr
+    assert fake.chat_requests() == []  # the model was not asked
+    assert_all_gone(started(pids))
+
+
 def test_a_server_that_dies_mid_call_is_said_once_and_its_tools_then_fail(fake, run_ayder, isolated_env, tmp_path):
     pids = tmp_path / "pids"
     user_config(isolated_env, {"mcp_servers": {"toy": toy(pids, permission="r")}})
