@@ -13,7 +13,7 @@ import urllib3
 
 from ayder_cli.llm.base import Delta, LLMError, ReadingTime, StreamCutError
 from ayder_cli.llm.body import load_capped
-from ayder_cli.llm.odd_answers import describe_body, html_page_error, html_title, is_html, out_of_quota
+from ayder_cli.llm.odd_answers import describe_body, html_page_error, html_title, is_html, is_json, out_of_quota
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_BACKOFF_S = 8.0
@@ -116,7 +116,7 @@ class Transport:
             if stream and is_html(response):  # a web page, not a stream: not a cut stream either
                 load_capped(response, url, deadline=deadline)
                 raise html_page_error(url, status, html_title(response) or "")
-            if not stream:
+            if not stream or is_json(response):  # JSON to a stream: a whole answer, read whole (and capped)
                 load_capped(response, url, deadline=deadline)
             return response
         raise AssertionError("unreachable")  # pragma: no cover
@@ -264,6 +264,22 @@ def empty_reply_error(url: str) -> LLMError:
     """A stream that ended well but held nothing (every chunk with empty `choices`, say): never a silent success."""
     return LLMError(f"the reply from {url} had no content, no tool calls and no finish reason",
                     "the server sent an empty stream; check its log, then try again")
+
+
+def whole_answer(response: requests.Response, url: str, redact: Callable[[str], str]) -> dict[str, Any] | None:
+    """To a streamed request, the whole answer as one JSON object when the server sent that instead of a
+    stream (it ignores "stream"); None for a stream, one mislabelled as JSON included."""
+    if not is_json(response):
+        return None
+    try:
+        return whole_json(response, url, redact)
+    except NotJSONError:
+        return None
+
+
+def stream_chunks(response: requests.Response, url: str, watch: ReplyWatch | None = None) -> Iterator[bytes]:
+    """A streamed answer's chunks: as they arrive (iter_body), or the body Transport.request read whole."""
+    return iter([response.content]) if is_json(response) else iter_body(response, url, watch)
 
 
 def iter_body(response: requests.Response, url: str, watch: ReplyWatch | None = None) -> Iterator[bytes]:

@@ -24,8 +24,9 @@ from ayder_cli.llm.http import (
     Transport,
     empty_reply_error,
     error_text,
-    iter_body,
     server_message,
+    stream_chunks,
+    whole_answer,
     whole_json_asked_twice,
 )
 from ayder_cli.llm.odd_answers import out_of_quota
@@ -55,6 +56,10 @@ class OpenAIClient:
         if not request.stream:
             yield whole_response_delta(whole_json_asked_twice(response, lambda: self._post(url, request, watch), url,
                                                               self.redact, self.transport.log))
+            return
+        whole = whole_answer(response, url, self.redact)
+        if whole is not None:  # a chat.completion object where chunks were asked for: the complete reply
+            yield whole_response_delta(whole)
             return
         yield from self._decode_stream(response, url, watch)
 
@@ -97,7 +102,7 @@ class OpenAIClient:
         done = False
         skipped = Skipped("event")
         seen = 0
-        for event, data in decode_sse(iter_body(response, url, watch)):
+        for event, data in decode_sse(stream_chunks(response, url, watch)):
             if data == "[DONE]":
                 done = True
                 break

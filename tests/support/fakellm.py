@@ -78,6 +78,10 @@ class Reply:
     multiline_data: bool = False  # SSE: each event's JSON over two data: lines
     reject_stream_options: bool = False  # 400 when the request has stream_options
     reject_tools: bool = False  # 400 when the request has tools
+    # A streamed request answered with the whole JSON body, as a server that ignores "stream" does;
+    # indented over many lines when `unstreamed_indent` is set (not one NDJSON line then).
+    unstreamed: bool = False
+    unstreamed_indent: int | None = None
     cached: int | None = None  # prompt tokens reported as reused from the cache (llama.cpp timings, Ollama)
     speed: float | None = None  # tokens generated per second (llama.cpp predicted_per_second, Ollama eval_duration)
     # After this many deltas (0: before the first), keep-alives only: SSE `: ping` comments, Ollama lines
@@ -318,8 +322,8 @@ class _Handler(BaseHTTPRequestHandler):
             reply = dataclasses.replace(reply, usage=(prompt_tokens(list(body.get("messages") or []),
                                                                     body.get("tools")), 7))
         model = body.get("model", "")
-        if not body.get("stream", True):
-            return self._json(200, whole_body(reply, model, ollama), reply.headers)
+        if not body.get("stream", True) or reply.unstreamed:
+            return self._json(200, whole_body(reply, model, ollama), reply.headers, indent=reply.unstreamed_indent)
         events = ollama_lines(reply, model) if ollama else openai_events(reply, model)
         progress = not ollama and body.get("return_progress") is True
         self._stream(reply, events, "application/x-ndjson" if ollama else "text/event-stream", ollama, progress)
@@ -447,8 +451,8 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:
             pass
 
-    def _json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(payload).encode()
+    def _json(self, status: int, payload: Any, headers: dict[str, str] | None = None, indent: int | None = None) -> None:
+        data = json.dumps(payload, indent=indent).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
