@@ -266,22 +266,6 @@ def empty_reply_error(url: str) -> LLMError:
                     "the server sent an empty stream; check its log, then try again")
 
 
-def whole_answer(response: requests.Response, url: str, redact: Callable[[str], str]) -> dict[str, Any] | None:
-    """To a streamed request, the whole answer as one JSON object when the server sent that instead of a
-    stream (it ignores "stream"); None for a stream, one mislabelled as JSON included."""
-    if not is_json(response):
-        return None
-    try:
-        return whole_json(response, url, redact)
-    except NotJSONError:
-        return None
-
-
-def stream_chunks(response: requests.Response, url: str, watch: ReplyWatch | None = None) -> Iterator[bytes]:
-    """A streamed answer's chunks: as they arrive (iter_body), or the body Transport.request read whole."""
-    return iter([response.content]) if is_json(response) else iter_body(response, url, watch)
-
-
 def iter_body(response: requests.Response, url: str, watch: ReplyWatch | None = None) -> Iterator[bytes]:
     """The body as it arrives: each read returns what the socket has, never waits to fill.
 

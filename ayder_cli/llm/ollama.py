@@ -11,12 +11,12 @@ from ayder_cli.calls import decode_arguments
 from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
 from ayder_cli.llm.discover import model_names
 from ayder_cli.llm.endpoint import Endpoint
-from ayder_cli.llm.http import (Transport, empty_reply_error, server_message, stream_chunks, whole_answer,
-                                whole_json_asked_twice)
+from ayder_cli.llm.http import Transport, empty_reply_error, server_message, whole_json_asked_twice
 from ayder_cli.llm.odd_answers import out_of_quota
 from ayder_cli.llm.providers import OLLAMA
 from ayder_cli.llm.served import ServedWindow, from_ollama_show
 from ayder_cli.llm.sse import Skipped, decode_ndjson_lines, json_value
+from ayder_cli.llm.unstreamed import stream_chunks, whole_answer
 
 
 class OllamaClient:

@@ -25,14 +25,13 @@ from ayder_cli.llm.http import (
     empty_reply_error,
     error_text,
     server_message,
-    stream_chunks,
-    whole_answer,
     whole_json_asked_twice,
 )
 from ayder_cli.llm.odd_answers import out_of_quota
 from ayder_cli.llm.providers import OPENAI
 from ayder_cli.llm.served import ServedWindow, from_llama_cpp_props, from_lm_studio_models, from_openai_models
 from ayder_cli.llm.sse import Skipped, decode_sse, json_value
+from ayder_cli.llm.unstreamed import stream_chunks, whole_answer
 
 
 class OpenAIClient:
