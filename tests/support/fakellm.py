@@ -150,6 +150,8 @@ class FakeLLM:
         # path -> (status, content type, body) answered to GET and POST alike, before anything else; "*": any path
         self.routes: dict[str, tuple[int, str, str]] = {}
         self.default = Reply()
+        # When set, every request but a chat waits until it is set: a server still loading as ayder starts
+        self.starting: threading.Event | None = None
         self.respond: Callable[[dict[str, Any]], Reply] | None = None  # the reply to a chat body, if set
         self._served: list[Reply] = []
         self._lock = threading.Lock()
@@ -245,6 +247,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self._record(None)
+        self._wait_until_started()
         if self._routed():
             return
         if self.path == "/api/tags":
@@ -265,6 +268,8 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = None
         self._record(body)
+        if not self.path.endswith(("/api/chat", "/chat/completions")):
+            self._wait_until_started()
         if self._routed():
             return
         if self.path == "/api/chat":
@@ -275,6 +280,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._chat(body, ollama=False)
         else:
             self._json(404, {"error": f"no route {self.path}"})
+
+    def _wait_until_started(self) -> None:
+        if self.fake.starting is not None:
+            self.fake.starting.wait(30)
 
     def _routed(self) -> bool:
         """A path in `routes` (or "*": every path) gets its own fixed answer."""
