@@ -14,6 +14,7 @@ import pytest
 from support.fakellm import FakeLLM, Reply
 from support.files import write_user_config
 from support.harness import read_until, server_args
+from support.stdio_mcp import GENEROUS_START_S
 from support.requests_seen import sent_messages
 
 from ayder_cli.storage.profiles import profiles_path
@@ -168,7 +169,8 @@ def test_each_check_is_said_as_it_starts_while_the_model_is_still_working(fake, 
 @pytest.mark.skipif(find_spec("mcp") is None, reason="needs the mcp extra: pip install 'ayder[mcp]'")
 def test_the_mcp_line_is_printed_once(fake, run_ayder, isolated_env):
     toy = str(Path(__file__).parents[1] / "mcp_servers" / "toy_stdlib_server.py")
-    write_user_config(isolated_env, {"mcp_servers": {"toy": {"command": sys.executable, "args": [toy]}}})
+    write_user_config(isolated_env, {"mcp_servers": {"toy": {"command": sys.executable, "args": [toy],
+                                                              "startup_timeout_s": GENEROUS_START_S}}})
     fake.queue(Reply(text="", tool_calls=[ADD]), Reply(text="5"), Reply(text="", tool_calls=[ADD]))
     result = doctor(fake, run_ayder, "openai")
     assert result.returncode == 0, result.stderr
