@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ayder_cli.calls import ToolCall, ToolResult
-from ayder_cli.tools.checks import CheckRun, git_prefix, git_status, run_check, status_paths, with_files
+from ayder_cli.tools.checks import (CheckRun, git_prefix, git_status, missing_program, run_check, status_paths,
+                                   with_files)
 from ayder_cli.tools.executor import ToolExecutor, normalize
 from ayder_cli.tools.failure_excerpt import failure_excerpt
 
@@ -72,13 +73,16 @@ class Verifier:
     def __init__(self, commands: tuple[str, ...] = (), executor: ToolExecutor | None = None,
                  consent: Consent | None = None, report: Callable[[CheckRun, str | None], None] = lambda run, e: None,
                  show: Callable[[str], None] = lambda text: None,
-                 window: Callable[[], int | None] = lambda: None) -> None:
+                 window: Callable[[], int | None] = lambda: None, warn: Callable[[str], None] = lambda text: None,
+                 ) -> None:
         self.commands = commands
         self.executor = executor
         self.consent = consent  # None: the commands are the caller's own
         self.report = report  # one activity line (and a --json event) per check
         self.show = show  # the failure the turn stopped on, for the user
         self.window = window  # num_ctx now
+        self.warn = warn  # a check that cannot run, said once
+        self.missing: set[str] = set()  # commands whose program is not installed: not run again this session
         self._prefix: str | None | bool = False  # where the root sits in its git work tree; False: not looked yet
         self.new_message()
 
@@ -136,12 +140,17 @@ class Verifier:
         ran = []
         for command in self.commands:
             line = with_files(command, files)
-            if line is None:
+            if line is None or command in self.missing:
                 continue
             try:
                 run = run_check(self.executor.context, line)
             except KeyboardInterrupt:
                 return Checked(["the checks were interrupted by the user"], interrupted=True)
+            missing = missing_program(run)
+            if missing is not None:  # nothing the model can repair: said once, and not run again
+                self.missing.add(command)
+                self.warn(f"check `{command}` cannot run ({missing}): is it installed? Skipped for this session")
+                continue
             if not run.ok:
                 return self._failed(run)
             self.report(run, None)

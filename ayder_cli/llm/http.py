@@ -13,7 +13,7 @@ import urllib3
 
 from ayder_cli.llm.base import Delta, LLMError, ReadingTime, StreamCutError
 from ayder_cli.llm.body import load_capped
-from ayder_cli.llm.odd_answers import describe_body, html_page_error, html_title, is_html, out_of_quota
+from ayder_cli.llm.odd_answers import describe_body, html_page_error, html_title, is_html, is_json, out_of_quota
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 MAX_BACKOFF_S = 8.0
@@ -116,7 +116,7 @@ class Transport:
             if stream and is_html(response):  # a web page, not a stream: not a cut stream either
                 load_capped(response, url, deadline=deadline)
                 raise html_page_error(url, status, html_title(response) or "")
-            if not stream:
+            if not stream or is_json(response):  # JSON to a stream: a whole answer, read whole (and capped)
                 load_capped(response, url, deadline=deadline)
             return response
         raise AssertionError("unreachable")  # pragma: no cover

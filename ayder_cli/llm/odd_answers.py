@@ -28,6 +28,12 @@ def is_html(response: requests.Response) -> bool:
     return kind in ("text/html", "application/xhtml+xml")
 
 
+def is_json(response: requests.Response) -> bool:
+    """Labelled JSON: to a streamed request, the whole answer of a server that ignores "stream"."""
+    kind = response.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+    return kind == "application/json" or kind.endswith("+json")
+
+
 _TITLE = re.compile(rb"<title[^>]*>(.*?)</title", re.I | re.S)
 
 

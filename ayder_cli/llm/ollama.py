@@ -11,11 +11,12 @@ from ayder_cli.calls import decode_arguments
 from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
 from ayder_cli.llm.discover import model_names
 from ayder_cli.llm.endpoint import Endpoint
-from ayder_cli.llm.http import Transport, empty_reply_error, iter_body, server_message, whole_json_asked_twice
+from ayder_cli.llm.http import Transport, empty_reply_error, server_message, whole_json_asked_twice
 from ayder_cli.llm.odd_answers import out_of_quota
 from ayder_cli.llm.providers import OLLAMA
 from ayder_cli.llm.served import ServedWindow, from_ollama_show
 from ayder_cli.llm.sse import Skipped, decode_ndjson_lines, json_value
+from ayder_cli.llm.unstreamed import stream_chunks, whole_answer
 
 
 class OllamaClient:
@@ -35,14 +36,15 @@ class OllamaClient:
                                           error_for=lambda failed: self._error_for(failed, request.model), watch=watch)
 
         response = send()
-        if not request.stream:
-            payload = whole_json_asked_twice(response, send, url, self.redact, self.transport.log)
+        whole = whole_answer(response, url, self.redact) if request.stream else None  # "stream" ignored
+        if not request.stream or whole is not None:
+            payload = whole or whole_json_asked_twice(response, send, url, self.redact, self.transport.log)
             yield line_delta({**payload, "done": True}, 0)
             return
         calls_seen = 0
         skipped = Skipped("line")
         seen = 0
-        for line in decode_ndjson_lines(iter_body(response, url, watch)):
+        for line in decode_ndjson_lines(stream_chunks(response, url, watch)):
             seen += 1
             try:
                 payload = loads_line(line)

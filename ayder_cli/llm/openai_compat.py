@@ -24,7 +24,6 @@ from ayder_cli.llm.http import (
     Transport,
     empty_reply_error,
     error_text,
-    iter_body,
     server_message,
     whole_json_asked_twice,
 )
@@ -32,6 +31,7 @@ from ayder_cli.llm.odd_answers import out_of_quota
 from ayder_cli.llm.providers import OPENAI
 from ayder_cli.llm.served import ServedWindow, from_llama_cpp_props, from_lm_studio_models, from_openai_models
 from ayder_cli.llm.sse import Skipped, decode_sse, json_value
+from ayder_cli.llm.unstreamed import stream_chunks, whole_answer
 
 # llama.cpp: reuse runs of at least this many cached tokens found after a changed or removed middle of the
 # prompt (KV shifting; models whose cache cannot shift ignore it), as its --cache-reuse does server-wide.
@@ -60,6 +60,10 @@ class OpenAIClient:
         if not request.stream:
             yield whole_response_delta(whole_json_asked_twice(response, lambda: self._post(url, request, watch), url,
                                                               self.redact, self.transport.log))
+            return
+        whole = whole_answer(response, url, self.redact)
+        if whole is not None:  # a chat.completion object where chunks were asked for: the complete reply
+            yield whole_response_delta(whole)
             return
         yield from self._decode_stream(response, url, watch)
 
@@ -104,7 +108,7 @@ class OpenAIClient:
         done = False
         skipped = Skipped("event")
         seen = 0
-        for event, data in decode_sse(iter_body(response, url, watch)):
+        for event, data in decode_sse(stream_chunks(response, url, watch)):
             if data == "[DONE]":
                 done = True
                 break

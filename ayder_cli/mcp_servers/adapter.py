@@ -60,6 +60,7 @@ class McpHub:
 
     def start(self, configs: list[ServerConfig], say: Callable[[str], None]) -> None:
         """Start every server; one that fails is said in one line and left out."""
+        _load_sdk(configs)  # before any server's clock starts: on a busy machine loading it takes seconds
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="ayder-mcp", daemon=True)
         self._thread.start()
@@ -163,6 +164,17 @@ class McpHub:
                 server.stop.set()
         tasks = [server.task for server in self.servers.values() if server.task is not None]
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _load_sdk(configs: list[ServerConfig]) -> None:
+    """The SDK's modules the servers need, imported on the caller's thread. Imported on the loop's thread
+    instead, they held the loop (and every server's startup_timeout_s ran out) while they loaded."""
+    import mcp  # noqa: F401
+
+    if any(config.command is not None for config in configs):
+        import mcp.client.stdio  # noqa: F401
+    if any(config.command is None for config in configs):
+        import mcp.client.streamable_http  # noqa: F401
 
 
 def _http_client(url: str, headers: dict[str, str]):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.agent.prompt_cache import PROFILE_KEY as PARTIAL_REUSE_KEY
@@ -26,6 +26,7 @@ from ayder_cli.llm.providers import provider_named
 from ayder_cli.llm.served import ServedWindow
 from ayder_cli.modes.doctor_replies import (
     ADD_TOOL,
+    TOOL_CHECK_MAX_TOKENS,
     call_in,
     right_call,
     said,
@@ -101,12 +102,15 @@ class Doctor:
         self.found = Findings()
         self.tool_choice: str | None = FORCED  # None once the server refuses tool_choice
 
-    def checks(self) -> list[tuple[str, Callable[[], Result | None]]]:
-        """After `reachable` (run_doctor lists the models): each check's label and method, in order."""
-        return [("model", self.model), ("window", self.window), ("native tool calls", self.native_tools),
-                ("text tool calls", self.text_tools), ("streaming tools", self.streaming),
-                ("thinking", self.thinking), ("first request", self.first_request),
-                ("cached prefix", self.cached_prefix), ("partial prefix", self.partial_prefix)]
+    def checks(self) -> Iterator[tuple[str, Callable[[], Result | None]]]:
+        """After `reachable` (run_doctor lists the models): each check's label and method, in order;
+        text tool calls only when native ones did not work."""
+        yield from [("model", self.model), ("window", self.window), ("native tool calls", self.native_tools)]
+        if not self.found.native_tools:
+            yield "text tool calls", self.text_tools
+        yield from [("streaming tools", self.streaming), ("thinking", self.thinking),
+                    ("first request", self.first_request), ("cached prefix", self.cached_prefix),
+                    ("partial prefix", self.partial_prefix)]
 
     @property
     def usable(self) -> bool:
@@ -278,9 +282,11 @@ class Doctor:
 
     def _request(self, conversation: Conversation, native: bool, stream: bool, forced: bool) -> ChatRequest:
         # The session's settings: Ollama reloads a model when num_ctx changes.
-        return with_settings(self.config, conversation.for_request(), stream=stream,
-                             tools=[ADD_TOOL] if native else None,
-                             tool_choice=self.tool_choice if native and forced else None)
+        request = with_settings(self.config, conversation.for_request(), stream=stream,
+                                tools=[ADD_TOOL] if native else None,
+                                tool_choice=self.tool_choice if native and forced else None)
+        request.max_tokens = min(request.max_tokens or TOOL_CHECK_MAX_TOKENS, TOOL_CHECK_MAX_TOKENS)
+        return request
 
     def _first_request(self) -> ChatRequest:
         """The first request of a new session, as the loop builds it, over a throwaway conversation."""
@@ -337,6 +343,7 @@ def run_doctor(services, in_session: bool = False) -> int:
     in_session: /doctor, where a model is picked with /model rather than -m."""
     console = services.console
     doctor = Doctor(services, "/model NAME" if in_session else "-m NAME")
+    mcp_started = services.mcp is not None and services.mcp.hub is not None  # else starting them says their line
     try:
         doctor.found.models = doctor.client.list_models()
     except LLMError as exc:
@@ -345,6 +352,7 @@ def run_doctor(services, in_session: bool = False) -> int:
     show(console, "reachable", doctor.reachable())
     failed = False
     for label, check in doctor.checks():
+        console.passing(f"… {label:<{LABEL_WIDTH}}checking")  # a check may wait minutes on a slow model
         try:
             result = check()
         except LLMError as exc:  # the checks after this one need the same server: stop here
@@ -356,9 +364,10 @@ def run_doctor(services, in_session: bool = False) -> int:
     sandbox = services.executor.context.sandbox
     if sandbox is not None:  # not a check of the server (no mark): it never fails the doctor
         console.info(f"sandbox: {sandbox.describe()}")
-    if services.mcp is not None:  # what the MCP tools' schemas take of the window (starts them if not yet)
-        services.executor.offered()
-        console.info(services.mcp.report()[0])
+    if services.mcp is not None:  # what the MCP tools' schemas take of the window
+        services.executor.offered()  # starts them if the first request did not
+        if mcp_started:
+            console.info(services.mcp.report()[0])
     config = doctor.config  # a suggestion, not a check: it never fails the doctor
     profiles = doctor.loop.profiles
     console.info(doctor_line(config.edit_format, config.resolved_model,

@@ -14,6 +14,9 @@ ADD_TOOL = {"type": "function", "function": {
     "parameters": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
                    "required": ["a", "b"]}}}
 ADD_ARGUMENTS = {"a": 2, "b": 3}
+# A call of add and a short answer take ~40 tokens; a thinking model's reasoning before them a few hundred.
+# The session's max_tokens (4,096) let one check run for minutes on a CPU.
+TOOL_CHECK_MAX_TOKENS = 512
 
 
 def served_name(wanted: str, models: list[str]) -> str | None:
@@ -54,4 +57,7 @@ def _number(value: Any) -> Any:
 
 def said(reply: Reply) -> str:
     text = parse(reply.text, [ADD_TOOL]).display.strip()
-    return f"the model said {short(text, 60)!r}" if text else "the model said nothing"
+    words = f"the model said {short(text, 60)!r}" if text else "the model said nothing"
+    if reply.finish_reason == "length":  # cut at the checks' own cap: a long thinker may need more
+        words += f"; cut at {TOOL_CHECK_MAX_TOKENS} tokens"
+    return words

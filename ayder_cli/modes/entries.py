@@ -84,6 +84,7 @@ def handle_entry(services: Services, text: str) -> EntryOutcome:
             from ayder_cli.modes.attachments import attach_files  # read_file's module, when a line has an @
 
             text = attach_files(text, services.executor.context, services.console.dim_line)
+        denials = services.executor.denials
         result = services.loop.run(text)
     except AyderError as exc:
         services.console.error(exc.message, exc.hint)
@@ -91,6 +92,8 @@ def handle_entry(services: Services, text: str) -> EntryOutcome:
     if result.interrupted:
         return EntryOutcome.INTERRUPTED
     if result.stopped or ended_on_a_failed_check(services, result):  # no answer, or one on a failing check
+        return EntryOutcome.FAILED
+    if services.executor.denials > denials:  # what it asked for was not done, as a denied /plan
         return EntryOutcome.FAILED
     return EntryOutcome.OK
 

@@ -26,6 +26,7 @@ from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.terminal.repl_input import prompt_session
 from ayder_cli.terminal.signals import raise_if_terminated
+from ayder_cli.terminal.typed_ahead import TypedAhead
 
 LEAVE_HINT = "Ctrl-C again within a second leaves (so does Ctrl-D or /exit)"
 
@@ -41,11 +42,20 @@ def run_repl(services: Deferred, console: Console, config: Config, root: Path, e
         session = prompt_session(environment.env, None if environment.stdout_is_tty else output,
                                  environment.no_color, root)
         leave = CtrlCToLeave(lambda: console.dim_line(LEAVE_HINT), clock=environment.clock)
+        typed = TypedAhead()  # what was typed before the checkpoint question: not its answer, and not lost
+
+        def ask(question: str) -> str:
+            typed.take_from(environment.stdin)
+            return session.prompt(question)
 
         def read_line(in_block: bool) -> str:
+            ahead = typed.next_line()
+            if ahead is not None:
+                console.dim_line(f"{'... ' if in_block else '> '}{ahead}")  # typed before the question, sent now
+                return ahead
             while True:
                 try:
-                    line = session.prompt("... " if in_block else "> ")
+                    line = session.prompt("... " if in_block else "> ", default=typed.take_partial())
                 except KeyboardInterrupt:
                     raise_if_terminated()
                     if in_block:
@@ -61,7 +71,7 @@ def run_repl(services: Deferred, console: Console, config: Config, root: Path, e
             config = services.get().settings.config  # with the server that was looked for
         console.dim_line(banner(config, root, repo_root or root, environment))
         if Layout(repo_root or root).checkpoint.is_file():  # asked of the path: no checkpoint, nothing to build yet
-            offer_checkpoint(services.get(), ask=session.prompt)
+            offer_checkpoint(services.get(), ask=ask)
         for entry in read_entries(read_line, lambda: None, lambda: console.dim_line("block discarded")):
             try:
                 if handle_entry(services.get(), entry) is EntryOutcome.EXIT:

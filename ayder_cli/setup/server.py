@@ -15,14 +15,11 @@ from ayder_cli.setup.config import Config
 from ayder_cli.setup.config_layers import names_a_server
 from ayder_cli.setup.keys import api_keys, endpoint_of
 from ayder_cli.setup.runtime import Runtime
-from ayder_cli.setup.url_server import with_served_model
+from ayder_cli.setup.url_server import FOUND, with_served_model
 from ayder_cli.terminal.console import Console
 
 if TYPE_CHECKING:
     from ayder_cli.llm.discover import FoundServer
-
-
-FOUND = "found on this machine"  # the source of a discovered value, for -v
 
 
 def with_discovered_server(config: Config, env: Mapping[str, str], console: Console,

@@ -143,7 +143,7 @@ def build_services(
     consent = Consent(bool(verify), lambda: executor.permissions.allows("x"), checks_asker(environment),
                       console.notice)
     verifier = Verifier(verify or config.verify, executor, consent, report=console.on_check, show=console.info,
-                        window=lambda: loop.config.num_ctx)
+                        window=lambda: loop.config.num_ctx, warn=console.notice)
     loop = ChatLoop(runtime, conversation, console, executor=executor,
                     checkpoints=CheckpointStore(repo, mask=secrets.mask), log=console.log,
                     profiles=profiles, verify=verifier)

@@ -18,12 +18,13 @@ from ayder_cli.errors import ConfigError
 from ayder_cli.llm import make_client
 from ayder_cli.llm.providers import OLLAMA, OPENAI, PROVIDERS
 from ayder_cli.setup.config import Config
-from ayder_cli.setup.config_layers import OPENAI_URL_ALONE
+from ayder_cli.setup.config_layers import OPENAI_URL_ALONE, names_a_server
 from ayder_cli.setup.keys import endpoint_of
 from ayder_cli.storage.profiles import ServerProfiles
 from ayder_cli.terminal.console import Console
 from ayder_cli.wording import listed
 
+FOUND = "found on this machine"  # the source of a discovered server (setup/server.py), for -v
 KINDS = {OLLAMA.name: "Ollama", OPENAI.name: "OpenAI-compatible"}  # how messages name what answered
 
 
@@ -41,7 +42,7 @@ def with_server_of_url(config: Config, env: Mapping[str, str], console: Console,
     """The provider a URL given alone speaks (its base URL completed with /v1 where that is the API),
     and with no model named, the only one it serves."""
     if not names_only_a_url(config, env):
-        return config
+        return _with_its_only_model(config, env)
     url = config.resolved_base_url
     served = None
     known = profiles.server(url)
@@ -94,6 +95,21 @@ def _with_its_model(config: Config, env: Mapping[str, str], served: tuple[str, .
         served = _client(config, env, config.provider, config.resolved_base_url).served_models() or ()
     where = f"the {KINDS[config.provider]} server at {config.resolved_base_url}"
     return with_served_model(config, served, where)
+
+
+def _with_its_only_model(config: Config, env: Mapping[str, str]) -> Config:
+    """A provider named, with no model: when its server serves exactly one model, that one (the provider's
+    default, gpt-4.1-mini say, is not there). Several, or no list, leave the default as it was."""
+    if config.model is not None or config.sources.get("model", "default") != "default":
+        return config
+    if not names_a_server(config, env) or config.sources.get("provider") == FOUND:  # discovery chose already
+        return config
+    if urlsplit(config.resolved_base_url).hostname == "api.openai.com":
+        return config  # a cloud API serves the default among many: no round trip
+    served = _client(config, env, config.provider, config.resolved_base_url).served_models() or ()
+    if len(served) != 1 or served[0] == config.resolved_model:
+        return config
+    return replace(config, model=served[0], sources={**config.sources, "model": "the only one served"})
 
 
 def with_served_model(config: Config, served: tuple[str, ...], where: str) -> Config:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Callable
 
 MAX_READ = 256 * 1024  # a build file bigger than this is not read
 TOOL_TABLE = re.compile(r"^\s*\[+\s*tool\.(ruff|pytest)\b", re.MULTILINE)
@@ -25,6 +26,10 @@ class Proposal:
     kind: str  # "lint" or "test"
     why: str  # the file that suggested it, shown to the user
 
+    @property
+    def program(self) -> str:
+        return self.command.split()[0]
+
 
 def propose_checks(root: Path) -> list[Proposal]:
     found = [*_python(root), *_node(root), *_rust(root), *_go(root)]
@@ -32,6 +37,17 @@ def propose_checks(root: Path) -> list[Proposal]:
     kinds = {proposal.kind for proposal in made}
     found = [proposal for proposal in found if proposal.kind not in kinds] + made
     return sorted(found, key=lambda proposal: proposal.kind != "lint")  # stable: lint first
+
+
+def installed(proposals: list[Proposal], on_path: Callable[[str], bool]) -> tuple[list[Proposal], list[Proposal]]:
+    """(those whose program is on PATH, those whose program is not): a check that cannot run would fail every
+    turn, and the model would be asked to repair it. `python` missing where `python3` is found is python3."""
+    found, missing = [], []
+    for proposal in proposals:
+        if proposal.program == "python" and not on_path("python") and on_path("python3"):
+            proposal = replace(proposal, command="python3" + proposal.command.removeprefix("python"))
+        (found if on_path(proposal.program) else missing).append(proposal)
+    return found, missing
 
 
 def _read(path: Path) -> str | None:

@@ -15,7 +15,7 @@ from typing import Any
 from ayder_cli.errors import ToolError
 from ayder_cli.storage.layout import STATE_DIR, ignore_everything, make_directory
 from ayder_cli.storage.no_follow import check_no_links, open_no_follow
-from ayder_cli.storage.paths import display_path
+from ayder_cli.storage.paths import display_path, outside_root
 
 TEMP_PREFIX = ".ayder-tmp-"
 NEW_FILE_MODE = 0o666  # before the umask, as any editor creates a file
@@ -63,7 +63,7 @@ def atomic_write(path: Path, data: str, root: Path, journal: Any, tool_name: str
 def check_writable_path(target: Path, root: Path, shown: str) -> None:
     """ToolError unless target is a path inside root that a tool may write."""
     if not target.is_relative_to(root):
-        raise ToolError(f"path {shown!r} is outside the project root; use a path inside it")
+        raise ToolError(outside_root(shown, root, target))
     if ".git" in target.relative_to(root).parts:
         raise ToolError(f"{shown}: .git is never written")
     if target.is_dir():

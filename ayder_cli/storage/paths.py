@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ayder_cli.errors import ToolError
@@ -17,8 +18,18 @@ def resolve_in_root(root: Path, path_str: str) -> Path:
     except (OSError, RuntimeError, ValueError) as exc:  # symlink loop, NUL byte in the name
         raise ToolError(f"path {path_str!r} cannot be resolved: {exc}") from None
     if not target.is_relative_to(root):
-        raise ToolError(f"path {path_str!r} is outside the project root; use a path inside it")
+        raise ToolError(outside_root(path_str, root, target))
     return target
+
+
+def outside_root(shown: str, root: Path, target: Path) -> str:
+    """The refusal of a path outside the root; when a folder above the root holds both (ayder started in a
+    subdirectory), how the user widens the root to reach it."""
+    message = f"path {shown!r} is outside the project root; use a path inside it"
+    common = Path(os.path.commonpath([root, target]))
+    if common == Path(common.anchor) or common == Path.home():  # widening to / or ~ is no advice to give
+        return message
+    return f"{message} (the user can widen the root: start ayder with --root {common}, or set root in the config)"
 
 
 def display_path(root: Path, path: Path) -> str:

@@ -256,6 +256,16 @@ class Console:
     def info(self, message: str) -> None:
         self._line(message)
 
+    def passing(self, message: str) -> None:
+        """What is being done now: on a terminal redrawn in place and replaced by the next line; else a dim line."""
+        if not self.draws_in_place:
+            self.dim_line(message)
+            return
+        self.start_block()
+        self.err.write(f"\r{self._paint(message, DIM)}\033[K")
+        self.err.flush()
+        self._progress_shown = True  # the next line clears it
+
     def error(self, message: str, hint: str | None = None) -> None:
         self._line(self._paint("error: ", RED) + message)
         if hint:

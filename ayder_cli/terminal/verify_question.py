@@ -5,10 +5,12 @@ prints the proposal and the line to add."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 
 from ayder_cli.setup.project_trust import remember_written
-from ayder_cli.setup.verify_proposals import propose_checks
+from ayder_cli.setup.verify_proposals import installed, propose_checks
 from ayder_cli.storage.project_config import (ProjectConfigError, project_config_path, read_project_config,
                                                set_project_value)
 from ayder_cli.terminal.confirm import painter, visible, yes_or_no
@@ -19,10 +21,16 @@ QUESTION = "Write them to {path} as verify? [y/N] "
 
 
 def propose_verify(console: Console, root: Path) -> None:
-    proposals = propose_checks(root)
-    if not proposals:
+    found = propose_checks(root)
+    path = console.environment.env.get("PATH", os.defpath)
+    proposals, missing = installed(found, lambda program: shutil.which(program, path=path) is not None)
+    for proposal in missing:
+        console.dim_line(f"not proposed: {proposal.command} (from {proposal.why}): {proposal.program} is not "
+                         "installed here (not on PATH)")
+    if not found:
         console.dim_line("no check commands to propose: no pytest, ruff, package.json scripts, Cargo.toml, "
                          "go.mod or Makefile lint/test targets found")
+    if not proposals:
         return
     shown = project_config_path(root).relative_to(root)
     try:

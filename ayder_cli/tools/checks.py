@@ -20,6 +20,16 @@ from ayder_cli.tools.shell import run_shell_command
 
 FILES = "{files}"
 GIT_TIMEOUT_S = 10.0
+NOT_FOUND = 127  # the shell's exit status for a program it cannot find
+
+# The files each linter reads as its language: handed another (ruff given notes.txt), it reports
+# that file's text as broken code, and the model is asked to repair what was never code.
+PYTHON = (".py", ".pyi")
+SCRIPT = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".vue", ".svelte")
+LINTED = {"ruff": (*PYTHON, ".ipynb"), "flake8": PYTHON, "pylint": PYTHON, "mypy": PYTHON, "pyright": PYTHON,
+          "black": PYTHON, "isort": PYTHON, "pyflakes": PYTHON, "eslint": SCRIPT, "tsc": SCRIPT,
+          "biome": (*SCRIPT, ".json", ".css"), "gofmt": (".go",), "rustfmt": (".rs",),
+          "shellcheck": (".sh", ".bash"), "rubocop": (".rb",), "stylelint": (".css", ".scss", ".less")}
 
 
 @dataclass(frozen=True)
@@ -43,12 +53,34 @@ def run_check(context: ToolContext, command: str) -> CheckRun:
 
 
 def with_files(command: str, files: list[str]) -> str | None:
-    """{files} replaced by the files, each quoted for the shell; None: the command names {files} and there are none."""
+    """{files} replaced by the files (those of its language, for a linter known to read one), each quoted for
+    the shell; None: the command names {files} and none is left."""
     if FILES not in command:
         return command
+    extensions = linted_extensions(command)
+    if extensions is not None:
+        files = [name for name in files if name.lower().endswith(extensions)]
     if not files:
         return None
     return command.replace(FILES, " ".join(shlex.quote(name) for name in files))
+
+
+def linted_extensions(command: str) -> tuple[str, ...] | None:
+    """The extensions of the linter the command runs on {files} (`uv run ruff check {files}`: ruff's); None
+    for any other command."""
+    for word in command.partition(FILES)[0].split():
+        extensions = LINTED.get(word.rsplit("/", 1)[-1])
+        if extensions is not None:
+            return extensions
+    return None
+
+
+def missing_program(run: CheckRun) -> str | None:
+    """The shell's words when the check's program was not found (exit 127): `sh: 1: ruff: not found`."""
+    if run.exit_status != NOT_FOUND:
+        return None
+    said = [line.strip() for line in run.output.splitlines() if "not found" in line or "No such file" in line]
+    return said[0] if said else f"exit status {NOT_FOUND}"
 
 
 def _git(args: list[str], root: Path, env) -> str | None:

@@ -17,6 +17,7 @@ from support.fakellm import Reply
 from support.files import write_user_config
 from support.harness import read_until, server_args
 from support.requests_seen import activity_lines, messages, of_role
+from support.stdio_mcp import GENEROUS_START_S
 
 FILES = {"a.txt": "alpha\n", "b.txt": "bravo\nbravo\n", "c.txt": "charlie\n" * 3, "d.txt": "delta\n" * 4}
 
@@ -84,7 +85,10 @@ def test_a_write_between_reads_runs_after_the_reads_before_it_and_before_the_rea
 SLOW = "(a+)+b"  # Python's re backtracks a tenth of a second or more on each line below: a minute a search
 
 
-def test_ctrl_c_while_four_searches_run_stops_them_all_and_leaves_every_line_ended(fake, spawn_ayder, project):
+def test_ctrl_c_while_four_searches_run_stops_them_all_and_leaves_every_line_ended(fake, spawn_ayder, project,
+                                                                                    isolated_env):
+    # The searches' own limit (tool_timeout_s, 30 s) is not the point: on a busy machine it could end one first.
+    write_user_config(isolated_env, {"tool_timeout_s": 600})
     for directory in range(4):
         (project / f"d{directory}").mkdir()
         for n in range(200):
@@ -95,7 +99,8 @@ def test_ctrl_c_while_four_searches_run_stops_them_all_and_leaves_every_line_end
     path = os.pathsep.join(entry for entry in os.environ["PATH"].split(os.pathsep)
                            if not (Path(entry) / "rg").exists())
     process = spawn_ayder(*server_args(fake, "openai"), "find it", env={"PATH": path})
-    seen = read_until(process.stderr, b"search_codebase(")  # the first call's line: the searches run
+    # the first call's line: the searches run (a generous guard: a busy machine starts a process slowly)
+    seen = read_until(process.stderr, b"search_codebase(", timeout_s=120)
     process.send_signal(signal.SIGINT)
     _, rest = process.communicate(timeout=30)
     err = (seen + rest).decode()
@@ -115,6 +120,7 @@ def test_the_tools_of_a_read_only_mcp_server_run_side_by_side(fake, run_ayder, i
     pytest.importorskip("mcp")
     write_user_config(isolated_env, {"mcp_servers": {
         "meeting": {"command": sys.executable, "args": [MEETING], "permission": permission,
+                    "startup_timeout_s": GENEROUS_START_S,
                     "env": {"MEET_WAIT_S": "10" if permission == "r" else "0.2"}}}})  # r: never waits it out
     fake.queue(reply_with("native", *[("meeting__meet", {"n": n}) for n in range(4)]), Reply(text="done"))
     result = run_ayder(*server_args(fake, "openai"), "-x", "meet")

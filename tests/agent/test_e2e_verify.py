@@ -333,3 +333,31 @@ def test_ctrl_c_during_a_check_stops_its_processes_and_the_turn(fake, ayder_on_p
         time.sleep(0.05)
     assert gone  # the check's process group was stopped
     assert len(fake.chat_requests()) == 1
+
+
+def test_a_check_whose_program_is_not_installed_is_said_once_and_not_sent_for_repair(fake, run_ayder, checked_project):
+    fake.queue(write("app.py", "x = 2\n"), write("app.py", "x = 3\n", 1), Reply(text="Done."))
+    result = run_ayder(*server_args(fake, "openai"), "-w", "--verify", "no-such-linter {files}", "--verify", CHECK,
+                       "change x")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("check `no-such-linter {files}` cannot run") == 1, result.stderr
+    assert "not found" in result.stderr and "is it installed?" in result.stderr
+    requests = fake.chat_requests()
+    assert len(requests) == 3  # no repair round was spent on it
+    for request in requests[1:]:
+        assert user_notes(request) == [f"checks passed: `{CHECK}`"]  # the check that could run still ran
+
+
+def test_a_linter_is_given_only_the_files_of_its_language(fake, run_ayder, checked_project):
+    # ruff handed notes.txt reads it as Python and fails on prose the model was then asked to "repair"
+    assert shutil.which("ruff"), "ruff is a test dependency"
+    fake.queue(calls(("write_file", {"file_path": "notes.txt", "content": "remember = to buy milk\n"}),
+                     ("write_file", {"file_path": "app.py", "content": "x = 2\n"})),
+               Reply(text="Both written."),
+               write("notes.txt", "and = bread too\n"), Reply(text="Notes only."))
+    result = run_ayder(*server_args(fake, "openai"), "-w", "--verify", "ruff check --force-exclude {files}",
+                       input="write both\nadd to the notes\n")
+    assert result.returncode == 0, result.stderr
+    assert "✓ check: ruff check --force-exclude app.py" in result.stderr.splitlines()
+    assert result.stderr.count("check:") == 1  # the reply that wrote only notes.txt ran no linter
+    assert user_notes(fake.chat_requests()[1]) == ["checks passed: `ruff check --force-exclude app.py`"]

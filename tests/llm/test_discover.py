@@ -169,9 +169,8 @@ def test_a_server_given_on_the_command_line_is_used_without_probing(fake, candid
         status, _, err = ayder(*how.split(), url, "q")
         assert status == 0, err
         assert candidate.requests == []
-        # A URL given alone gets its server's only model too (issue 23); with -p, the provider's default.
-        expected = providers.OPENAI.default_model if "openai" in how else "only-one"
-        assert fake.chat_requests()[0]["body"]["model"] == expected
+        # The server's only model is used when none is named: a URL given alone (issue 23), or with -p (issue 30).
+        assert fake.chat_requests()[0]["body"]["model"] == "only-one"
 
 
 @pytest.mark.parametrize("variable", ["OPENAI_BASE_URL", "OLLAMA_HOST", "AYDER_BASE_URL", "AYDER_PROVIDER"])

@@ -148,8 +148,9 @@ class ScriptedRaw:
 
 
 class ScriptedResponse:
-    def __init__(self, raw: ScriptedRaw) -> None:
+    def __init__(self, raw: ScriptedRaw, content_type: str = "text/event-stream") -> None:
         self.raw = raw
+        self.headers = {"Content-Type": content_type}
         self.closed = False
 
     def close(self) -> None:

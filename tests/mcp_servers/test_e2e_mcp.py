@@ -18,6 +18,7 @@ import pytest
 from support.fakellm import Reply
 from support.files import write_json, write_user_config
 from support.harness import server_args
+from support.stdio_mcp import GENEROUS_START_S
 
 # find_spec, not importorskip: importing the SDK costs a second, and every worker collects every file
 pytestmark = pytest.mark.skipif(find_spec("mcp") is None, reason="needs the mcp extra: pip install 'ayder[mcp]'")
@@ -31,7 +32,12 @@ TOKEN = "toy-token-0123456789abcdef"
 
 def toy(pids: Path, script: str = TOY, **more) -> dict:
     return {"command": sys.executable, "args": [script], "env": {"TOY_PID_FILE": str(pids), **more.pop("env", {})},
-            **more}
+            "startup_timeout_s": GENEROUS_START_S, **more}
+
+
+def python_module(*args: str) -> dict:
+    """A server installed from PyPI, run as a module of this Python (it loads the SDK: seconds on a busy machine)."""
+    return {"command": sys.executable, "args": ["-m", *args], "startup_timeout_s": GENEROUS_START_S}
 
 
 def user_config(isolated_env, data: dict) -> Path:
@@ -76,7 +82,7 @@ def test_native_calls_reach_the_model_and_no_server_outlives_the_run(fake, run_a
     pids = tmp_path / "pids"
     user_config(isolated_env, {"mcp_servers": {
         "toy": toy(pids, SDK_TOY, permission="r", env={"TOY_TOKEN": "${MY_TOY_TOKEN}"}),
-        "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]},
+        "time": python_module("mcp_server_time"),
     }})
     fake.queue(Reply.calling("toy__echo", {"text": "hello"}),
                Reply.calling("time__get_current_time", {"timezone": "UTC"}),
@@ -106,8 +112,8 @@ def test_the_servers_from_pypi_answer_the_model_with_x(fake, run_ayder, isolated
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     (project / "new.txt").write_text("untracked\n")
     user_config(isolated_env, {"mcp_servers": {
-        "git": {"command": sys.executable, "args": ["-m", "mcp_server_git", "--repository", str(project)]},
-        "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]},
+        "git": python_module("mcp_server_git", "--repository", str(project)),
+        "time": python_module("mcp_server_time"),
     }})
     fake.queue(Reply.calling("git__git_status", {"repo_path": str(project)}),
                Reply.calling("time__convert_time", {"source_timezone": "UTC", "time": "12:00",
@@ -154,6 +160,21 @@ def test_a_server_that_does_not_start_is_said_once_and_the_run_goes_on(fake, run
     assert "MCP server silent did not start: no answer within 0.5 s (startup_timeout_s)" in result.stderr
     assert not any(name.startswith(("missing__", "silent__")) for name in tool_names(fake.chat_requests()[0]))
     assert "toy says: still here" in tool_results(fake.chat_requests()[1])
+    assert_all_gone(started(pids))
+
+
+def test_slash_mcp_before_the_first_request_starts_and_checks_a_new_server(fake, run_ayder, isolated_env, tmp_path):
+    pids = tmp_path / "pids"
+    user_config(isolated_env, {"mcp_servers": {"missing": {"command": str(tmp_path / "no-such-server")},
+                                               "toy": toy(pids, permission="r")}})
+
+    result = run_ayder(*server_args(fake, "ollama"), input="/mcp\n")
+
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("MCP server missing did not start") == 1, result.stderr
+    assert "  toy: started" in result.stderr and "toy__echo  ~" in result.stderr
+    assert result.stderr.count("MCP: 1 server · 4 tools") == 1, result.stderr
+    assert fake.chat_requests() == []  # the model was not asked
     assert_all_gone(started(pids))
 
 
@@ -212,6 +233,7 @@ def toy_over_http():
 
 def test_a_server_over_http_with_a_header_from_the_environment(fake, run_ayder, isolated_env, toy_over_http):
     user_config(isolated_env, {"mcp_servers": {"web": {"url": toy_over_http, "permission": "r",
+                                                       "startup_timeout_s": GENEROUS_START_S,
                                                        "headers": {"Authorization": "Bearer ${WEB_TOKEN}"}}}})
     fake.queue(Reply.calling("web__echo", {"text": "over http"}), Reply(text=f"sent {TOKEN}"))
 

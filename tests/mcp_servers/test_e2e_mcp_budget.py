@@ -14,6 +14,7 @@ import pytest
 from support.fakellm import Reply
 from support.files import write_user_config
 from support.harness import server_args
+from support.stdio_mcp import GENEROUS_START_S
 
 # find_spec, not importorskip: importing the SDK costs a second, and every worker collects every file
 pytestmark = pytest.mark.skipif(find_spec("mcp") is None, reason="needs the mcp extra: pip install 'ayder[mcp]'")
@@ -50,7 +51,7 @@ def test_many_tools_wait_behind_find_tools_and_a_found_one_runs(fake, run_ayder,
     without = size(fake.chat_requests()[0])
     fake.requests.clear()
 
-    user_config(isolated_env, {"mcp_servers": {"many": {"command": sys.executable, "args": [MANY],
+    user_config(isolated_env, {"mcp_servers": {"many": {"command": sys.executable, "args": [MANY], "startup_timeout_s": GENEROUS_START_S,
                                                         "permission": "r"}}})
     fake.queue(Reply.calling("find_tools", {"query": "refund records"}),
                Reply.calling("many__get_refund", {"record_id": "R-7"}),
@@ -72,7 +73,7 @@ def test_many_tools_wait_behind_find_tools_and_a_found_one_runs(fake, run_ayder,
 
 def test_as_text_a_tool_called_by_name_runs_before_it_is_found(fake, run_ayder, isolated_env):
     user_config(isolated_env, {"native_tools": "off", "mcp_servers": {
-        "many": {"command": sys.executable, "args": [MANY], "permission": "r"}}})
+        "many": {"command": sys.executable, "args": [MANY], "startup_timeout_s": GENEROUS_START_S, "permission": "r"}}})
     fake.queue(Reply(text='[CALL] many__list_survey {"record_id": "S-1"}'), Reply(text="Listed."))
 
     result = run_ayder(*server_args(fake, "ollama"), "--num-ctx", "8192", "surveys?")
@@ -86,16 +87,17 @@ def test_as_text_a_tool_called_by_name_runs_before_it_is_found(fake, run_ayder, 
 
 
 def test_slash_mcp_shows_state_costs_and_what_is_deferred_and_doctor_the_share(fake, run_ayder, isolated_env):
-    user_config(isolated_env, {"mcp_servers": {"many": {"command": sys.executable, "args": [MANY],
+    user_config(isolated_env, {"mcp_servers": {"many": {"command": sys.executable, "args": [MANY], "startup_timeout_s": GENEROUS_START_S,
                                                         "permission": "r"}}})
     fake.queue(Reply.calling("find_tools", {"query": "refund"}), Reply(text="Found them."))
 
     result = run_ayder(*server_args(fake, "openai"), "--num-ctx", "8192",
                        input="/mcp\nrefunds please\n/mcp\n/doctor\n")
 
-    before, _, after = result.stderr.partition("MCP: 1 server ·")  # said as the first request starts them
-    assert "MCP: 1 server configured, started at the first request" in before, result.stderr
-    assert "many: not started yet" in before, result.stderr
+    before, _, after = result.stderr.partition("find_tools(")  # the first /mcp, then the first request
+    assert result.stderr.count("MCP: 1 server ·") == 3, result.stderr  # started by the first /mcp; the second; /doctor
+    assert "many: started" in before, result.stderr
+    assert re.search(r"many__list_invoice  ~\d+ tokens  deferred", before)
     assert "many: started" in after
     assert re.search(r"many__get_refund  ~\d+ tokens  found, sent", after), after
     assert re.search(r"many__list_invoice  ~\d+ tokens  deferred", after)

@@ -14,6 +14,7 @@ from support.fakellm import Reply
 from support.files import write_user_config
 from support.harness import server_args
 from support.requests_seen import of_role, tool_names
+from support.stdio_mcp import GENEROUS_START_S
 
 # find_spec, not importorskip: importing the SDK costs a second, and every worker collects every file
 pytestmark = pytest.mark.skipif(find_spec("mcp") is None, reason="needs the mcp extra: pip install 'ayder[mcp]'")
@@ -23,7 +24,7 @@ MANY = str(Path(__file__).with_name("many_server.py"))
 
 def config(isolated_env, enabled: list[str], **more) -> None:
     write_user_config(isolated_env, {"tools": {"enabled": enabled}, **more, "mcp_servers": {
-        "many": {"command": sys.executable, "args": [MANY], "permission": "r"}}})
+        "many": {"command": sys.executable, "args": [MANY], "startup_timeout_s": GENEROUS_START_S, "permission": "r"}}})
 
 
 def test_mcp_tools_not_enabled_are_not_counted_nor_found_and_a_call_to_one_is_refused(fake, run_ayder, isolated_env):

@@ -12,6 +12,7 @@ import pytest
 from support.fakellm import Reply
 from support.files import write_json, write_user_config
 from support.harness import server_args
+from support.stdio_mcp import GENEROUS_START_S
 
 TOY = str(Path(__file__).with_name("toy_stdlib_server.py"))  # the SDK's toy server starts ten times slower
 NOT_STARTED = "not started (planted): approve them at a terminal, or give --mcp-trust for one run"
@@ -65,7 +66,8 @@ def test_mcp_trust_starts_them_for_this_run_and_your_server_of_the_same_name_win
     marker = tmp_path / "started"
     # Your config names "planted" too: yours (the toy server) runs, the project's marker never appears.
     write_user_config(isolated_env,
-                      {"mcp_servers": {"planted": {"command": sys.executable, "args": [TOY], "permission": "r"}}})
+                      {"mcp_servers": {"planted": {"command": sys.executable, "args": [TOY], "permission": "r",
+                                                   "startup_timeout_s": GENEROUS_START_S}}})
     planted(project, marker, toy={"type": "stdio", "command": sys.executable, "args": [TOY]})
     fake.queue(Reply.calling("toy__echo", {"text": "from .mcp.json"}), Reply(text="done"))
 

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+import threading
+from importlib.util import find_spec
+from pathlib import Path
 
 import pytest
 
 from support.fakellm import FakeLLM, Reply
-from support.harness import server_args
+from support.files import write_user_config
+from support.harness import read_until, server_args
+from support.stdio_mcp import GENEROUS_START_S
 from support.requests_seen import sent_messages
 
 from ayder_cli.storage.profiles import profiles_path
@@ -141,6 +147,60 @@ def test_a_server_that_reads_the_whole_prompt_again_after_an_early_change_is_rem
     assert [m["role"] for m in extended[-2:]] == ["assistant", "user"]
     differ = [i for i, (a, b) in enumerate(zip(extended, changed)) if a != b]
     assert len(changed) == len(extended) and len(differ) == 1 and differ[0] < len(extended) - 2  # an early one
+
+
+def reply_limit(body: dict) -> int:
+    return body["max_tokens"] if "max_tokens" in body else body["options"]["num_predict"]
+
+
+def test_the_tool_checks_ask_for_few_tokens_not_the_sessions_max_tokens(fake, run_ayder, protocol):
+    # On llama.cpp on a CPU, 4,096 tokens a check made the doctor take minutes.
+    fake.queue(Reply(text="", tool_calls=[ADD]), Reply(text="5"), Reply(text="", tool_calls=[ADD]))
+    result = doctor(fake, run_ayder, protocol, "--max-tokens", "4096")
+    assert result.returncode == 0, result.stderr
+    asked = [r["body"] for r in fake.chat_requests()]
+    assert len(asked) == 7  # 3 tool checks, first request, cached prefix, partial prefix (2)
+    assert all(reply_limit(body) <= 512 for body in asked[:3]), [reply_limit(body) for body in asked]
+
+
+def test_a_tool_check_cut_at_its_limit_says_so(fake, run_ayder):
+    fake.default = Reply(text="Let me think about adding two and three", finish_reason="length")
+    result = doctor(fake, run_ayder, "openai")
+    assert result.returncode == 1
+    assert report(result.stderr)["native tool calls"] == (
+        "✗ no tool call came back (the model said 'Let me think about adding two and three'; cut at 512 tokens)")
+
+
+def test_each_check_is_said_as_it_starts_while_the_model_is_still_working(fake, start_ayder):
+    release = threading.Event()  # the streamed check's reply is held until the test has seen its line
+    fake.queue(Reply(text="", tool_calls=[ADD]), Reply(text="5"),
+               Reply.held("", after=0, release=release, text="", tool_calls=[ADD]))
+    run = start_ayder(*server_args(fake, "openai"), "-m", MODEL, "--doctor")
+    try:
+        seen = read_until(run.stderr, b"streaming tools    checking")
+        assert b"assembled from the streamed fragments" not in seen  # the server has not answered yet
+        assert b"\n\xe2\x9c\x93 native tool calls" in seen  # the checks before it ended first
+    finally:
+        release.set()
+    _, rest = run.communicate(timeout=60)
+    assert run.returncode == 0, rest
+    lines = (seen + rest).decode().splitlines()
+    started = lines.index("… streaming tools    checking")
+    assert lines[started - 1].startswith("✓ native tool calls")
+    assert lines[started + 1].startswith("✓ streaming tools")
+
+
+@pytest.mark.skipif(find_spec("mcp") is None, reason="needs the mcp extra: pip install 'ayder[mcp]'")
+def test_the_mcp_line_is_printed_once(fake, run_ayder, isolated_env):
+    toy = str(Path(__file__).parents[1] / "mcp_servers" / "toy_stdlib_server.py")
+    write_user_config(isolated_env, {"mcp_servers": {"toy": {"command": sys.executable, "args": [toy],
+                                                              "startup_timeout_s": GENEROUS_START_S}}})
+    fake.queue(Reply(text="", tool_calls=[ADD]), Reply(text="5"), Reply(text="", tool_calls=[ADD]))
+    result = doctor(fake, run_ayder, "openai")
+    assert result.returncode == 0, result.stderr
+    mcp_lines = [line for line in result.stderr.splitlines() if line.startswith("MCP:")]
+    assert len(mcp_lines) == 1, result.stderr
+    assert mcp_lines[0].startswith("MCP: 1 server · ")
 
 
 # --- tools as text

@@ -292,3 +292,14 @@ def test_a_plan_whose_task_files_were_denied_fails_its_line(fake, run_ayder, pro
     assert "/plan: a call it needed was denied" in result.stderr
     assert result.stderr.splitlines()[-1] == "error: script line 1 failed"
     assert not (project / ".ayder" / "tasks").exists()
+
+
+def test_a_prompt_whose_write_was_denied_fails_its_line(fake, run_ayder, project, protocol):
+    fake.queue(Reply.calling("write_file", {"file_path": "out.txt", "content": "made\n"}),
+               Reply(text="I could not write it."), Reply(text="A2"))
+    result = run_ayder(*server_args(fake, protocol), input="write out.txt\nQ2\n")
+    assert result.returncode == 1, result.stderr
+    assert "denied by policy" in result.stderr
+    assert result.stderr.splitlines()[-1] == "error: script line 1 failed"  # Q2 went on and passed
+    assert result.stdout == "I could not write it.\nA2\n"
+    assert not (project / "out.txt").exists()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 
+from support.harness import server_args
 from support.pages import WEB_UI
 
 from ayder_cli.llm import providers
@@ -64,6 +65,22 @@ def test_the_only_model_served_is_used_when_none_is_named(fake, run_ayder):
     result = run_ayder("--base-url", fake.openai_url, "q")
     assert result.returncode == 0, result.stderr
     assert fake.chat_requests()[0]["body"]["model"] == "smollm2-135m-instruct"
+
+
+def test_a_named_provider_uses_the_only_model_its_server_serves_when_none_is_named(fake, run_ayder, protocol):
+    # -p openai alone sent gpt-4.1-mini to a server serving one other model, which answered 404
+    fake.models = ("smollm2-135m-instruct",)
+    result = run_ayder(*server_args(fake, protocol), "q")
+    assert result.returncode == 0, result.stderr
+    assert fake.chat_requests()[0]["body"]["model"] == "smollm2-135m-instruct"
+
+
+def test_a_named_provider_with_several_models_keeps_its_default(fake, run_ayder, protocol):
+    fake.models = ("one-model", "another-model")
+    result = run_ayder(*server_args(fake, protocol), "q")
+    assert result.returncode == 0, result.stderr
+    default = providers.provider_named(protocol).default_model
+    assert fake.chat_requests()[0]["body"]["model"] == default
 
 
 def test_several_models_and_none_named_exits_2_listing_them(fake, run_ayder):

@@ -77,6 +77,16 @@ def test_the_tools_stay_in_the_directory_ayder_starts_in(fake, run_ayder, repo):
     assert f"Repository root: {repo} (the project root is src/api in it" in note
 
 
+def test_a_path_refused_above_the_root_says_how_to_widen_it(fake, run_ayder, repo):
+    fake.queue(reads("../../top.txt"), Reply(text="I cannot read it."))
+    result = run_ayder(*server_args(fake, "openai"), "q", cwd=repo / "src" / "api")
+    assert result.returncode == 0, result.stderr
+    widen = f"start ayder with --root {repo}, or set root in the config"
+    (refusal,) = tool_results(fake.chat_requests()[1])
+    assert "outside the project root" in refusal and widen in refusal  # the model can tell the user
+    assert widen in result.stderr  # and the user sees it on the call's line
+
+
 def test_root_widens_the_tools_to_a_directory_holding_the_working_directory(fake, run_ayder, repo):
     fake.queue(reads("top.txt", "src/api/handler.py"), Reply(text="Read."))
     result = run_ayder(*server_args(fake, "openai"), "--root", str(repo), "q", cwd=repo / "src" / "api")

@@ -5,6 +5,8 @@ the project's config is not asked about again; a piped run only prints the propo
 from __future__ import annotations
 
 import json
+import os
+import sys
 
 import pytest
 from support.fakellm import Reply
@@ -201,3 +203,19 @@ def test_init_leaves_a_verify_already_set(fake, run_ayder, project):
     assert result.returncode == 0, result.stderr
     assert ".ayder/config.json already sets verify: make check (left as it is)" in result.stderr
     assert json.loads((project / ".ayder" / "config.json").read_text()) == {"verify": ["make check"]}
+
+
+@pytest.mark.parametrize("python", ["python", "python3"])
+def test_init_proposes_only_checks_whose_program_is_installed(fake, run_ayder, project, tmp_path, python):
+    # ruff proposed but not installed failed every turn with exit 127, and the model spent repair rounds on it
+    write(project, "pyproject.toml", "[project]\nname = 'shop'\n\n[tool.ruff]\nline-length = 100\n\n"
+                                     "[tool.pytest.ini_options]\naddopts = '-q'\n")
+    bin_dir = tmp_path / "bin"  # a PATH with Python (by the name given) and nothing else
+    bin_dir.mkdir()
+    (bin_dir / python).symlink_to(sys.executable)
+    fake.queue(Reply(text="Done."))
+    result = run_ayder(*server_args(fake, "ollama"), input="/init\n", env={"PATH": str(bin_dir)})
+    assert result.returncode == 0, result.stderr
+    assert ("not proposed: ruff check --force-exclude {files} (from pyproject.toml [tool.ruff]): "
+            "ruff is not installed here (not on PATH)") in result.stderr
+    assert f'add to .ayder/config.json: "verify": ["{python} -m pytest -q -x"]' in result.stderr

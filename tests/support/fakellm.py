@@ -78,6 +78,10 @@ class Reply:
     multiline_data: bool = False  # SSE: each event's JSON over two data: lines
     reject_stream_options: bool = False  # 400 when the request has stream_options
     reject_tools: bool = False  # 400 when the request has tools
+    # A streamed request answered with the whole JSON body, as a server that ignores "stream" does;
+    # indented over many lines when `unstreamed_indent` is set (not one NDJSON line then).
+    unstreamed: bool = False
+    unstreamed_indent: int | None = None
     cached: int | None = None  # prompt tokens reported as reused from the cache (llama.cpp timings, Ollama)
     speed: float | None = None  # tokens generated per second (llama.cpp predicted_per_second, Ollama eval_duration)
     # After this many deltas (0: before the first), keep-alives only: SSE `: ping` comments, Ollama lines
@@ -146,6 +150,8 @@ class FakeLLM:
         # path -> (status, content type, body) answered to GET and POST alike, before anything else; "*": any path
         self.routes: dict[str, tuple[int, str, str]] = {}
         self.default = Reply()
+        # When set, every request but a chat waits until it is set: a server still loading as ayder starts
+        self.starting: threading.Event | None = None
         self.respond: Callable[[dict[str, Any]], Reply] | None = None  # the reply to a chat body, if set
         self._served: list[Reply] = []
         self._lock = threading.Lock()
@@ -241,6 +247,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self._record(None)
+        self._wait_until_started()
         if self._routed():
             return
         if self.path == "/api/tags":
@@ -261,6 +268,8 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError:
             body = None
         self._record(body)
+        if not self.path.endswith(("/api/chat", "/chat/completions")):
+            self._wait_until_started()
         if self._routed():
             return
         if self.path == "/api/chat":
@@ -271,6 +280,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._chat(body, ollama=False)
         else:
             self._json(404, {"error": f"no route {self.path}"})
+
+    def _wait_until_started(self) -> None:
+        if self.fake.starting is not None:
+            self.fake.starting.wait(30)
 
     def _routed(self) -> bool:
         """A path in `routes` (or "*": every path) gets its own fixed answer."""
@@ -318,8 +331,8 @@ class _Handler(BaseHTTPRequestHandler):
             reply = dataclasses.replace(reply, usage=(prompt_tokens(list(body.get("messages") or []),
                                                                     body.get("tools")), 7))
         model = body.get("model", "")
-        if not body.get("stream", True):
-            return self._json(200, whole_body(reply, model, ollama), reply.headers)
+        if not body.get("stream", True) or reply.unstreamed:
+            return self._json(200, whole_body(reply, model, ollama), reply.headers, indent=reply.unstreamed_indent)
         events = ollama_lines(reply, model) if ollama else openai_events(reply, model)
         progress = not ollama and body.get("return_progress") is True
         self._stream(reply, events, "application/x-ndjson" if ollama else "text/event-stream", ollama, progress)
@@ -447,8 +460,8 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:
             pass
 
-    def _json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(payload).encode()
+    def _json(self, status: int, payload: Any, headers: dict[str, str] | None = None, indent: int | None = None) -> None:
+        data = json.dumps(payload, indent=indent).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))

@@ -308,6 +308,34 @@ def test_the_repl_offers_to_restore_a_checkpoint(fake, repl, project, answer, re
     assert finish(child) == 0
 
 
+@pytest.mark.parametrize("typed, then", [("fix the bug\r", ""), ("fix the", " bug\r")], ids=["line", "unended"])
+def test_a_message_typed_while_ayder_starts_is_not_the_checkpoints_answer_and_is_sent(fake, repl, project, typed,
+                                                                                     then):
+    memory = project / ".ayder" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "current_memory.md").write_text("# Checkpoint 1\n\nGoal: finish the parser.\n")
+    fake.starting = threading.Event()  # the server answers nothing until the test has typed ahead
+    child = repl(*server_args(fake, "ollama"), term="xterm")  # a terminal that shows a prompt's text
+    try:
+        child.expect_exact("/help for commands")  # the banner: ayder is starting, asking the server
+        child.send(typed)  # typed before any question, the terminal still in line mode
+    finally:
+        fake.starting.set()
+    expect_prompt(child, "Restore it? [y/N]")
+    child.send("y\r")  # the answer is the key pressed after the question, not the line typed before it
+    if then:
+        expect_prompt(child, "fix the")  # the line not ended waits at the prompt, to be finished
+        child.send(then)
+    child.expect_exact(DEFAULT_REPLY)
+    first = fake.chat_requests()[0]
+    assert sent_messages(first)[-1]["content"] == "fix the bug"
+    assert "Goal: finish the parser." in str(first["body"]["messages"])  # the answer was y: restored
+    expect_prompt(child, ">")  # drawn with xterm's codes after it, not a space
+    child.sendline("/exit")
+    assert finish(child) == 0
+    assert len(fake.chat_requests()) == 1  # nothing else was sent: "y" was not taken for a message
+
+
 # --- Ctrl-C twice at an empty prompt leaves
 
 LEAVE_HINT = "Ctrl-C again within a second leaves"

@@ -493,7 +493,7 @@ def test_paths_outside_the_root_are_refused(root, outside, tool, argument, path)
     arguments = {argument: given, **({"pattern": "SECRET"} if tool == "search_codebase" else {})}
     result = call_tool(python(root), tool, **arguments)
     assert not result.ok
-    assert result.error == f"path {given!r} is outside the project root; use a path inside it"
+    assert result.error.startswith(f"path {given!r} is outside the project root; use a path inside it")
 
 
 def test_search_of_a_missing_directory(code):

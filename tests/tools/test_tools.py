@@ -259,7 +259,7 @@ def test_read_file_refuses_paths_outside_the_root(links, outside, path):
     given = path.format(outside=outside)
     result = call_tool(links, "read_file", file_path=given)
     assert not result.ok
-    assert result.error == f"path {given!r} is outside the project root; use a path inside it"
+    assert result.error.startswith(f"path {given!r} is outside the project root; use a path inside it")
     assert SECRET not in result.output + result.error
     assert "root:" not in result.output
 
@@ -269,7 +269,7 @@ def test_list_files_refuses_paths_outside_the_root(links, outside, path):
     given = path.format(outside=outside)
     result = call_tool(links, "list_files", directory=given)
     assert not result.ok
-    assert result.error == f"path {given!r} is outside the project root; use a path inside it"
+    assert result.error.startswith(f"path {given!r} is outside the project root; use a path inside it")
     assert "secret.txt" not in result.output + result.error
 
 
