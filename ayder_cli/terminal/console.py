@@ -1,4 +1,9 @@
-"""Everything printed. stdout carries the answer only; the rest goes to stderr."""
+"""Everything printed. stdout carries the answer only; the rest goes to stderr.
+
+Every text that reaches the terminal through here passes safe_text (or, streamed, a
+StreamSanitizer) before ayder paints it: what came from outside (the model's answer and thinking,
+a tool's name, a path, a server's message) cannot act on the terminal; ayder's own styling stays.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from ayder_cli.calls import describe
 from ayder_cli.llm.base import Reply, Usage
 from ayder_cli.masking import MaskedStream, Secrets
 from ayder_cli.terminal.environment import Environment
+from ayder_cli.terminal.safe_text import StreamSanitizer, safe_text
 from ayder_cli.terminal.style import DIM, GREEN, RED, RESET, YELLOW
 from ayder_cli.terminal.usage_line import describe_message_usage
 from ayder_cli.wording import counted
@@ -73,6 +79,7 @@ class Console:
         self.markdown = environment.stdout_is_tty and not environment.no_color
         self._markdown = None  # the MarkdownView, made at the first text (its import waits until then)
         self._secrets: Secrets | None = None
+        self._safe_answer, self._safe_thinking = StreamSanitizer(), StreamSanitizer()  # a sequence may span deltas
 
     def mask_with(self, secrets: Secrets) -> None:
         """From now on every write to stdout and stderr has the secrets masked."""
@@ -125,6 +132,9 @@ class Console:
     def on_text(self, text: str) -> None:
         self._stop_spinner()
         self._end_err_line()
+        text = self._safe_answer.feed(text)  # before Markdown: its own styling is added after
+        if not text:
+            return
         if self.markdown:
             if self._markdown is None:
                 from ayder_cli.terminal.markdown_view import (
@@ -146,6 +156,9 @@ class Console:
         self._stop_spinner()
         if not self.show_thinking:
             return
+        text = self._safe_thinking.feed(text)
+        if not text:
+            return
         self._flush_markdown()
         # Start thinking on its own line only where both streams share a screen;
         # a redirected stdout keeps exactly the answer's text.
@@ -165,6 +178,8 @@ class Console:
         self._end_err_line()
         if reply.finish_reason == "length" and not reply.interrupted:
             return  # the loop asks for the rest, which goes on from here
+        self._safe_answer.finish()
+        self._safe_thinking.finish()
         if self._out_line_open:
             self.out.write("\n")
             self.out.flush()
@@ -202,7 +217,7 @@ class Console:
             self.out.write("\n")  # the activity line starts on a line of its own on a shared screen
             self.out.flush()
             self._out_line_open = False
-        self.err.write(self._paint(f"→ {describe_call(call)}", DIM))
+        self.err.write(self._paint(f"→ {safe_text(describe_call(call))}", DIM))
         self.err.flush()
         self._err_line_open = True
 
@@ -213,7 +228,7 @@ class Console:
 
     def on_tool_done(self, call, result) -> None:
         mark = self._paint("✓", GREEN) if result.ok else self._paint("✗", RED)
-        summary = result.summary or ("ok" if result.ok else (result.error or "failed"))
+        summary = safe_text(result.summary or ("ok" if result.ok else (result.error or "failed")))
         self.err.write(f"  {mark} {summary}\n")
         self.err.flush()
         self._err_line_open = False
@@ -222,7 +237,7 @@ class Console:
         """One line per verify command: `✓ check: ruff check .`, `✗ check: pytest -q (exit 1)`."""
         self._stop_spinner()
         self._end_err_line()
-        status = "" if run.ok else f" (exit {run.exit_status})" if run.exit_status is not None else f" ({run.summary})"
+        status = "" if run.ok else f" (exit {run.exit_status})" if run.exit_status is not None else f" ({safe_text(run.summary)})"
         mark = self._paint("✓", GREEN) if run.ok else self._paint("✗", RED)
         self.err.write(f"{mark} check: {describe_command(run.command)}{status}\n")
         self.err.flush()
@@ -248,18 +263,24 @@ class Console:
     # --- stderr lines
 
     def notice(self, message: str) -> None:
-        self._line(self._paint(message, YELLOW))
+        self._line(message, YELLOW)
 
     def dim_line(self, message: str) -> None:
-        self._line(self._paint(message, DIM))
+        self._line(message, DIM)
 
     def info(self, message: str) -> None:
         self._line(message)
 
     def error(self, message: str, hint: str | None = None) -> None:
-        self._line(self._paint("error: ", RED) + message)
+        self._line(message, mark=self._paint("error: ", RED))
         if hint:
-            self._line(self._paint(f"  {hint}", DIM))
+            self._line(f"  {hint}", DIM)
+
+    def painted_line(self, text: str) -> None:
+        """A line ayder painted itself, written as it is: what came from outside in it was made safe first."""
+        self.start_block()
+        self.err.write(text + "\n")
+        self.err.flush()
 
     def log(self, message: str) -> None:
         """Request metadata, shown with --verbose / /verbose."""
@@ -281,9 +302,11 @@ class Console:
             self.out.flush()
             self._out_line_open = False
 
-    def _line(self, text: str) -> None:
+    def _line(self, text: str, colour: str | None = None, mark: str = "") -> None:
+        """One line on stderr: its text made safe (it may name a path, a server's message), then painted."""
+        text = safe_text(text)
         self.start_block()
-        self.err.write(text + "\n")
+        self.err.write(mark + (self._paint(text, colour) if colour else text) + "\n")
         self.err.flush()
 
     def _paint(self, text: str, colour: str) -> str:
