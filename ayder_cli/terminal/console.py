@@ -14,7 +14,7 @@ from ayder_cli.calls import describe
 from ayder_cli.llm.base import Reply, Usage
 from ayder_cli.masking import MaskedStream, Secrets
 from ayder_cli.terminal.environment import Environment
-from ayder_cli.terminal.safe_text import StreamSanitizer, safe_text
+from ayder_cli.terminal.safe_text import StreamSanitizer, cut_to_width, safe_text, terminal_columns, wrap_row
 from ayder_cli.terminal.style import DIM, GREEN, RED, RESET, YELLOW
 from ayder_cli.terminal.usage_line import describe_message_usage
 from ayder_cli.wording import counted
@@ -74,6 +74,8 @@ class Console:
         self._arriving = None  # the line of a native call still streaming, drawn on stderr (an ArrivingLine)
         self._progress_shown = False  # a prompt progress line is on stderr (drawn without the spinner)
         self._err_line_open = False  # stderr has thinking not yet ended by a newline
+        self._activity: str | None = None  # the activity line while it is stderr's open line (its one row)
+        self.call_named = False  # the call running now is named on screen (its activity line, or its question)
         self._message_usage: list[Usage] = []  # the counts of each request of the current user message
         # Markdown rendered only on a terminal with colour; anything else gets the model's text unchanged.
         self.markdown = environment.stdout_is_tty and not environment.no_color
@@ -194,7 +196,6 @@ class Console:
             return
         if self._arriving is None:
             from ayder_cli.terminal.arriving_line import ArrivingLine  # lazy: not on the start-up path
-            from ayder_cli.terminal.safe_text import terminal_columns
 
             self._stop_spinner()
             self._end_err_line()
@@ -217,21 +218,39 @@ class Console:
             self.out.write("\n")  # the activity line starts on a line of its own on a shared screen
             self.out.flush()
             self._out_line_open = False
-        self.err.write(self._paint(f"→ {safe_text(describe_call(call))}", DIM))
+        line = f"→ {safe_text(describe_call(call))}"
+        if self.environment.stderr_is_tty:  # one row: never wrapped mid-word, and a question can take it back
+            line = cut_to_width(line, terminal_columns(self.environment) - 1)
+        self.err.write(self._paint(line, DIM))
         self.err.flush()
         self._err_line_open = True
+        self._activity, self.call_named = line, True
 
     def end_activity_line(self) -> None:
-        """Before a question on the terminal: the half-printed activity line ends here."""
+        """Before a question about the call: on a terminal its activity line is taken back, as the question
+        names the call whole (the call is not shown twice); elsewhere (a log) the line ends here."""
+        if self._activity is not None and self._err_line_open and self.environment.stderr_is_tty:
+            blank = "\033[K" if self.draws_in_place else " " * len(self._activity) + "\r"  # a dumb terminal has \r
+            self.err.write("\r" + blank)
+            self._err_line_open = False
+        self._activity = None
         self._end_err_line()
         self.err.flush()
 
     def on_tool_done(self, call, result) -> None:
-        mark = self._paint("✓", GREEN) if result.ok else self._paint("✗", RED)
+        mark = "✓" if result.ok else "✗"
         summary = safe_text(result.summary or ("ok" if result.ok else (result.error or "failed")))
-        self.err.write(f"  {mark} {summary}\n")
+        status = f"  {mark} {summary}"
+        if self.environment.stderr_is_tty:  # wrapped at words; below the activity line when both do not fit
+            columns = terminal_columns(self.environment)
+            if self._activity is not None and self._err_line_open and \
+                    len(self._activity) + len(status) > columns - 1:
+                self._end_err_line()
+            status = wrap_row(f"  {mark} ", summary, columns)
+        self.err.write(status.replace(mark, self._paint(mark, GREEN if result.ok else RED), 1) + "\n")
         self.err.flush()
         self._err_line_open = False
+        self._activity, self.call_named = None, False
 
     def on_check(self, run, excerpt: str | None) -> None:
         """One line per verify command: `✓ check: ruff check .`, `✗ check: pytest -q (exit 1)`."""
@@ -287,10 +306,6 @@ class Console:
         if self.verbose:
             self.dim_line(f"· {message}")
 
-    @property
-    def activity_open(self) -> bool:
-        """An activity line (`→ run_shell_command(...)`) waits for its status: what follows belongs to it."""
-        return self._err_line_open
 
     def start_block(self) -> None:
         """Before lines of stderr's own (a notice, a command's output): what was half-printed ends."""

@@ -1,5 +1,5 @@
 """The one sanitizer for text from outside (a model's answer and thinking, a server's message, a
-name, a path, a command's output) on its way to ayder's terminal, and a line cut to a width.
+name, a path, a command's output) on its way to ayder's terminal; a line cut or wrapped to a width.
 
 Text from outside may hold escape sequences (a clipboard write, a new window title, a cursor
 report that types into the prompt, a cleared screen) and other control characters: shown raw,
@@ -95,6 +95,26 @@ def cut_to_width(text: str, columns: int) -> str:
                 kept = kept[:-1]
             return kept + "…"
     return text
+
+
+def wrap_row(lead: str, text: str, columns: int | None, min_text: int = 30) -> str:
+    """lead + text, wrapped at word boundaries to `columns`, later lines under the text. When the
+    lead leaves less than min_text columns, the text goes on the lines below it, indented. columns
+    None (no terminal: a log, a pipe): one line, as grep expects."""
+    if columns is None:
+        return lead + text
+    import textwrap  # only when a line is too long for the terminal
+
+    width = max(columns - 1, 20)
+    if len(lead) + min_text <= width:
+        return textwrap.fill(text, width=width, initial_indent=lead, subsequent_indent=" " * len(lead),
+                             break_long_words=False, break_on_hyphens=False)
+    indent = " " * (len(lead) - len(lead.lstrip()) + 5)
+    head = textwrap.fill(lead.strip(), width=width, initial_indent=lead[:len(lead) - len(lead.lstrip())],
+                         subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
+    body = textwrap.fill(text, width=width, initial_indent=indent, subsequent_indent=indent,
+                         break_long_words=False, break_on_hyphens=False)
+    return f"{head}\n{body}"
 
 
 def terminal_columns(environment) -> int:
