@@ -256,7 +256,8 @@ class Console:
         """One line per verify command: `✓ check: ruff check .`, `✗ check: pytest -q (exit 1)`."""
         self._stop_spinner()
         self._end_err_line()
-        status = "" if run.ok else f" (exit {run.exit_status})" if run.exit_status is not None else f" ({safe_text(run.summary)})"
+        status = "" if run.ok else f" (exit {run.exit_status})" if run.exit_status is not None \
+            else f" ({safe_text(run.summary)})"
         mark = self._paint("✓", GREEN) if run.ok else self._paint("✗", RED)
         self.err.write(f"{mark} check: {describe_command(run.command)}{status}\n")
         self.err.flush()
@@ -305,7 +306,6 @@ class Console:
         """Request metadata, shown with --verbose / /verbose."""
         if self.verbose:
             self.dim_line(f"· {message}")
-
 
     def start_block(self) -> None:
         """Before lines of stderr's own (a notice, a command's output): what was half-printed ends."""

@@ -27,6 +27,7 @@ _ESCAPES = re.compile(
 # The start of one of them, at the very end of a delta: the next delta may finish it.
 _UNFINISHED = re.compile(
     rf"(?:(?:\x1b\[|\x9b)[0-?]*[ -/]*|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f]){_BODY}\x1b?|\x1b[!-/]*)\Z")
+_STRING_REST = re.compile(_BODY + r"(?:\x07|\x9c)?")  # the rest of a string's body, and its BEL or ST
 # What is left that a terminal would act on: C0 controls but the tab and newline, DEL, C1 controls.
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _INTRODUCERS = "\x1b\x90\x98\x9b\x9d\x9e\x9f"
@@ -53,9 +54,10 @@ class StreamSanitizer:
         text = self._held + delta
         self._held = ""
         if self._in_string:
-            body = re.match(_BODY + r"(?:\x07|\x9c)?", text)
-            self._in_string = body.end() == len(text) and not body.group().endswith(("\x07", "\x9c"))
-            text = text[body.end():]
+            body = _STRING_REST.match(text)
+            end = body.end() if body else 0  # it always matches, if only nothing
+            self._in_string = end == len(text) and text[end - 1:end] not in ("\x07", "\x9c")
+            text = text[end:]
         if not _CONTROLS.search(text):
             return text
         start = _unfinished_start(text)
