@@ -20,6 +20,8 @@ from support.files import write_user_config
 from support.harness import server_args
 from support.pty_harness import expect_prompt, finish
 
+from ayder_cli.terminal.style import BOLD, NO_BOLD
+
 pexpect = pytest.importorskip("pexpect")
 
 # Each sequence between visible letters: what a terminal acts on is gone, the letters stay.
@@ -52,11 +54,12 @@ def split_everywhere(text: str) -> list[str]:
 
 
 def test_a_streamed_answer_on_a_terminal_keeps_the_text_only(fake, ayder_on_pty, protocol):
-    answer = f"Before {PAYLOAD}\nafter."
+    answer = f"Before {PAYLOAD}\n**after.**"
     fake.queue(Reply(text=answer, chunks=split_everywhere(answer)))
     child = ayder_on_pty(*server_args(fake, protocol), "hi")
     assert finish(child) == 0
     assert_clean(child.before, f"Before {VISIBLE}", "after.", hidden=HIDDEN)
+    assert f"{BOLD}after.{NO_BOLD}" in child.before  # the Markdown view's own styling stays
 
 
 def test_shown_thinking_on_a_terminal_keeps_the_text_only(fake, ayder_on_pty):
@@ -64,6 +67,15 @@ def test_shown_thinking_on_a_terminal_keeps_the_text_only(fake, ayder_on_pty):
     child = ayder_on_pty(*server_args(fake, "openai"), "--show-thinking", "hi")
     assert finish(child) == 0
     assert_clean(child.before, f"Thinking {VISIBLE} done.", "Answer.", hidden=HIDDEN)
+
+
+def test_a_piped_answer_keeps_the_text_only(fake, run_ayder):
+    """`ayder q | less -R` or `> out.txt; cat out.txt`: a pipe often ends on a terminal too."""
+    answer = f"Piped {PAYLOAD} answer."
+    fake.queue(Reply(text=answer, chunks=split_everywhere(answer)))
+    result = run_ayder(*server_args(fake, "ollama"), "hi")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == f"Piped {VISIBLE} answer.\n"
 
 
 def test_the_repl_shows_names_paths_and_server_messages_without_their_escapes(fake, ayder_on_pty, project):
