@@ -29,7 +29,7 @@ from support.fakellm import FakeLLM  # noqa: E402
 from support.files import NOTES, OUTSIDE_SECRET  # noqa: E402
 from support.harness import PROTOCOLS, PipedRun, end_process, run_in_process, run_process, spawn_process  # noqa: E402
 from support.homes import Homes  # noqa: E402
-from support.pty_harness import TerminalRun, spawn_on_pty, terminal_env  # noqa: E402
+from support.pty_harness import PTY_COLUMNS, TerminalRun, spawn_on_pty, terminal_env  # noqa: E402
 
 AYDER_ENV_VARS = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OLLAMA_HOST", "AYDER_MODEL", "AYDER_PROVIDER",
                   "AYDER_BASE_URL", "NO_COLOR")
@@ -183,10 +183,11 @@ def ayder_on_pty(project, isolated_env, monkeypatch, seams):
     """Start ayder in-process on a terminal in the project directory -> a TerminalRun (pexpect's methods)."""
     runs: list[TerminalRun] = []
 
-    def start(*args: str, term: str = "dumb", color: bool = True, stdout: Path | None = None) -> TerminalRun:
+    def start(*args: str, term: str = "dumb", color: bool = True, stdout: Path | None = None,
+              columns: int = PTY_COLUMNS) -> TerminalRun:
         for name, value in terminal_env(term, color).items():
             monkeypatch.setenv(name, value)  # prompt_toolkit reads TERM and the rest from os.environ
-        run = TerminalRun(args, env=dict(os.environ), cwd=project, stdout_path=stdout, seams=seams)
+        run = TerminalRun(args, env=dict(os.environ), cwd=project, stdout_path=stdout, seams=seams, columns=columns)
         runs.append(run)
         return run
 

@@ -21,6 +21,8 @@ from ayder_cli.modes.entries import EntryOutcome, handle_entry, read_entries
 from ayder_cli.modes.prepare import offer_checkpoint
 from ayder_cli.setup.config import Config
 from ayder_cli.setup.deferred import Deferred
+from ayder_cli.setup.url_server import known_before_asking, names_only_a_url
+from ayder_cli.storage.profiles import ServerProfiles, profiles_path
 from ayder_cli.storage.layout import Layout
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
@@ -95,7 +97,7 @@ def banner(config: Config, root: Path, repo_root: Path, environment: Environment
     where = f"root {shown(root)}"
     if repo_root != root and root.is_relative_to(repo_root):
         where += f" (in the git work tree {shown(repo_root)}, which holds .ayder/; --root widens it)"
-    parts = [f"ayder · {config.provider} {config.resolved_model} at {config.resolved_base_url}", where,
+    parts = [f"ayder · {server_before_asking(config, environment)}", where,
              "/help for commands, Ctrl-D to leave"]
     lines: list[str] = []
     for part in parts:  # a part goes on the line if it fits there; a part too long for any line is wrapped
@@ -104,6 +106,23 @@ def banner(config: Config, root: Path, repo_root: Path, environment: Environment
         else:
             lines += textwrap.wrap(part, columns, break_long_words=False, break_on_hyphens=False)
     return "\n".join(lines)
+
+
+def server_before_asking(config: Config, environment: Environment) -> str:
+    """The provider, model and URL as /status will show them, said before the server is asked anything
+    (the prompt comes first): for a URL given alone, what is not known yet is said to be asked."""
+    if not names_only_a_url(config, environment.env):
+        return f"{config.provider} {config.resolved_model} at {config.resolved_base_url}"
+    known = known_before_asking(config, ServerProfiles(profiles_path(environment.env)))
+    named = config.model is not None or config.sources.get("model", "default") != "default"
+    if known is None:
+        model = f", model {config.resolved_model}" if named else ""
+        return f"the server at {config.resolved_base_url}{model} ({'its API' if named else 'its API and model'} " \
+               "asked at the first message)"
+    provider, base_url, _ = known
+    if named:
+        return f"{provider} {config.resolved_model} at {base_url}"
+    return f"{provider} at {base_url} (the model it serves, asked at the first message)"
 
 
 class CtrlCToLeave:

@@ -23,6 +23,7 @@ from ayder_cli.setup.deferred import Deferred
 from ayder_cli.storage.layout import Layout
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
+from ayder_cli.terminal.safe_text import safe_text
 from ayder_cli.terminal.signals import Terminated
 
 
@@ -222,7 +223,7 @@ def _list_tasks(root: Path, console: Console) -> int:
     from ayder_cli.storage.tasks import format_table, load_tasks, task_warnings
 
     tasks = load_tasks(root)
-    console.out.write(format_table(tasks) + "\n")
+    console.out.write(safe_text(format_table(tasks)) + "\n")  # the titles are the project's text
     console.out.flush()
     for warning in task_warnings(tasks, root):
         console.notice(warning)

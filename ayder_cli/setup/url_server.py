@@ -45,11 +45,9 @@ def with_server_of_url(config: Config, env: Mapping[str, str], console: Console,
         return _with_its_only_model(config, env)
     url = config.resolved_base_url
     served = None
-    known = profiles.server(url)
-    if urlsplit(url).path.endswith("/v1"):
-        config = _speaking(config, OPENAI.name, url, "the URL ends in /v1")
-    elif known.get("provider") in PROVIDERS and isinstance(known.get("base_url"), str):
-        config = _speaking(config, known["provider"], known["base_url"], f"{url} asked on {known.get('learned')}")
+    known = known_before_asking(config, profiles)
+    if known is not None:
+        config = _speaking(config, *known)
     else:
         answer = _ask(config, env, url)
         if answer is None:  # nothing lists models there: the request itself will say what answers
@@ -60,6 +58,18 @@ def with_server_of_url(config: Config, env: Mapping[str, str], console: Console,
         config = _speaking(config, provider, base_url, f"{url} answered as {KINDS[provider]}")
     console.log(f"{config.provider} at {config.resolved_base_url} ({config.sources['provider']})")
     return _with_its_model(config, env, served)
+
+
+def known_before_asking(config: Config, profiles: ServerProfiles) -> tuple[str, str, str] | None:
+    """(provider, base URL, why) of a URL given alone, where nothing need be asked to know them: the URL
+    ends in /v1, or a run before asked it; None: the server will be asked."""
+    url = config.resolved_base_url
+    known = profiles.server(url)
+    if urlsplit(url).path.endswith("/v1"):
+        return OPENAI.name, url, "the URL ends in /v1"
+    if known.get("provider") in PROVIDERS and isinstance(known.get("base_url"), str):
+        return known["provider"], known["base_url"], f"{url} asked on {known.get('learned')}"
+    return None
 
 
 def _speaking(config: Config, provider: str, base_url: str, why: str) -> Config:

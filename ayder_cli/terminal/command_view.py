@@ -10,7 +10,7 @@ run_shell_command (a model's command, a check) hands each chunk it reads to the 
   at the end (with -v, every line as it comes).
 
 The command's own status line follows (the activity line's end, or a check's line);
-output with no activity line above it (a check, or a command after its question) gets
+output with no activity line or question above it naming the call (a check) gets
 a `$ command` line first. Lines are made safe (safe_text: no escape sequence of the
 command's reaches the terminal), masked (a key split across two reads is held back),
 then cut to the terminal's width so a redraw knows how many rows it covers. The read loop never waits on the view: it redraws at
@@ -156,9 +156,9 @@ class CommandView:
         try:
             if not self._started:
                 self._started = True
-                named = self.console.activity_open  # the model's command: its activity line names it
+                named = self.console.call_named  # the model's command: its activity line or question names it
                 self.console.start_block()  # that line ends; the output goes under it
-                if not named and self.command:  # a check, or a command after its question: named here
+                if not named and self.command:  # a check: named here
                     text = self._row(f"$ {self.secrets.mask(describe_command(self.command))}", indent="") + text
             self.console.err.write(text)
             self.console.err.flush()

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from typing import IO, Callable, ContextManager, Iterator, Mapping
 
 from ayder_cli.terminal.environment import Environment, is_tty
+from ayder_cli.terminal.safe_text import wrap_row
 from ayder_cli.terminal.style import BOLD, CYAN, DIM, GREEN, RED, RESET, YELLOW
 from ayder_cli.tools.base import Preview
 from ayder_cli.tools.executor import PERMISSION_NAMES, Answer, ConfirmRequest, Decision
@@ -164,7 +165,7 @@ class TerminalConfirmer:
                 return None
             reader, writer = streams
             color = self.color if self.color is not None else (is_tty(writer) and not self.no_color)
-            writer.write(self.mask(self.describe(request, color)))
+            writer.write(self.mask(self.describe(request, color, _columns_of(writer))))
             try:
                 return self._ask(reader, writer, color)
             except KeyboardInterrupt:  # propagates: the loop counts the tool as interrupted
@@ -173,11 +174,13 @@ class TerminalConfirmer:
             finally:
                 writer.flush()
 
-    def describe(self, request: ConfirmRequest, color: bool) -> str:
-        """The summary line, and for a file change the diff, each line ending in a newline."""
+    def describe(self, request: ConfirmRequest, color: bool, columns: int | None = None) -> str:
+        """The summary line (wrapped between words to `columns`, on a terminal), and for a file change
+        the diff, each line ending in a newline."""
         paint = painter(color)
-        word = PERMISSION_NAMES.get(request.permission, request.permission)
-        text = paint(f"ayder wants to {word}:", BOLD, YELLOW) + " " + visible(request.summary, 2000) + "\n"
+        lead = f"ayder wants to {PERMISSION_NAMES.get(request.permission, request.permission)}:"
+        summary = wrap_row(f"{lead} ", visible(request.summary, 2000), columns)
+        text = paint(lead, BOLD, YELLOW) + summary[len(lead):] + "\n"
         if request.preview is not None:
             text += "".join(line + "\n" for line in painted_diff(request.preview, paint))
         return text
@@ -219,6 +222,14 @@ class TerminalConfirmer:
                 writer.write("Please answer y, n, a or d.\n")
         writer.write("No clear answer; not allowed.\n")
         return Answer(Decision.NO)
+
+
+def _columns_of(writer: IO[str]) -> int | None:
+    """The width of the terminal the question is written on; None where it is not one."""
+    try:
+        return os.get_terminal_size(writer.fileno()).columns
+    except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
+        return None
 
 
 def key_fd(reader: IO[str]) -> int | None:

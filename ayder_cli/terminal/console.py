@@ -1,4 +1,9 @@
-"""Everything printed. stdout carries the answer only; the rest goes to stderr."""
+"""Everything printed. stdout carries the answer only; the rest goes to stderr.
+
+Every text that reaches the terminal through here passes safe_text (or, streamed, a
+StreamSanitizer) before ayder paints it: what came from outside (the model's answer and thinking,
+a tool's name, a path, a server's message) cannot act on the terminal; ayder's own styling stays.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from ayder_cli.calls import describe
 from ayder_cli.llm.base import Reply, Usage
 from ayder_cli.masking import MaskedStream, Secrets
 from ayder_cli.terminal.environment import Environment
+from ayder_cli.terminal.safe_text import StreamSanitizer, cut_to_width, safe_text, terminal_columns, wrap_row
 from ayder_cli.terminal.style import DIM, GREEN, RED, RESET, YELLOW
 from ayder_cli.terminal.usage_line import describe_message_usage
 from ayder_cli.wording import counted
@@ -68,11 +74,14 @@ class Console:
         self._arriving = None  # the line of a native call still streaming, drawn on stderr (an ArrivingLine)
         self._progress_shown = False  # a prompt progress line is on stderr (drawn without the spinner)
         self._err_line_open = False  # stderr has thinking not yet ended by a newline
+        self._activity: str | None = None  # the activity line while it is stderr's open line (its one row)
+        self.call_named = False  # the call running now is named on screen (its activity line, or its question)
         self._message_usage: list[Usage] = []  # the counts of each request of the current user message
         # Markdown rendered only on a terminal with colour; anything else gets the model's text unchanged.
         self.markdown = environment.stdout_is_tty and not environment.no_color
         self._markdown = None  # the MarkdownView, made at the first text (its import waits until then)
         self._secrets: Secrets | None = None
+        self._safe_answer, self._safe_thinking = StreamSanitizer(), StreamSanitizer()  # a sequence may span deltas
 
     def mask_with(self, secrets: Secrets) -> None:
         """From now on every write to stdout and stderr has the secrets masked."""
@@ -125,6 +134,9 @@ class Console:
     def on_text(self, text: str) -> None:
         self._stop_spinner()
         self._end_err_line()
+        text = self._safe_answer.feed(text)  # before Markdown: its own styling is added after
+        if not text:
+            return
         if self.markdown:
             if self._markdown is None:
                 from ayder_cli.terminal.markdown_view import (
@@ -146,6 +158,9 @@ class Console:
         self._stop_spinner()
         if not self.show_thinking:
             return
+        text = self._safe_thinking.feed(text)
+        if not text:
+            return
         self._flush_markdown()
         # Start thinking on its own line only where both streams share a screen;
         # a redirected stdout keeps exactly the answer's text.
@@ -165,6 +180,8 @@ class Console:
         self._end_err_line()
         if reply.finish_reason == "length" and not reply.interrupted:
             return  # the loop asks for the rest, which goes on from here
+        self._safe_answer.finish()
+        self._safe_thinking.finish()
         if self._out_line_open:
             self.out.write("\n")
             self.out.flush()
@@ -179,7 +196,6 @@ class Console:
             return
         if self._arriving is None:
             from ayder_cli.terminal.arriving_line import ArrivingLine  # lazy: not on the start-up path
-            from ayder_cli.terminal.safe_text import terminal_columns
 
             self._stop_spinner()
             self._end_err_line()
@@ -202,27 +218,46 @@ class Console:
             self.out.write("\n")  # the activity line starts on a line of its own on a shared screen
             self.out.flush()
             self._out_line_open = False
-        self.err.write(self._paint(f"→ {describe_call(call)}", DIM))
+        line = f"→ {safe_text(describe_call(call))}"
+        if self.environment.stderr_is_tty:  # one row: never wrapped mid-word, and a question can take it back
+            line = cut_to_width(line, terminal_columns(self.environment) - 1)
+        self.err.write(self._paint(line, DIM))
         self.err.flush()
         self._err_line_open = True
+        self._activity, self.call_named = line, True
 
     def end_activity_line(self) -> None:
-        """Before a question on the terminal: the half-printed activity line ends here."""
+        """Before a question about the call: on a terminal its activity line is taken back, as the question
+        names the call whole (the call is not shown twice); elsewhere (a log) the line ends here."""
+        if self._activity is not None and self._err_line_open and self.environment.stderr_is_tty:
+            blank = "\033[K" if self.draws_in_place else " " * len(self._activity) + "\r"  # a dumb terminal has \r
+            self.err.write("\r" + blank)
+            self._err_line_open = False
+        self._activity = None
         self._end_err_line()
         self.err.flush()
 
     def on_tool_done(self, call, result) -> None:
-        mark = self._paint("✓", GREEN) if result.ok else self._paint("✗", RED)
-        summary = result.summary or ("ok" if result.ok else (result.error or "failed"))
-        self.err.write(f"  {mark} {summary}\n")
+        mark = "✓" if result.ok else "✗"
+        summary = safe_text(result.summary or ("ok" if result.ok else (result.error or "failed")))
+        status = f"  {mark} {summary}"
+        if self.environment.stderr_is_tty:  # wrapped at words; below the activity line when both do not fit
+            columns = terminal_columns(self.environment)
+            if self._activity is not None and self._err_line_open and \
+                    len(self._activity) + len(status) > columns - 1:
+                self._end_err_line()
+            status = wrap_row(f"  {mark} ", summary, columns)
+        self.err.write(status.replace(mark, self._paint(mark, GREEN if result.ok else RED), 1) + "\n")
         self.err.flush()
         self._err_line_open = False
+        self._activity, self.call_named = None, False
 
     def on_check(self, run, excerpt: str | None) -> None:
         """One line per verify command: `✓ check: ruff check .`, `✗ check: pytest -q (exit 1)`."""
         self._stop_spinner()
         self._end_err_line()
-        status = "" if run.ok else f" (exit {run.exit_status})" if run.exit_status is not None else f" ({run.summary})"
+        status = "" if run.ok else f" (exit {run.exit_status})" if run.exit_status is not None \
+            else f" ({safe_text(run.summary)})"
         mark = self._paint("✓", GREEN) if run.ok else self._paint("✗", RED)
         self.err.write(f"{mark} check: {describe_command(run.command)}{status}\n")
         self.err.flush()
@@ -248,10 +283,10 @@ class Console:
     # --- stderr lines
 
     def notice(self, message: str) -> None:
-        self._line(self._paint(message, YELLOW))
+        self._line(message, YELLOW)
 
     def dim_line(self, message: str) -> None:
-        self._line(self._paint(message, DIM))
+        self._line(message, DIM)
 
     def info(self, message: str) -> None:
         self._line(message)
@@ -267,19 +302,20 @@ class Console:
         self._progress_shown = True  # the next line clears it
 
     def error(self, message: str, hint: str | None = None) -> None:
-        self._line(self._paint("error: ", RED) + message)
+        self._line(message, mark=self._paint("error: ", RED))
         if hint:
-            self._line(self._paint(f"  {hint}", DIM))
+            self._line(f"  {hint}", DIM)
+
+    def painted_line(self, text: str) -> None:
+        """A line ayder painted itself, written as it is: what came from outside in it was made safe first."""
+        self.start_block()
+        self.err.write(text + "\n")
+        self.err.flush()
 
     def log(self, message: str) -> None:
         """Request metadata, shown with --verbose / /verbose."""
         if self.verbose:
             self.dim_line(f"· {message}")
-
-    @property
-    def activity_open(self) -> bool:
-        """An activity line (`→ run_shell_command(...)`) waits for its status: what follows belongs to it."""
-        return self._err_line_open
 
     def start_block(self) -> None:
         """Before lines of stderr's own (a notice, a command's output): what was half-printed ends."""
@@ -291,9 +327,11 @@ class Console:
             self.out.flush()
             self._out_line_open = False
 
-    def _line(self, text: str) -> None:
+    def _line(self, text: str, colour: str | None = None, mark: str = "") -> None:
+        """One line on stderr: its text made safe (it may name a path, a server's message), then painted."""
+        text = safe_text(text)
         self.start_block()
-        self.err.write(text + "\n")
+        self.err.write(mark + (self._paint(text, colour) if colour else text) + "\n")
         self.err.flush()
 
     def _paint(self, text: str, colour: str) -> str:

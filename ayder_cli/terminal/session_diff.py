@@ -7,6 +7,7 @@ from __future__ import annotations
 from ayder_cli.storage.binary import looks_binary
 from ayder_cli.storage.undo import UndoError, UndoJournal
 from ayder_cli.terminal.confirm import DIFF_STYLES, painted_diff, painter
+from ayder_cli.terminal.safe_text import safe_text
 from ayder_cli.tools.base import Preview
 from ayder_cli.wording import counted
 
@@ -15,8 +16,13 @@ MAX_READ_BYTES = 2 * 1024 * 1024  # a file bigger than this now is named with it
 
 
 def session_diff(journal: UndoJournal, color: bool) -> list[str]:
-    """The lines /diff prints: a diff or a one-line note per changed file, then how many; or 'no changes'."""
-    paint = painter(color)
+    """The lines /diff prints, painted: a diff or a one-line note per changed file, then how many; or
+    'no changes'. File names are the project's text: made safe before they are painted."""
+    painted = painter(color)
+
+    def paint(text: str, *styles: str) -> str:
+        return painted(safe_text(text), *styles)
+
     lines: list[str] = []
     changed, named = 0, []
     for entry in journal.first_changes():
@@ -45,7 +51,7 @@ def session_diff(journal: UndoJournal, color: bool) -> list[str]:
     if not changed:
         return ["no changes: no file ayder changed in this session differs from before it"]
     if named:
-        lines.append(f"also changed: {', '.join(named)}")
+        lines.append(safe_text(f"also changed: {', '.join(named)}"))
     lines.append(f"{counted(changed, 'file')} changed in this session (/undo takes changes back)")
     return lines
 

@@ -15,9 +15,9 @@ from ayder_cli.tools.excerpt_compilers import COMPILER_FINDERS, make_error, pyth
 from ayder_cli.tools.excerpt_runners import RUNNER_FINDERS, pytest_failure, unittest_failure
 
 # What run_shell_command puts around the streams (tools/shell.py _result): its status line and notes
-# before the first stream header, the headers, the mark where it cut a stream's middle.
+# before the output's header, the header, the mark where it cut the output's middle.
 FRAME_START = re.compile(r"^(exit code -?\d+|killed by signal \d+|timed out after .*)$")
-FRAME_LINE = re.compile(r"^(--- std(out|err) ---|\[no output\]|\[\.\.\. [\d,]+ bytes cut from the middle \.\.\.\])$")
+FRAME_LINE = re.compile(r"^(--- output ---|\[no output\]|\[\.\.\. [\d,]+ bytes cut from the middle \.\.\.\])$")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 SAYS_FAILED = re.compile(r"\b(error|errors|fail|failed|failure|failures|fatal)\b", re.IGNORECASE)
 AROUND_BEFORE, AROUND_AFTER = 2, 6  # the fallback's lines around the first line that says error

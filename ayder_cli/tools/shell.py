@@ -2,9 +2,12 @@
 
 Nothing it starts outlives it: when the shell ends, times out or is interrupted,
 whatever is left in its process group is stopped (SIGTERM, a short grace, then
-SIGKILL). Both pipes are read without threads through select(), keeping only the
-head and the tail of each, so a command that prints gigabytes costs little memory,
-and a leftover child holding a pipe open cannot keep ayder waiting.
+SIGKILL). stdout and stderr share one pipe, so their lines stay in the order the
+command wrote them (two pipes read together cannot say which came first), as on a
+terminal and as `!cmd` and background processes show them. The pipe is read
+without threads through select(), keeping only its head and tail, so a command that
+prints gigabytes costs little memory, and a leftover child holding the pipe open
+cannot keep ayder waiting.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from ayder_cli.tools.sandbox_refusals import refused_line
 PIPE_GRACE_S = 0.3  # after the shell exits, how long output from what it left behind is still awaited
 POLL_S = 0.05  # how often the shell is checked on while its pipes are quiet
 FRAME_ROOM = 400  # characters kept for the status lines and the section headers
+OUTPUT_HEADER = "--- output ---"  # above what the command wrote, stdout and stderr together
 
 
 def run_shell_command(context: ToolContext, args: dict[str, Any]) -> ToolResult:
@@ -35,11 +39,11 @@ def run_shell_command(context: ToolContext, args: dict[str, Any]) -> ToolResult:
     timeout, notes = _timeout(args.get("timeout_s"), context.shell_timeout_s)
     keep = max(context.max_output_chars - FRAME_ROOM, 200)
     watch = context.watch(command) if context.watch else None
-    process = spawn(command, context.root, subprocess.PIPE, subprocess.PIPE, env=context.env,
+    process = spawn(command, context.root, subprocess.PIPE, subprocess.STDOUT, env=context.env,
                     sandbox=context.sandbox)
     timed_out = leftovers = False
     try:
-        streams = {process.stdout: Capture(keep), process.stderr: Capture(keep)}
+        streams = {process.stdout: Capture(keep)}
         timed_out = _pump(process, streams, time.monotonic() + timeout, watch)
         if timed_out or group_alive(process.pid):
             leftovers = not timed_out  # the shell is done, but something it started is still running
@@ -49,20 +53,19 @@ def run_shell_command(context: ToolContext, args: dict[str, Any]) -> ToolResult:
         kill_group(process)
         raise
     finally:
-        for stream in (process.stdout, process.stderr):
-            stream.close()
+        process.stdout.close()
         if watch is not None:
             watch.end()  # also on Ctrl-C: the view leaves the cursor on a fresh line
-    out, err = streams[process.stdout], streams[process.stderr]
+    out = streams[process.stdout]
     if leftovers:
         notes.append("note: processes it left running in the background were stopped; "
                      "use run_background_process for a server or a watcher")
-    refused = refused_line(context.sandbox, out.render(keep) + "\n" + err.render(keep))
+    refused = refused_line(context.sandbox, out.render(keep))
     if refused:
         notes.append(refused)
     longer = "use run_background_process" if timeout >= context.shell_timeout_s else \
         "pass a larger timeout_s or use run_background_process"
-    result = _result(process.returncode, out, err, keep, timeout if timed_out else None, notes, longer)
+    result = _result(process.returncode, out, keep, timeout if timed_out else None, notes, longer)
     if refused:  # the user reads it on the activity line, not only the model in the result
         result.summary = f"{result.summary}; {refused}"
     return result
@@ -87,7 +90,7 @@ def _timeout(requested: float | None, limit: float) -> tuple[float, list[str]]:
 
 def _pump(process: subprocess.Popen, streams: dict[Any, Capture], deadline: float,
           watch: OutputWatch | None = None) -> bool:
-    """Read both pipes until the shell has exited and they are closed; True if the deadline came first.
+    """Read the pipes until the shell has exited and they are closed; True if the deadline came first.
 
     Once the shell has exited, pipes still held open by something it started are
     read for at most PIPE_GRACE_S more. `watch` sees each chunk as it is read.
@@ -125,7 +128,7 @@ def _pump(process: subprocess.Popen, streams: dict[Any, Capture], deadline: floa
         selector.close()
 
 
-def _result(code: int | None, out: Capture, err: Capture, keep: int, timed_out_after: float | None,
+def _result(code: int | None, out: Capture, keep: int, timed_out_after: float | None,
             notes: list[str], longer: str) -> ToolResult:
     """The result the model reads; `longer` says how to give a command more time."""
     lines = []
@@ -140,14 +143,7 @@ def _result(code: int | None, out: Capture, err: Capture, keep: int, timed_out_a
         summary = f"killed by signal {-(code or 0)}"
         lines.append(summary)
     lines.extend(notes)
-    # Share the room: a stream that needs less leaves the rest to the other.
-    err_budget = min(err.total, max(keep // 2, keep - out.total))
-    if out.total:
-        lines.append("--- stdout ---\n" + out.render(keep - err_budget).rstrip("\n"))
-    if err.total:
-        lines.append("--- stderr ---\n" + err.render(err_budget).rstrip("\n"))
-    if not out.total and not err.total:
-        lines.append("[no output]")
+    lines.append(f"{OUTPUT_HEADER}\n" + out.render(keep).rstrip("\n") if out.total else "[no output]")
     text = "\n".join(lines)
     if code == 0 and timed_out_after is None:
         return ToolResult(ok=True, output=text, summary=summary)
@@ -156,7 +152,7 @@ def _result(code: int | None, out: Capture, err: Capture, keep: int, timed_out_a
 
 RUN_SHELL_COMMAND = ToolSpec(
     name="run_shell_command",
-    description="Run a /bin/sh command in the project root, stdin empty; returns exit code, stdout, stderr.",
+    description="Run a /bin/sh command in the project root, stdin empty; returns exit code and stdout+stderr.",
     parameters={
         "type": "object",
         "properties": {

@@ -35,7 +35,9 @@ def crash() -> str:
 
 
 def with_tools(server: Any) -> Any:
-    """The server, offering the toy tools (both servers' tool() decorators take a function as it is)."""
+    """The server, offering the toy tools (both servers' tool() decorators take a function as it is).
+    $TOY_ECHO_DESCRIPTION, when set, is echo's description (a server's text the terminal must not act on)."""
+    echo.__doc__ = os.environ.get("TOY_ECHO_DESCRIPTION", echo.__doc__)
     for tool in (echo, slow, fail, crash):
         server.tool()(tool)
     return server

@@ -41,9 +41,9 @@ class TerminalRun(fdspawn):
     a key; Ctrl-C as a signal (sendintr) needs a real process: spawn_on_pty."""
 
     def __init__(self, args, *, env: dict, cwd: Path, stdout_path: Path | None = None, timeout: float = 20,
-                 seams: dict | None = None):
+                 seams: dict | None = None, columns: int = PTY_COLUMNS):
         master, slave = os.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", PTY_ROWS, PTY_COLUMNS, 0, 0))
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", PTY_ROWS, columns, 0, 0))
         stdin = open(slave, encoding="utf-8")  # noqa: SIM115 - closed when the run ends
         stdout, stderr = (open(os.dup(slave), "w", encoding="utf-8", buffering=1)  # noqa: SIM115
                           for _ in range(2))

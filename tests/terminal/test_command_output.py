@@ -160,8 +160,8 @@ KEY = "sk-live-SECRET-4242"
 
 def test_a_key_a_command_prints_is_masked_live_even_split_across_reads(on_terminal, project, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    # The key's first half, then (on stderr) a line saying so; the second half once the test has seen it.
-    child = on_terminal(f"printf 'key=sk-%s' live-SEC; echo ready >&2; {WAIT_FOR_GO}; printf 'RET-4242\\n'",
+    # A whole line, then the key's first half; the second half once the test has seen the first shown.
+    child = on_terminal(f"echo ready; printf 'key=sk-%s' live-SEC; {WAIT_FOR_GO}; printf 'RET-4242\\n'",
                         color=False)
     child.expect_exact("    ready\r\n    key=\r\n")  # the part that cannot be a key's start is shown
     (project / "go").touch()

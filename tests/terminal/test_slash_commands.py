@@ -9,7 +9,7 @@ from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
 from ayder_cli.terminal.commands import COMMANDS
-from ayder_cli.terminal.commands.base import wrap_row
+from ayder_cli.terminal.safe_text import wrap_row
 from ayder_cli.terminal.repl_input import command_completer
 from ayder_cli.wording import counted
 

@@ -31,8 +31,8 @@ def noise(size: int = 20_000) -> str:
 
 def framed(stdout: str, stderr: str = "", code: int = 1) -> str:
     """As run_shell_command renders a command's result (tools/shell.py _result)."""
-    text = f"exit code {code}\n--- stdout ---\n{stdout.rstrip()}"
-    return text + (f"\n--- stderr ---\n{stderr.rstrip()}" if stderr else "")
+    written = "\n".join(part.rstrip() for part in (stdout, stderr) if part)  # one pipe: stderr after stdout here
+    return f"exit code {code}\n--- output ---\n{written}"
 
 
 PYTEST = """\
@@ -317,7 +317,7 @@ def test_the_first_error_block_without_the_noise(stdout, found, absent):
     assert len(output) > 20_000 and len(excerpt) <= 1200, excerpt
     for text in found:
         assert text in excerpt, f"{text!r} missing from:\n{excerpt}"
-    for text in (*absent, "exit code 1", "--- stdout ---"):
+    for text in (*absent, "exit code 1", "--- output ---"):
         assert text not in excerpt, f"{text!r} in:\n{excerpt}"
     # make and the fallback keep a few lines above the error: there, the noise's last lines
     assert sum(NOISE_MARK in line for line in excerpt.splitlines()) <= NOISE_LINES_ABOVE.get(excerpt_kind(found), 0), excerpt
@@ -354,7 +354,7 @@ def test_a_deep_pytest_traceback_keeps_the_test_and_its_end():
 
 
 def test_the_commands_own_note_lines_are_kept():
-    output = "exit code 1\nnote: processes it left running were stopped\n--- stdout ---\nnote: mine\nFAILED x"
+    output = "exit code 1\nnote: processes it left running were stopped\n--- output ---\nnote: mine\nFAILED x"
     assert failure_excerpt(output) == "note: mine\nFAILED x"
 
 

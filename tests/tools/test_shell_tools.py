@@ -62,8 +62,8 @@ def pids_in(path: Path, count: int) -> list[int]:
     raise AssertionError(f"the command never wrote {count} pids to {path}")
 
 
-def section(output: str, name: str) -> str:
-    """The text of the --- stdout --- or --- stderr --- section of a result."""
+def section(output: str, name: str = "output") -> str:
+    """The text of a result's --- output --- section (stdout and stderr as the command wrote them)."""
     start = output.index(f"--- {name} ---\n") + len(f"--- {name} ---\n")
     end = output.find("\n--- ", start)
     return output[start:] if end == -1 else output[start:end]
@@ -76,19 +76,18 @@ TWO_SLEEPERS = "echo $$ > pids; sleep 300 & echo $! >> pids; wait"
 # --- run_shell_command
 
 
-def test_exit_code_stdout_and_stderr_come_back_apart(context):
-    result = shell(context, "echo to-out; echo to-err >&2; exit 3")
+def test_exit_code_and_stdout_and_stderr_in_the_order_written(context):
+    result = shell(context, "echo to-out; echo to-err >&2; echo out-again; echo err-again >&2; exit 3")
     assert not result.ok
     assert result.summary == "exit code 3"
     assert result.error.startswith("exit code 3")
-    assert section(result.error, "stdout") == "to-out"
-    assert section(result.error, "stderr") == "to-err"
+    assert section(result.error) == "to-out\nto-err\nout-again\nerr-again"
 
 
 def test_a_successful_command_is_ok_and_says_so(context):
     result = shell(context, "printf 'a\\nb\\n'")
     assert result.ok and result.summary == "exit code 0"
-    assert result.output == "exit code 0\n--- stdout ---\na\nb"
+    assert result.output == "exit code 0\n--- output ---\na\nb"
 
 
 def test_a_command_with_no_output_says_so(context):
@@ -98,13 +97,13 @@ def test_a_command_with_no_output_says_so(context):
 def test_a_missing_program_reports_the_shell_error(context):
     result = shell(context, "no-such-program-anywhere")
     assert not result.ok and result.summary == "exit code 127"
-    assert "not found" in section(result.error, "stderr")
+    assert "not found" in section(result.error)
 
 
 def test_the_command_runs_in_the_project_root(context, project):
     (project / "here.txt").write_text("in the project\n")
     result = shell(context, "pwd; cat here.txt")
-    assert section(result.output, "stdout") == f"{project.resolve()}\nin the project"
+    assert section(result.output) == f"{project.resolve()}\nin the project"
 
 
 @pytest.fixture
@@ -126,7 +125,7 @@ def test_stdin_is_closed_so_a_command_reading_it_ends_at_once(context, open_stdi
     result = shell(context, "cat; read line; echo read-status=$?", timeout_s=HANG_GUARD_S)
     assert time.monotonic() - started < HANG_GUARD_S - 1
     assert result.ok, result.error
-    assert section(result.output, "stdout") == "read-status=1"
+    assert section(result.output) == "read-status=1"
 
 
 def test_timeout_stops_the_whole_process_group(context, project):
@@ -144,8 +143,7 @@ def test_timeout_stops_the_whole_process_group(context, project):
 def test_timeout_keeps_the_output_that_arrived(context):
     result = shell(context, "echo first-part; echo warning >&2; sleep 300", timeout_s=0.2)
     assert result.summary == "timed out after 0.2 s"
-    assert section(result.error, "stdout") == "first-part"
-    assert section(result.error, "stderr") == "warning"
+    assert section(result.error) == "first-part\nwarning"
 
 
 def test_timeout_defaults_to_the_configured_one(project):
@@ -179,7 +177,7 @@ def test_a_child_holding_the_pipes_open_does_not_hang_ayder(context, project):
     started = time.monotonic()
     result = shell(context, "sleep 300 & echo $! > pids; echo done", timeout_s=60)
     assert time.monotonic() - started < HANG_GUARD_S
-    assert result.ok and section(result.output, "stdout") == "done"
+    assert result.ok and section(result.output) == "done"
     assert not alive(pids_in(project / "pids", 1)[0])
 
 
@@ -189,7 +187,7 @@ def test_a_child_that_left_the_group_holding_the_pipes_does_not_hang_ayder(conte
     try:
         result = shell(context, "setsid sleep 300 & echo $! > pids; echo done", timeout_s=60)
         assert time.monotonic() - started < HANG_GUARD_S
-        assert result.ok and section(result.output, "stdout") == "done"
+        assert result.ok and section(result.output) == "done"
     finally:
         for pid in pids_in(project / "pids", 1):
             os.kill(pid, signal.SIGKILL)  # it escaped the group on purpose: ours to clean up
@@ -213,24 +211,23 @@ def test_ctrl_c_stops_the_group_and_is_raised_again(context, project):
 def test_long_output_keeps_its_head_and_tail(context):
     result = shell(context, "seq 1 200000")
     assert len(result.output) <= context.max_output_chars
-    assert len(result.output) > context.max_output_chars * 3 // 4  # the room left by an empty stderr is used
-    stdout = section(result.output, "stdout")
+    assert len(result.output) > context.max_output_chars * 3 // 4  # the room is used
+    stdout = section(result.output)
     assert stdout.startswith("1\n2\n3\n")
     assert stdout.endswith("199999\n200000")
     assert "bytes cut from the middle" in stdout
 
 
-def test_stderr_is_not_crowded_out_by_a_flood_on_stdout(context):
+def test_an_error_after_a_flood_is_kept_at_the_tail(context):
     result = shell(context, "seq 1 200000; echo the-real-error >&2; exit 1")
     assert len(result.error) <= context.max_output_chars
-    assert section(result.error, "stderr") == "the-real-error"
-    assert section(result.error, "stdout").endswith("200000")
+    assert section(result.error).endswith("200000\nthe-real-error")
 
 
-def test_a_short_stream_is_kept_whole_beside_a_long_one(context):
-    result = shell(context, "seq 1 200000 >&2; echo short-and-complete")
-    assert section(result.output, "stdout") == "short-and-complete"
-    assert section(result.output, "stderr").endswith("200000")
+def test_a_warning_before_a_flood_is_kept_at_the_head(context):
+    result = shell(context, "echo the-first-warning >&2; seq 1 200000 >&2; echo done")
+    assert section(result.output).startswith("the-first-warning\n1\n2\n")
+    assert section(result.output).endswith("200000\ndone")
 
 
 def test_the_schemas_stay_small():
@@ -476,7 +473,7 @@ def test_a_capped_timeout_is_said_when_the_command_succeeds_too(context):
 
 def test_a_timeout_within_the_limit_is_kept_without_a_note(context):
     result = shell(context, "echo hi", timeout_s=4)
-    assert result.output == "exit code 0\n--- stdout ---\nhi"
+    assert result.output == "exit code 0\n--- output ---\nhi"
 
 
 @pytest.mark.parametrize("value", [float("nan"), "nan", "soon"])

@@ -107,23 +107,3 @@ def run_command(line: str, context: CommandContext) -> CommandResult:
     except AyderError as exc:
         context.console.error(exc.message, exc.hint)
         return CommandResult.FAILED
-
-
-def wrap_row(lead: str, text: str, columns: int | None, min_text: int = 30) -> str:
-    """lead + text, wrapped at word boundaries to `columns`, later lines under the text. When the
-    lead leaves less than min_text columns, the text goes on the lines below it, indented. columns
-    None (no terminal: a log, a pipe): one line, as grep expects."""
-    if columns is None:
-        return lead + text
-    import textwrap  # only when a table is shown
-
-    width = max(columns - 1, 20)
-    if len(lead) + min_text <= width:
-        return textwrap.fill(text, width=width, initial_indent=lead, subsequent_indent=" " * len(lead),
-                             break_long_words=False, break_on_hyphens=False)
-    indent = " " * (len(lead) - len(lead.lstrip()) + 5)
-    head = textwrap.fill(lead.strip(), width=width, initial_indent=lead[:len(lead) - len(lead.lstrip())],
-                         subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
-    body = textwrap.fill(text, width=width, initial_indent=indent, subsequent_indent=indent,
-                         break_long_words=False, break_on_hyphens=False)
-    return f"{head}\n{body}"

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ayder_cli.terminal.commands.base import COMMANDS, CommandContext, CommandResult, command, wrap_row
+from ayder_cli.terminal.commands.base import COMMANDS, CommandContext, CommandResult, command
+from ayder_cli.terminal.safe_text import wrap_row
 from ayder_cli.wording import counted
 
 HELP_COLUMNS = 80  # /help and the banner fit a standard terminal, whatever its real width

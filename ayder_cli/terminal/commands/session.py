@@ -71,5 +71,5 @@ def _diff(context: CommandContext, args: str) -> CommandResult | None:
         context.console.error("/diff is unavailable in this session (no change journal)")
         return CommandResult.FAILED
     for line in session_diff(journal, context.console.color):
-        context.console.info(line)
+        context.console.painted_line(line)
     return None

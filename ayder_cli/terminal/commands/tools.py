@@ -7,7 +7,8 @@ import io
 import os
 
 from ayder_cli.setup.config_checks import check_value
-from ayder_cli.terminal.commands.base import CommandContext, CommandResult, command, wrap_row
+from ayder_cli.terminal.commands.base import CommandContext, CommandResult, command
+from ayder_cli.terminal.safe_text import wrap_row
 from ayder_cli.terminal.environment import Environment
 
 
