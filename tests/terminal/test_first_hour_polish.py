@@ -104,6 +104,8 @@ def test_the_banner_wraps_at_word_boundaries_within_80_columns(fake, ayder_on_pt
     lines = [line for line in plain.split("\n") if line.strip()]
     child.sendline("/exit")
     assert finish(child) == 0
-    assert len(lines) >= 2 and max(map(len, lines)) <= 80, lines
+    # within 80 columns, broken between words: only a word longer than a line (the temp root's path, whose
+    # length depends on pytest's numbering) may stand alone on a longer one
+    assert len(lines) >= 2 and all(len(line) <= 80 or " " not in line.strip() for line in lines), lines
     said = " ".join(lines)
     assert model in said.split() and "/help for commands, Ctrl-D to leave" in lines[-1]
