@@ -5,7 +5,8 @@ read the way models write them (`true`, `True`, `null`, `None`); objects and
 arrays from JSON or from Python literals, never by evaluating code. A union
 (`anyOf`/`oneOf`, as an optional parameter is often declared) takes the types
 of its branches. A parameter whose schema names no type stays text, unless the
-dialect reads such values as JSON (GLM does, as its parsers do).
+dialect reads such values as JSON (GLM does, as its parsers do). A number or a
+boolean written in JSON quotes ("3") is read without them.
 """
 
 from __future__ import annotations
@@ -34,10 +35,13 @@ def typed(value: str, schema: dict | None, key: str, untyped_json: bool = False)
         return None
     if "string" in kinds:
         return value
-    for kind in kinds:
-        converted = _as(kind, text)
-        if converted is not _NO:
-            return converted
+    # A number or boolean written quoted, as JSON ("3", "true"): the quotes are the model's, not the value's.
+    quoted = _json_or_text(text) if text.startswith('"') else None
+    for candidate in (text, quoted) if isinstance(quoted, str) else (text,):
+        for kind in kinds:
+            converted = _as(kind, candidate.strip())
+            if converted is not _NO:
+                return converted
     expected = " or ".join(with_article(kind) for kind in kinds)
     shown = text if len(text) <= 40 else text[:37] + "..."
     raise CoerceError(f"argument {key!r} must be {expected}, got {shown!r}")
