@@ -339,3 +339,39 @@ case(
     display="",
     tags="variant",
 )
+
+case(
+    "hermes_two_objects_apart_by_a_comma",
+    "<tool_call>\n"
+    '{"name": "read_file", "arguments": {"file_path": "a.py"}},\n'
+    '{"name": "list_files", "arguments": {"directory": "src"}}\n'
+    "</tool_call>",
+    calls=[("read_file", {"file_path": "a.py"}), ("list_files", {"directory": "src"})],
+    display="",
+    tags="variant",
+)
+
+case(
+    "minimax_m1_line_holding_an_array_of_calls",
+    "<tool_calls>\n"
+    '[{"name": "read_file", "arguments": {"file_path": "a.py"}}, {"name": "list_files", "arguments": {"directory": '
+    '"src"}}]\n'
+    "</tool_calls>",
+    calls=[("read_file", {"file_path": "a.py"}), ("list_files", {"directory": "src"})],
+    display="",
+    tags="variant",
+)
+
+case(
+    "minimax_m1_two_objects_on_one_line_then_a_bad_line",
+    "<tool_calls>\n"
+    '{"name": "read_file", "arguments": {"file_path": "a.py"}} {"name": "read_file", "arguments": {"file_path": "b.py"}}\n'
+    "calling both now\n"
+    '{"name": "list_files", "arguments": {"directory": "src"}}\n'
+    "</tool_calls>",
+    calls=[("read_file", {"file_path": "a.py"}), ("read_file", {"file_path": "b.py"}),
+           ("list_files", {"directory": "src"})],
+    errors=1,
+    display="",
+    tags="variant",
+)
