@@ -18,6 +18,9 @@ from ayder_cli.calls import structured_value
 from ayder_cli.wording import with_article
 
 _TRUE_FALSE = {"true": True, "false": False}
+# Type names some tool schemas (MCP servers written in Python) give instead of JSON Schema's, as vLLM reads them.
+_ALIASES = {"int": "integer", "float": "number", "double": "number", "bool": "boolean", "str": "string",
+            "dict": "object", "list": "array"}
 
 
 class CoerceError(ValueError):
@@ -53,7 +56,8 @@ def schema_kinds(schema: dict | None) -> list[str]:
         return []
     kinds = schema.get("type")
     if kinds is not None:
-        return [kind for kind in (kinds if isinstance(kinds, list) else [kinds]) if isinstance(kind, str)]
+        return [_ALIASES.get(kind, kind) for kind in (kinds if isinstance(kinds, list) else [kinds])
+                if isinstance(kind, str)]
     branches = schema.get("anyOf") or schema.get("oneOf") or []
     found: list[str] = []
     for branch in branches if isinstance(branches, list) else []:

@@ -375,3 +375,14 @@ case(
     display="",
     tags="variant",
 )
+
+case(
+    "qwen3_values_typed_by_python_type_names_in_the_schema",
+    "<tool_call>\n<function=resize>\n<parameter=width>\n640\n</parameter>\n<parameter=keep_ratio>\nTrue\n</parameter>\n"
+    "<parameter=sizes>\n[1, 2]\n</parameter>\n</function>\n</tool_call>",
+    [{"type": "function", "function": {"name": "resize", "parameters": {"type": "object", "properties": {
+        "width": {"type": "int"}, "keep_ratio": {"type": "bool"}, "sizes": {"type": "list"}}}}}],
+    calls=[("resize", {"width": 640, "keep_ratio": True, "sizes": [1, 2]})],
+    display="",
+    tags="variant",
+)
