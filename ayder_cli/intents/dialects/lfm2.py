@@ -26,6 +26,7 @@ _MAY_BE_NAME = re.compile(r"[A-Za-z_][\w.]*\s*")
 class Lfm2(Block):
     search = 0  # where the look for the end token resumes
     first_end: int | None = None  # the first end token, where the calls before it could not be read
+    calls: list | None = None  # the calls read where the block ends at its end token, kept for finish()
 
     def read(self, buf: str, final: bool) -> Verdict:
         following = self.context.following(buf, len(self.opener))
@@ -36,7 +37,8 @@ class Lfm2(Block):
             return NEED_MORE if grows else NOT_MINE  # else the token mentioned in prose
         # A string may quote the end token: it ends the block where the calls before it can be read.
         while (end := buf.find(END, max(self.search, len(self.opener)))) >= 0:
-            if _readable(buf[len(self.opener) : end]):
+            self.calls = _calls(buf[len(self.opener) : end])
+            if self.calls is not None:
                 return Ends(end + len(END))
             self.first_end = end if self.first_end is None else self.first_end
             self.search = end + 1
@@ -56,7 +58,7 @@ class Lfm2(Block):
             self._json(body)
             return
         try:
-            calls = python_calls(body)
+            calls = self.calls if closed and self.calls is not None else python_calls(body)
         except NotPython as exc:
             self.found.error(f"a <|tool_call_start|> block could not be read: {exc}: {short(body)}")
             return
@@ -76,16 +78,17 @@ class Lfm2(Block):
             self.found.error(f"a <|tool_call_start|> block is not valid JSON ({exc.msg}): {short(body)}")
 
 
-def _readable(body: str) -> bool:
+def _calls(body: str) -> list | None:
+    """The Python calls of a block's body ([] for JSON or an empty list, read in finish()); None when the body
+    cannot be read, so an end token after it may be quoted in a string."""
     body = body.strip()
     try:
         if body.startswith(("{", "[{")):
             list(json_values(body))
-        elif body not in ("", "[]"):
-            python_calls(body)
+            return []
+        return python_calls(body) if body not in ("", "[]") else []
     except (NotPython, json.JSONDecodeError):
-        return False
-    return True
+        return None
 
 
 DIALECT = Dialect("lfm2", Lfm2, openers=(START,))
