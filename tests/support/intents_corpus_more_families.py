@@ -86,6 +86,16 @@ case(
 )
 
 case(
+    "harmony_call_after_the_final_message_ended",
+    "<|channel|>final<|message|>Reading the notes first.<|end|>"
+    '<|start|>assistant<|channel|>commentary to=functions.read_file <|constrain|>json<|message|>{"file_path": "n.txt"}'
+    "<|call|>",
+    calls=[("read_file", {"file_path": "n.txt"})],
+    display="Reading the notes first.",
+    tags="harmony",
+)
+
+case(
     "harmony_header_inside_a_sentence_is_a_mention",
     'A call is written <|channel|>commentary to=functions.read_file <|message|>{"file_path": "a.py"} in harmony.',
     display='A call is written <|channel|>commentary to=functions.read_file <|message|>{"file_path": "a.py"} in '

@@ -9,11 +9,9 @@
 `<|constrain|>` may stand right after the channel or after a space. The
 prompt ends with `<|start|>assistant`, so a reply may begin at the
 recipient: ` to=functions.NAME<|channel|>…`. A header without a recipient is
-only removed: the message after it is text. After a `final` header the rest
-of the reply is the answer: JSON there is text, and a header mentioned there
-is a mention (gpt-oss ends its turn with the final message, so llama.cpp
-reads no call after one either). So is a header with text before it on its
-line. gpt-oss sometimes writes a stray `<|channel|>commentary` before the
+only removed: the message after it is text. A `final` message, to its
+`<|end|>` or `<|return|>`, is the answer: JSON there is text, and a header
+written there is a mention. So is a header with text before it on its line. gpt-oss sometimes writes a stray `<|channel|>commentary` before the
 real channel: it is dropped.
 """
 
@@ -28,6 +26,7 @@ from ayder_cli.wording import short
 CHANNEL, MESSAGE, CALL = "<|channel|>", "<|message|>", "<|call|>"
 REPLY_HEAD = "to=functions."  # a reply that starts at the recipient of its role header
 _ENDS = (CALL, "<|end|>")
+MESSAGE_ENDS = ("<|end|>", "<|return|>")  # removed wherever they stand, as markers.py does
 _RECIPIENT = re.compile(r"to=(?:functions\.)?(\S*)")
 _CHANNEL_NAME = re.compile(r"\s*(\w*)")
 
@@ -40,6 +39,9 @@ class Harmony(Block):
         self.arguments: JsonSequence | None = None
 
     def read(self, buf: str, final: bool) -> Verdict:
+        if self.opener in MESSAGE_ENDS:
+            self.context.final_answer = False  # the final message ended: a message after it may be a call
+            return Ends(len(self.opener))
         if self.body_start is None:
             if self.context.final_answer or not self.context.line_start:
                 return NOT_MINE  # in the answer, or inside a sentence: a header mentioned
@@ -79,6 +81,6 @@ class Harmony(Block):
 
 
 DIALECTS = [
-    Dialect("harmony", Harmony, openers=(CHANNEL, "<|start|>assistant to=")),
+    Dialect("harmony", Harmony, openers=(CHANNEL, "<|start|>assistant to=", *MESSAGE_ENDS)),
     Dialect("harmony-reply-head", Harmony, openers=(REPLY_HEAD,), where=Where.REPLY_START),
 ]
