@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 
+from ayder_cli.calls import json_loads
 from ayder_cli.intents.dialects.common.base import (
     MAX_TAG,
     NEED_MORE,
@@ -69,7 +70,7 @@ class GlmJson(Block):
             return
         body = text[self.start : self.end]
         try:
-            arguments = json.loads(body)
+            arguments = json_loads(body)
         except json.JSONDecodeError as exc:
             self.found.error(f"{self.name}: the arguments are not valid JSON ({exc.msg}): {short(body)}")
             return

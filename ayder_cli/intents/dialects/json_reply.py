@@ -17,17 +17,16 @@ its names must be tools on offer.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
+from ayder_cli.calls import json_raw_decode
 from ayder_cli.intents.dialects.common.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
 from ayder_cli.intents.dialects.common.json_extent import JsonSequence
 from ayder_cli.intents.found import is_call_object
 from ayder_cli.wording import short
 
 PYTHON_TAG = "<|python_tag|>"
-_DECODER = json.JSONDecoder()
 _OPENAI_START = re.compile(r'\{\s*"(?:id|type|function|index)"\s*:')  # how a call of OpenAI's shape begins
 _TAG_ENDS = ("<|eom_id|>", "<|eot_id|>")
 _STRAY = " \t\r\n}]"  # closing brackets a model leaves after its call
@@ -78,7 +77,7 @@ def _value(text: str, fenced: bool) -> Any:
         text = rest[: rest.rfind("```")] if rest.rstrip().endswith("```") else ""
     text = text.strip()
     try:
-        value, end = _DECODER.raw_decode(text)
+        value, end = json_raw_decode(text)
     except ValueError:
         return None
     return value if not text[end:].strip(_STRAY) else None  # a stray '}' after the call is the model's slip
@@ -101,7 +100,7 @@ class TrailingCalls(Block):
         if not final:
             return NEED_MORE
         try:
-            self.value, end = _DECODER.raw_decode(buf)
+            self.value, end = json_raw_decode(buf)
         except ValueError:
             return NOT_MINE
         if buf[end:].strip() or not self._openai_calls(self.value):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 
+from ayder_cli.calls import json_loads, json_raw_decode
 from ayder_cli.intents.dialects.common.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict
 from ayder_cli.intents.dialects.common.json_extent import JsonExtent
 from ayder_cli.wording import short
@@ -19,7 +20,6 @@ from ayder_cli.wording import short
 OPENER, CLOSER = "<tool_calls>", "</tool_calls>"
 _NEWLINE = re.compile("\n")
 _BETWEEN = re.compile(r"[\s,]*")
-_DECODER = json.JSONDecoder()
 
 
 class JsonLines(Block):
@@ -107,7 +107,7 @@ def _spans(line: str) -> list[tuple[int, int]] | None:
     spans, at = [], 0
     while at < len(line):
         try:
-            value, end = _DECODER.raw_decode(line, at)
+            value, end = json_raw_decode(line, at)
         except ValueError:
             return None
         if not isinstance(value, (dict, list)):
@@ -119,7 +119,7 @@ def _spans(line: str) -> list[tuple[int, int]] | None:
 
 def _decoded(text: str):
     try:
-        return json.loads(text)
+        return json_loads(text)
     except json.JSONDecodeError:
         return None
 
