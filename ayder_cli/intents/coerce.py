@@ -5,7 +5,8 @@ read the way models write them (`true`, `True`, `null`, `None`); objects and
 arrays from JSON or from Python literals, never by evaluating code. A union
 (`anyOf`/`oneOf`, as an optional parameter is often declared) takes the types
 of its branches. A parameter whose schema names no type stays text, unless the
-dialect reads such values as JSON (GLM does, as its parsers do).
+dialect reads such values as JSON (GLM does, as its parsers do). A number or a
+boolean written in JSON quotes ("3") is read without them.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ from ayder_cli.calls import json_loads, structured_value
 from ayder_cli.wording import with_article
 
 _TRUE_FALSE = {"true": True, "false": False}
+# Type names some tool schemas (MCP servers written in Python) give instead of JSON Schema's, as vLLM reads them.
+_ALIASES = {"int": "integer", "float": "number", "double": "number", "bool": "boolean", "str": "string",
+            "dict": "object", "list": "array"}
 
 
 class CoerceError(ValueError):
@@ -33,10 +37,13 @@ def typed(value: str, schema: dict | None, key: str, untyped_json: bool = False)
         return None
     if "string" in kinds:
         return value
-    for kind in kinds:
-        converted = _as(kind, text)
-        if converted is not _NO:
-            return converted
+    # A number or boolean written quoted, as JSON ("3", "true"): the quotes are the model's, not the value's.
+    quoted = _json_or_text(text) if text.startswith('"') else None
+    for candidate in (text, quoted) if isinstance(quoted, str) else (text,):
+        for kind in kinds:
+            converted = _as(kind, candidate.strip())
+            if converted is not _NO:
+                return converted
     expected = " or ".join(with_article(kind) for kind in kinds)
     shown = text if len(text) <= 40 else text[:37] + "..."
     raise CoerceError(f"argument {key!r} must be {expected}, got {shown!r}")
@@ -48,7 +55,8 @@ def schema_kinds(schema: dict | None) -> list[str]:
         return []
     kinds = schema.get("type")
     if kinds is not None:
-        return [kind for kind in (kinds if isinstance(kinds, list) else [kinds]) if isinstance(kind, str)]
+        return [_ALIASES.get(kind, kind) for kind in (kinds if isinstance(kinds, list) else [kinds])
+                if isinstance(kind, str)]
     branches = schema.get("anyOf") or schema.get("oneOf") or []
     found: list[str] = []
     for branch in branches if isinstance(branches, list) else []:

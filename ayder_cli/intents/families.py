@@ -16,13 +16,16 @@ from types import ModuleType
 from ayder_cli.intents.dialects import (
     call_line,
     glm,
+    glm_json,
     harmony,
     hermes_json,
     invoke,
     json_reply,
+    lfm2,
     minimax,
     minimax_m3,
     mistral,
+    nemotron,
     pythonic,
     special_tokens,
     tool_fence,
@@ -39,18 +42,23 @@ class Family:
 FAMILIES: tuple[Family, ...] = (
     Family("any model taught by ayder", (call_line,)),
     Family("Qwen3-Coder, Qwen3", (xml_function,)),
+    Family("Nemotron 3", (xml_function,)),
     Family("Qwen2.5, Hermes, NousResearch", (hermes_json,)),
+    Family("Nemotron Nano v2", (nemotron,)),
     Family("xLAM, Llama-style fine-tunes", (hermes_json, json_reply)),  # in <tool_call>, or the whole reply
     Family("servers writing OpenAI `tool_calls` out as text", (json_reply,)),  # its trailing-calls dialect
     Family("Llama 3.1 / 3.3", (json_reply,)),
     Family('Llama 3.2 / 4 "pythonic"', (pythonic,)),
+    Family("LFM2 / LFM2.5", (lfm2,)),
     Family("Gemma-style prompts", (tool_fence,)),
     Family("GLM-4.5 / 4.6 / 4.7", (glm,)),
+    Family("GLM-5.3-Flash", (glm_json,)),
     Family("DeepSeek V3 / R1", (special_tokens,)),
     Family("DeepSeek V3.1", (special_tokens,)),
     Family("DeepSeek V3.2", (invoke,)),
     Family("Kimi K2", (special_tokens,)),
     Family("MiniMax-M2", (xml_function,)),  # its <minimax:tool_call> wrapper, holding <invoke> calls
+    Family("Seed-OSS", (xml_function,)),  # its <seed:tool_call> wrapper is namespaced like MiniMax-M2's
     Family("MiniMax-M1", (minimax,)),
     Family("MiniMax-M3", (minimax_m3,)),
     Family("Claude-style prompts", (invoke,)),

@@ -29,7 +29,7 @@ from ayder_cli.partial import partial_at_end
 # The next character that may start something other than plain text ('{' only opens a reply).
 # Newlines are not among them: _text() keeps track of line starts in whatever text it is given.
 _INTERESTING = re.compile(r"[`<\[\]~]")  # '~' may open a ~~~ fence
-_INTERESTING_FIRST = re.compile(r"[`<\[\]{~]")
+_INTERESTING_FIRST = re.compile(r"[`<\[\]{~]|^\s*t")  # a harmony reply may start at its recipient ("to=")
 _NOT_BACKTICK = re.compile(r"[^`]")
 _NEWLINE = re.compile(r"\n")
 _NOT_FENCE_LINE = {"`": re.compile(r"[^ \t`]"), "~": re.compile(r"[^ \t~]")}
@@ -284,7 +284,7 @@ class StreamFilter:
 
     def _allowed(self, where: Where) -> bool:
         return (where is Where.ANYWHERE or (where is Where.LINE_START and self._line_blank)
-                or (where is Where.REPLY_START and self._reply_start))
+                or (where is Where.REPLY_START and self._reply_start and not self.context.final_answer))
 
     def _opener(self) -> bool:
         """At a character that may open markup: a think tag, or whatever the dialect table says."""

@@ -9,9 +9,10 @@ import pytest
 from ayder_cli.intents import StreamFilter, parse
 from support.intents_corpus import CASES, TOOLS, Case
 from support.intents_corpus_dialects import CASES as DIALECT_CASES
+from support.intents_corpus_more_families import CASES as MORE_FAMILY_CASES
 from support.intents_corpus_variants import CASES as VARIANT_CASES
 
-ALL_CASES = CASES + DIALECT_CASES + VARIANT_CASES
+ALL_CASES = CASES + DIALECT_CASES + VARIANT_CASES + MORE_FAMILY_CASES
 SMALL = [c for c in ALL_CASES if "huge" not in c.tags]
 
 

@@ -28,7 +28,7 @@ _REST = st.sampled_from(_FIRST + "0123456789")
 names = st.builds(str.__add__, st.sampled_from(_FIRST), st.text(_REST, max_size=24))
 keys = st.builds(str.__add__, st.sampled_from(_FIRST), st.text(_REST, max_size=16))
 
-THINK_TAGS = ("<think", "</think", "<reasoning", "</reasoning", "<|channel|>", "<|end|>")
+THINK_TAGS = ("<think", "</think", "<reasoning", "</reasoning", "<|channel|>", "<|end|>", "<seed:think", "</seed:think")
 # Characters a model's argument values really hold: code punctuation, markup, whitespace, unicode.
 value_chars = st.one_of(
     st.sampled_from(list("<>/\\\"'{}[]()=:;,.`#&|*-_ \t\n")),
@@ -38,7 +38,8 @@ value_chars = st.one_of(
 free_strings = st.text(value_chars, max_size=40).filter(lambda s: not any(t in s for t in THINK_TAGS))
 
 XML_MARKERS = ("<parameter", "</parameter", "<function", "</function", "<tool_call", "</tool_call", "<invoke",
-               "</invoke", "<minimax", "</minimax", "function_calls", "DSML", "<think", "</think", "<reasoning", "</reasoning", "```")
+               "</invoke", "<minimax", "</minimax", "function_calls", "DSML", "<think", "</think", "<reasoning", "</reasoning", "```",
+               "<seed:think", "</seed:think")
 
 
 def xml_safe(s: str) -> bool:

@@ -243,6 +243,48 @@ def render_tool_code(calls: Calls) -> str:
     return "```tool_code\n" + "\n".join(_python_call(name, arguments) for name, arguments in calls) + "\n```"
 
 
+# --------------------------------------------------------------------------- families of late 2026 (issue 28)
+
+
+def render_harmony_header(calls: Calls) -> str:
+    """gpt-oss (harmony): the recipient in the role header, <|constrain|> right after the channel."""
+    return "".join(f"<|start|>assistant to=functions.{name}<|channel|>commentary<|constrain|>json<|message|>"
+                   f"{_json(arguments)}<|call|>" for name, arguments in calls)
+
+
+def render_harmony_reply_head(calls: Calls) -> str:
+    """gpt-oss (harmony) as a server passes it on: the prompt ended with `<|start|>assistant`, so the reply
+    starts at the first call's recipient; later calls open their own message."""
+    return "".join(f"{'<|start|>assistant' if index else ''} to=functions.{name}<|channel|>commentary json"
+                   f"<|message|>{_json(arguments)}<|call|>" for index, (name, arguments) in enumerate(calls))
+
+
+def render_lfm2(calls: Calls) -> str:
+    """LFM2 / LFM2.5: a Python list of calls between <|tool_call_start|> and <|tool_call_end|>."""
+    return "<|tool_call_start|>[" + ", ".join(_python_call(name, arguments) for name, arguments in calls) \
+        + "]<|tool_call_end|>"
+
+
+def render_nemotron_nano(calls: Calls) -> str:
+    """Nemotron Nano v2: a JSON array of call objects in <TOOLCALL> tags."""
+    return "<TOOLCALL>" + _json([{"name": name, "arguments": arguments} for name, arguments in calls]) \
+        + "</TOOLCALL>"
+
+
+def render_seed_oss(calls: Calls) -> str:
+    """Seed-OSS: Qwen3-Coder's function tags in <seed:tool_call>, each value right inside its tags."""
+    blocks = []
+    for name, arguments in calls:
+        params = "".join(f"<parameter={key}>{_text(value)}</parameter>\n" for key, value in arguments.items())
+        blocks.append(f"<seed:tool_call>\n<function={name}>\n{params}</function>\n</seed:tool_call>")
+    return "\n".join(blocks)
+
+
+def render_glm_json(calls: Calls) -> str:
+    """GLM-5.3-Flash: the name, '>' and the arguments as one JSON object, in <tool_call>."""
+    return "".join(f"<tool_call>{name}>{_json(arguments)}</tool_call>" for name, arguments in calls)
+
+
 # --------------------------------------------------------------------------- the registry
 
 RENDERERS: dict[str, tuple[Callable[[Calls], str], str]] = {
@@ -272,10 +314,16 @@ RENDERERS: dict[str, tuple[Callable[[Calls], str], str]] = {
     "harmony": (render_harmony, JSON),
     "pythonic": (render_pythonic, PYTHON),
     "tool_code": (render_tool_code, PYTHON),
+    "harmony_header": (render_harmony_header, JSON),
+    "harmony_reply_head": (render_harmony_reply_head, JSON),
+    "lfm2": (render_lfm2, PYTHON),
+    "nemotron_nano": (render_nemotron_nano, JSON),
+    "seed_oss": (render_seed_oss, INLINE_TEXT),
+    "glm_json": (render_glm_json, JSON),
 }
 
 # Calls that count only when they are the whole reply (with prose around them they are an example).
-WHOLE_REPLY = frozenset({"json_array", "json_fence", "pythonic"})
+WHOLE_REPLY = frozenset({"json_array", "json_fence", "pythonic", "harmony_reply_head"})
 
 # Calls that count only as the last thing in the reply (prose may stand before them, never after).
 LAST_IN_REPLY = frozenset({"openai_array"})
@@ -315,6 +363,13 @@ MARKUP: dict[str, tuple[str, ...]] = {
     "harmony": ("<|start|>", "<|channel|>", "commentary", "<|constrain|>", "<|message|>", "<|call|>"),
     "pythonic": ("=",),
     "tool_code": ("```",),
+    "harmony_header": ("<|start|>", "<|channel|>", "commentary", "<|constrain|>", "<|message|>", "<|call|>",
+                       "to=functions"),
+    "harmony_reply_head": ("<|start|>", "<|channel|>", "commentary", "<|message|>", "<|call|>", "to=functions"),
+    "lfm2": ("<|tool_call_start|>", "<|tool_call_end|>", "="),
+    "nemotron_nano": ("<TOOLCALL>", "</TOOLCALL>", '"arguments"'),
+    "seed_oss": ("<seed:tool_call>", "</seed:tool_call>", "<function=", "</function>", "<parameter=", "</parameter>"),
+    "glm_json": ("<tool_call>", "</tool_call>"),
 }
 
 assert set(MARKUP) == set(RENDERERS)

@@ -4,10 +4,14 @@ Newlines between the parts are optional (4.7 writes none). Values are text,
 typed by the tool's schema; a value whose parameter the schema gives no type
 is read as JSON when it is JSON (`{"a": 1}`, `42`), as GLM's own parsers do.
 Inside a value, `</arg_value>` counts only where the next key, the closer or
-the end of the reply follows it. A call may be indented (inside a list item).
+the end of the reply follows it, and no call written out inside the value
+(`<tool_call>NAME<arg_key>…`) is still open there. A call may be indented
+(inside a list item).
 """
 
 from __future__ import annotations
+
+import re
 
 from ayder_cli.intents.coerce import CoerceError, typed
 from ayder_cli.intents.dialects.common.base import (
@@ -28,6 +32,8 @@ OPENER, CLOSER = "<tool_call>", "</tool_call>"
 KEY, KEY_END, VALUE, VALUE_END = "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"
 _AFTER_NAME = (KEY, CLOSER)
 _AFTER_VALUE = (KEY, CLOSER)
+# A GLM call written out inside a value (a document about tool calls), and the closer of one.
+_NESTED = re.compile(r"<tool_call>[ \t\n]*[A-Za-z_][\w.\-]*[ \t\n]*<arg_key>|</tool_call>")
 
 
 class Glm(Block):
@@ -39,6 +45,8 @@ class Glm(Block):
         self.key: str | None = None  # read, waiting for its value
         self.value_start: int | None = None  # inside a value from here
         self.truncated = False
+        self.depth = 0  # calls written out inside the open value, still open
+        self.counted = 0  # how far the open value was searched for them
 
     def read(self, buf: str, final: bool) -> Verdict:
         if self.name is None:
@@ -119,15 +127,25 @@ class Glm(Block):
             if not final and (not following or may_become(following, _AFTER_VALUE)):
                 self.position = end
                 return NEED_MORE
-            if not following or following.startswith(_AFTER_VALUE) or may_become(following, _AFTER_VALUE):
+            structure = not following or following.startswith(_AFTER_VALUE) or may_become(following, _AFTER_VALUE)
+            if structure and not self._nested(buf, end):
                 self._end_value(buf, end)
                 self.position = end + len(VALUE_END)
                 return None
             self.position = end + 1  # quoted inside the value
 
+    def _nested(self, buf: str, end: int) -> bool:
+        """A GLM call written out inside the value is open at `end`: its </arg_value> is not this value's."""
+        for tag in _NESTED.finditer(buf, max(self.counted, self.value_start), end):
+            self.depth = self.depth - 1 if tag.group(0) == CLOSER else self.depth + 1
+            self.depth = max(self.depth, 0)
+        self.counted = end
+        return self.depth > 0
+
     def _end_value(self, buf: str, end: int) -> None:
         self.pairs.append((self.key, buf[self.value_start : end]))
         self.key = self.value_start = None
+        self.depth = 0
 
     def _cut(self, buf: str) -> Verdict:
         self.truncated = self.key is not None or self.context.hit_max_tokens

@@ -1,24 +1,34 @@
 """gpt-oss "harmony" messages, when a server passes them through raw.
 
   <|channel|>commentary to=functions.NAME <|constrain|>json<|message|>{...}<|call|>   a call
+  <|start|>assistant to=functions.NAME<|channel|>commentary json<|message|>{...}     a call, the recipient
+                                                                                   in the role header
   <|channel|>final<|message|>…                                                     the answer
   <|channel|>analysis<|message|>…<|end|>                                           thinking (the scanner's)
 
-The recipient may also stand before the channel: <|start|>assistant to=functions.NAME<|channel|>….
-A header without a recipient is only removed: the message after it is text.
+`<|constrain|>` may stand right after the channel or after a space. The
+prompt ends with `<|start|>assistant`, so a reply may begin at the
+recipient: ` to=functions.NAME<|channel|>…`. A header without a recipient is
+only removed: the message after it is text. A `final` message, to its
+`<|end|>` or `<|return|>`, is the answer: JSON there is text, and a header
+written there is a mention. So is a header with text before it on its line. gpt-oss sometimes writes a stray `<|channel|>commentary` before the
+real channel: it is dropped.
 """
 
 from __future__ import annotations
 
 import re
 
-from ayder_cli.intents.dialects.common.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict
+from ayder_cli.intents.dialects.common.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
 from ayder_cli.intents.dialects.common.json_extent import JsonSequence
 from ayder_cli.wording import short
 
-MESSAGE, CALL = "<|message|>", "<|call|>"
+CHANNEL, MESSAGE, CALL = "<|channel|>", "<|message|>", "<|call|>"
+REPLY_HEAD = "to=functions."  # a reply that starts at the recipient of its role header
 _ENDS = (CALL, "<|end|>")
+MESSAGE_ENDS = ("<|end|>", "<|return|>")  # removed wherever they stand, as markers.py does
 _RECIPIENT = re.compile(r"to=(?:functions\.)?(\S*)")
+_CHANNEL_NAME = re.compile(r"\s*(\w*)")
 
 
 class Harmony(Block):
@@ -29,20 +39,32 @@ class Harmony(Block):
         self.arguments: JsonSequence | None = None
 
     def read(self, buf: str, final: bool) -> Verdict:
+        if self.opener in MESSAGE_ENDS:
+            self.context.final_answer = False  # the final message ended: a message after it may be a call
+            return Ends(len(self.opener))
         if self.body_start is None:
+            if self.context.final_answer or not self.context.line_start:
+                return NOT_MINE  # in the answer, or inside a sentence: a header mentioned
             newline = buf.find("\n", 0, MAX_TAG)  # a header is one line: <|message|> after it is not its own
             message = buf.find(MESSAGE, 0, MAX_TAG if newline < 0 else newline)
             if message < 0:
                 if not final and len(buf) < MAX_TAG and newline < 0:
                     return NEED_MORE
                 return NOT_MINE
-            header = buf[:message].replace("<|constrain|>", " ").replace("<|channel|>", " ")
-            recipient = _RECIPIENT.search(header)
+            header = buf[:message]
+            last_channel = header.rfind(CHANNEL)
+            recipient = _RECIPIENT.search(header.replace("<|constrain|>", " ").replace(CHANNEL, " "))
+            if last_channel > 0 and header.startswith(CHANNEL) and _RECIPIENT.search(header[:last_channel]) is None:
+                return Ends(last_channel)  # a stray channel before the real one: dropped, the real one read next
             self.body_start = message + len(MESSAGE)
-            if recipient is None:
+            name = recipient.group(1) if recipient else ""
+            if not name or name == "assistant":
+                if last_channel >= 0 and _CHANNEL_NAME.match(header, last_channel + len(CHANNEL)).group(1) == "final":
+                    self.context.final_answer = True
                 return Ends(self.body_start)  # the header goes; the message is text
-            self.name = recipient.group(1)
-            self.arguments = JsonSequence(self.body_start, ends=_ENDS, text_ends=True)
+            self.name = name
+            # A stray "}" after the arguments is the model's slip: it goes with the call.
+            self.arguments = JsonSequence(self.body_start, ends=_ENDS, between="}]", text_ends=True)
         end = self.arguments.end(buf, final)
         return NEED_MORE if end is None else Ends(end)
 
@@ -58,4 +80,7 @@ class Harmony(Block):
             self.found.add_call(self.name, values[0][0], text)
 
 
-DIALECT = Dialect("harmony", Harmony, openers=("<|channel|>", "<|start|>assistant to="))
+DIALECTS = [
+    Dialect("harmony", Harmony, openers=(CHANNEL, "<|start|>assistant to=", *MESSAGE_ENDS)),
+    Dialect("harmony-reply-head", Harmony, openers=(REPLY_HEAD,), where=Where.REPLY_START),
+]

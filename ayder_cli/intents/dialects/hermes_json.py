@@ -1,7 +1,7 @@
 """Hermes / Qwen2.5 / xLAM: <tool_call>{"name": ..., "arguments": {...}}</tool_call>.
 
 Also read: a JSON array of calls inside the tags (xLAM), several objects in one
-block, arguments written as a JSON string, and a little junk after the object
+block (on lines of their own, or apart by commas), arguments written as a JSON string, and a little junk after the object
 before the closer (a stray "}", a few words): the closer still ends the block.
 """
 
@@ -51,8 +51,16 @@ class HermesJson(Block):
             following = self.context.following(buf, self.complete_at)
             if following.startswith(CLOSER):
                 return Ends(NON_SPACE.search(buf, self.complete_at).start() + len(CLOSER))
-            if following[:1] in ("{", "["):  # several values in one block
-                self.extent = JsonExtent(NON_SPACE.search(buf, self.complete_at).start(), stop=CLOSER)
+            start = NON_SPACE.search(buf, self.complete_at).start() if following else len(buf)
+            if following[:1] == ",":  # several values in one block, apart by commas
+                after_comma = self.context.following(buf, start + 1)
+                if not after_comma and not final:
+                    return NEED_MORE
+                start = NON_SPACE.search(buf, start + 1).start() if after_comma[:1] in ("{", "[") else -1
+            elif following[:1] not in ("{", "["):
+                start = -1
+            if start >= 0:  # several values in one block
+                self.extent = JsonExtent(start, stop=CLOSER)
                 self.complete_at = None
                 continue
             return self._after_junk(buf, final)
@@ -77,7 +85,7 @@ class HermesJson(Block):
             self.found.error("an empty <tool_call> block (the call may be cut off)")
             return
         try:
-            for value, _ in json_values(body):
+            for value, _ in json_values(body, between=","):
                 if not isinstance(value, (dict, list)):
                     break
                 self.found.add_json_calls(value, body, "a <tool_call> block")

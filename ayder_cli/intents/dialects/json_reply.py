@@ -2,7 +2,9 @@
 
 A reply that is nothing but `[{"name": ..., "arguments": ...}, ...]`, or one
 `{"name": ..., "parameters": ...}` object, bare or in a ```json fence, is a
-list of calls. With prose around it, it is an example and is shown. A lone
+list of calls (so is xLAM's `{"tool_calls": [...]}`; a stray `}` after it,
+or an end-of-turn token, is the model's slip). With prose around it, it is
+an example and is shown. A lone
 object counts only when it has arguments and names a tool on offer, so a
 reply that *is* JSON data ({"name": "Alice", "age": 30}) stays text.
 
@@ -15,11 +17,10 @@ its names must be tools on offer.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
-from ayder_cli.calls import json_loads, json_raw_decode
+from ayder_cli.calls import json_raw_decode
 from ayder_cli.intents.dialects.common.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
 from ayder_cli.intents.dialects.common.json_extent import JsonSequence
 from ayder_cli.intents.found import is_call_object
@@ -28,6 +29,8 @@ from ayder_cli.wording import short
 PYTHON_TAG = "<|python_tag|>"
 _OPENAI_START = re.compile(r'\{\s*"(?:id|type|function|index)"\s*:')  # how a call of OpenAI's shape begins
 _TAG_ENDS = ("<|eom_id|>", "<|eot_id|>")
+_STRAY = " \t\r\n}]"  # closing brackets a model leaves after its call
+_END_TOKENS = ("<|eot_id|>", "<|eom_id|>", "<|im_end|>", "<|endoftext|>", "<|end|>", "<|return|>")
 
 
 class WholeReply(Block):
@@ -50,6 +53,8 @@ class WholeReply(Block):
         return Ends(len(buf)) if self._is_calls(self.value) else NOT_MINE
 
     def _is_calls(self, value: Any) -> bool:
+        if isinstance(value, dict) and list(value) == ["tool_calls"]:  # xLAM-1: {"tool_calls": [...]}
+            self.value = value = value["tool_calls"]
         if isinstance(value, list):
             return bool(value) and all(is_call_object(item) for item in value)
         if not is_call_object(value):
@@ -64,13 +69,18 @@ class WholeReply(Block):
 
 
 def _value(text: str, fenced: bool) -> Any:
+    text = text.strip()
+    while text.endswith(_END_TOKENS):  # an end-of-turn token the server left: not part of the reply
+        text = text[: text.rfind("<")].rstrip()
     if fenced:
         _, _, rest = text.partition("\n")
         text = rest[: rest.rfind("```")] if rest.rstrip().endswith("```") else ""
+    text = text.strip()
     try:
-        return json_loads(text)
-    except json.JSONDecodeError:
+        value, end = json_raw_decode(text)
+    except ValueError:
         return None
+    return value if not text[end:].strip(_STRAY) else None  # a stray '}' after the call is the model's slip
 
 
 class TrailingCalls(Block):
@@ -119,7 +129,8 @@ class PythonTag(Block):
 
     def __init__(self, context, opener: str) -> None:
         super().__init__(context, opener)
-        self.calls = JsonSequence(len(opener), ends=_TAG_ENDS, between=";", text_ends=True)
+        # ';' joins calls; a stray "}" after one is the model's slip.
+        self.calls = JsonSequence(len(opener), ends=_TAG_ENDS, between=";}]", text_ends=True)
 
     def read(self, buf: str, final: bool) -> Verdict:
         end = self.calls.end(buf, final)

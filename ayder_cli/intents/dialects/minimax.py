@@ -1,7 +1,8 @@
 """MiniMax-M1: <tool_calls> with one JSON call object per line, then </tool_calls>.
 
 A line is read on its own, so a bad line (cut off, not JSON, not a call) is
-reported and the good lines around it still run; an object written over
+reported and the good lines around it still run; a line may hold several
+objects, or an array of them; an object written over
 several lines is read whole once its braces close. (MiniMax-M2's
 <minimax:tool_call> is read by the XML dialects.)
 """
@@ -11,13 +12,14 @@ from __future__ import annotations
 import json
 import re
 
-from ayder_cli.calls import json_loads
+from ayder_cli.calls import json_loads, json_raw_decode
 from ayder_cli.intents.dialects.common.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict
 from ayder_cli.intents.dialects.common.json_extent import JsonExtent
 from ayder_cli.wording import short
 
 OPENER, CLOSER = "<tool_calls>", "</tool_calls>"
 _NEWLINE = re.compile("\n")
+_BETWEEN = re.compile(r"[\s,]*")
 
 
 class JsonLines(Block):
@@ -34,7 +36,7 @@ class JsonLines(Block):
             following = self.context.following(buf, len(OPENER))
             if not following:
                 return NOT_MINE if final else NEED_MORE
-            if not following.startswith("{"):
+            if not following.startswith(("{", "[")):
                 return NOT_MINE
         while True:
             start = self._first_visible(buf)
@@ -44,7 +46,7 @@ class JsonLines(Block):
             if buf.startswith(CLOSER, start):
                 return self._close(buf, start)
             closer = buf.find(CLOSER, start, newline)  # after the last object, on its line
-            if closer >= 0 and not _is_object(buf[start:newline].rstrip()):
+            if closer >= 0 and _spans(buf[start:newline].rstrip()) is None:
                 self._line(buf, start, closer)
                 return self._close(buf, closer)
             if start < newline:
@@ -62,9 +64,10 @@ class JsonLines(Block):
 
     def _line(self, buf: str, start: int, end: int) -> None:
         line = buf[start:end].rstrip()
-        if line.startswith("{") and _is_object(line):
+        spans = _spans(line) if line.startswith(("{", "[")) else None
+        if spans:  # one object, several on the line, or an array of them
             self._bad_pending(start)
-            self.items.append((start, start + len(line), True))
+            self.items += [(start + a, start + b, True) for a, b in spans]
             return
         if self.pending is None:
             if not line.startswith("{"):
@@ -92,12 +95,26 @@ class JsonLines(Block):
             value = _decoded(line) if whole else None
             if value is None:
                 self.found.error(f"a line in <tool_calls> is not valid JSON (it may be cut off): {short(line)}")
+            elif isinstance(value, list):
+                self.found.add_json_calls(value, line, "a line in <tool_calls>")
             elif not self.found.add_json_call(value, line):
                 self.found.error(f'a line in <tool_calls> needs {{"name": ..., "arguments": {{...}}}}: {short(line)}')
 
 
-def _is_object(line: str) -> bool:
-    return isinstance(_decoded(line), dict)
+def _spans(line: str) -> list[tuple[int, int]] | None:
+    """Where each JSON object or array on the line starts and ends, when they are all the line holds
+    (apart by spaces or commas); None otherwise."""
+    spans, at = [], 0
+    while at < len(line):
+        try:
+            value, end = json_raw_decode(line, at)
+        except ValueError:
+            return None
+        if not isinstance(value, (dict, list)):
+            return None
+        spans.append((at, end))
+        at = _BETWEEN.match(line, end).end()
+    return spans or None
 
 
 def _decoded(text: str):

@@ -65,6 +65,7 @@ class Context:
         self.line_before: str | None = None  # the text line just before the opener's (None: none, or markup)
         self.text_line_before: str | None = None  # the last line with text before it, only blank lines between
         self.before = ""  # the last few characters shown before the opener on its line ("" after markup)
+        self.final_answer = False  # a dialect's header said the rest is the answer (harmony's final channel)
         self._skipped: dict[tuple[int, str], int] = {}  # (from, pattern) -> how far that run was read
 
     def reset(self) -> None:
