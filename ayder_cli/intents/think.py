@@ -7,7 +7,7 @@ import re
 # Think blocks: opener -> closer. Harmony's analysis channel is thinking too.
 BLOCKS = {"<think>": "</think>", "<thinking>": "</thinking>", "<reasoning>": "</reasoning>",
           "<|channel|>analysis<|message|>": "<|end|>",
-          "<|channel>thought": "<channel|>",  # Gemma 4
+          "<|channel>thought\n": "<channel|>", "<|channel>thought": "<channel|>",  # Gemma 4
           "<|open|>think<|sep|>": "<|close|>think<|sep|>",  # Kimi K3
           }
 # A closer with no opener before it at the start of a reply: the prompt template opened the block.

@@ -111,9 +111,9 @@ class Call(Block):
         closer = next((c for c in CLOSERS if following.startswith(c)), None)
         if closer:
             return Ends(buf.index(closer, self.position) + len(closer))
-        if not final and (not following or any(c.startswith(following) for c in CLOSERS)):
-            return NEED_MORE
-        return Ends(self.position)
+        if following and any(c.startswith(following) for c in CLOSERS):
+            return Ends(len(buf)) if final else NEED_MORE  # at the end: the reply was cut inside the closer
+        return Ends(self.position) if following or final else NEED_MORE
 
     def finish(self, text: str) -> None:
         name, raw = self.name, text[len(OPENER) :]
