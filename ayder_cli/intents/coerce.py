@@ -111,8 +111,8 @@ _JSON_KINDS = {bool: "boolean", int: "integer", float: "number", str: "string", 
                type(None): "null"}
 
 
-def dsml_json(value: str, schema: dict | None, key: str) -> Any:
-    """A value marked as JSON (DSML's string="false"): the JSON when it is valid and of a type the schema
+def marked_json(value: str, schema: dict | None, key: str) -> Any:
+    """A value marked as JSON (DSML's string="false", Kimi K3's type="number"): the JSON when it is valid and of a type the schema
     allows; the text as written when the schema asks for a string; else typed from the text by the schema."""
     kinds = schema_kinds(schema)
     try:

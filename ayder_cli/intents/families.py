@@ -15,11 +15,14 @@ from types import ModuleType
 
 from ayder_cli.intents.dialects import (
     call_line,
+    dsml,
+    gemma4,
     glm,
     harmony,
     hermes_json,
     invoke,
     json_reply,
+    kimi_k3,
     minimax,
     minimax_m3,
     mistral,
@@ -45,11 +48,14 @@ FAMILIES: tuple[Family, ...] = (
     Family("Llama 3.1 / 3.3", (json_reply,)),
     Family('Llama 3.2 / 4 "pythonic"', (pythonic,)),
     Family("Gemma-style prompts", (tool_fence,)),
+    Family("Gemma 4", (gemma4,)),
     Family("GLM-4.5 / 4.6 / 4.7", (glm,)),
     Family("DeepSeek V3 / R1", (special_tokens,)),
     Family("DeepSeek V3.1", (special_tokens,)),
     Family("DeepSeek V3.2", (invoke,)),
+    Family("DeepSeek V4 / V4.1", (invoke, dsml)),  # the invoke reader; dsml.py, V4.1's `calls` wrapper
     Family("Kimi K2", (special_tokens,)),
+    Family("Kimi K3", (kimi_k3,)),
     Family("MiniMax-M2", (xml_function,)),  # its <minimax:tool_call> wrapper, holding <invoke> calls
     Family("MiniMax-M1", (minimax,)),
     Family("MiniMax-M3", (minimax_m3,)),

@@ -20,7 +20,7 @@ import json
 import re
 from typing import Any
 
-from ayder_cli.intents.coerce import CoerceError, schema_kinds, typed
+from ayder_cli.intents.coerce import CoerceError, marked_json, schema_kinds, typed
 from ayder_cli.intents.dialects.common.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, may_become
 from ayder_cli.intents.dialects.markers import Token
 from ayder_cli.wording import short
@@ -133,12 +133,7 @@ def _value(value: str, kind: str | None, schema: dict | None, key: str) -> Any:
     if kind == "string" and (not kinds or "string" in kinds):
         return value
     if kind not in (None, "string"):
-        try:
-            parsed = json.loads(value)
-        except json.JSONDecodeError:
-            pass
-        else:
-            return value if isinstance(parsed, (int, float, bool)) and kinds == ["string"] else parsed
+        return marked_json(value, schema, key)
     return typed(value, schema, key)
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 
-from ayder_cli.intents.coerce import CoerceError, dsml_json, typed
+from ayder_cli.intents.coerce import CoerceError, marked_json, typed
 from ayder_cli.intents.dialects.common.base import (
     MAX_TAG,
     NEED_MORE,
@@ -130,7 +130,7 @@ class XmlCalls(Block):
     def _value(self, tool: str, key: str, value: str, attributes: dict):
         schema = self.found.parameters(tool).get("properties", {}).get(key)
         if attributes.get("string") == "false":  # DSML: JSON, unless that is not valid JSON or not what the schema asks
-            return dsml_json(value, schema, key)
+            return marked_json(value, schema, key)
         return typed(value, schema, key)
 
     def _add_body_call(self, name: str, body: str, raw: str) -> None:
