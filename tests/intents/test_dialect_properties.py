@@ -399,7 +399,10 @@ DIALECT_FRAGMENTS = sorted({token for tokens in MARKUP.values() for token in tok
                            | {"<|call|>", "<|end|>", "<|eom_id|>", "<|python_start|>", "<|python_end|>",
                               "<|channel|>analysis<|message|>", "<|channel|>final<|message|>", "functions.a:0",
                               "function", "read_file", "[ARGS]", "[CALL_ID]", "<tool_call>read_file\n",
-                              "src/app.py\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n", "```python a.py\n"})
+                              "src/app.py\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n", "```python a.py\n",
+                              "<|channel>thought\n", "<channel|>", "<turn|>", "call:read_file(file_path: \"a\")",
+                              "<|open|>think<|sep|>", "<|close|>think<|sep|>", "<|close|>response<|sep|>",
+                              "</｜DSML｜inv>", "</｜DSML｜tool>", '<｜DSML｜ invoke name="read_file"/>'})
 for _render, _ in RENDERERS.values():
     for _text in (_render(_SAMPLE[:1]), _render(_SAMPLE)):
         DIALECT_FRAGMENTS += [_text, _text[: len(_text) // 2], _text[len(_text) // 2 :]]

@@ -70,6 +70,15 @@ case(
     tags=GEMMA,
 )
 
+case(
+    "gemma4_nested_keys_quoted",
+    gemma("create_task", f"meta:{{{Q}owner{Q}:{Q}ci{Q},{Q}runs{Q}:50}},title:{Q}t{Q}"),
+    TOOLS,
+    calls=[("create_task", {"meta": {"owner": "ci", "runs": 50}, "title": "t"})],
+    notes="format_argument quotes a mapping's keys with <|\"|> unless told not to",
+    tags=GEMMA,
+)
+
 GEMMA_CODE = 'def f(a, b):\n    return {"a": a, "b": [b]}  # call:x{y:1}<tool_call|>, "quoted"\n'
 case(
     "gemma4_string_holds_anything_but_its_quote_unescaped",
