@@ -112,3 +112,24 @@ def _number(text: str) -> Any:
     except ValueError:
         return _NO
     return number if number == number and abs(number) != float("inf") else _NO
+
+
+_JSON_KINDS = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", dict: "object",
+               type(None): "null"}
+
+
+def marked_json(value: str, schema: dict | None, key: str) -> Any:
+    """A value marked as JSON (DSML's string="false", Kimi K3's type="number"): the JSON when it is valid and of a type the schema
+    allows; the text as written when the schema asks for a string; else typed from the text by the schema."""
+    kinds = schema_kinds(schema)
+    try:
+        parsed = json_loads(value, parse_constant=_not_json)
+    except ValueError:
+        return typed(value, schema, key)  # not JSON: Python literals, a bare word for a string, or an error
+    kind = _JSON_KINDS.get(type(parsed))
+    if not kinds or kind in kinds or kind == "integer" and "number" in kinds:
+        return parsed
+    if "string" in kinds:
+        return value
+    return typed(parsed if isinstance(parsed, str) else value, schema, key)  # "7" under an integer: 7
+

@@ -15,6 +15,8 @@ from types import ModuleType
 
 from ayder_cli.intents.dialects import (
     call_line,
+    dsml,
+    gemma4,
     glm,
     glm_json,
     harmony,
@@ -22,6 +24,7 @@ from ayder_cli.intents.dialects import (
     invoke,
     json_reply,
     lfm2,
+    kimi_k3,
     minimax,
     minimax_m3,
     mistral,
@@ -51,12 +54,15 @@ FAMILIES: tuple[Family, ...] = (
     Family('Llama 3.2 / 4 "pythonic"', (pythonic,)),
     Family("LFM2 / LFM2.5", (lfm2,)),
     Family("Gemma-style prompts", (tool_fence,)),
+    Family("Gemma 4", (gemma4,)),
     Family("GLM-4.5 / 4.6 / 4.7", (glm,)),
     Family("GLM-5.3-Flash", (glm_json,)),
     Family("DeepSeek V3 / R1", (special_tokens,)),
     Family("DeepSeek V3.1", (special_tokens,)),
     Family("DeepSeek V3.2", (invoke,)),
+    Family("DeepSeek V4 / V4.1", (invoke, dsml)),  # the invoke reader; dsml.py, V4.1's `calls` wrapper
     Family("Kimi K2", (special_tokens,)),
+    Family("Kimi K3", (kimi_k3,)),
     Family("MiniMax-M2", (xml_function,)),  # its <minimax:tool_call> wrapper, holding <invoke> calls
     Family("Seed-OSS", (xml_function,)),  # its <seed:tool_call> wrapper is namespaced like MiniMax-M2's
     Family("MiniMax-M1", (minimax,)),

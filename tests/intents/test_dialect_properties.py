@@ -15,6 +15,7 @@ from support.dialect_renderers import (
     INLINE_TEXT,
     JSON,
     LAST_IN_REPLY,
+    MARKED,
     MARKUP,
     PYTHON,
     RENDERERS,
@@ -36,8 +37,9 @@ FAST = settings(max_examples=40, deadline=None, suppress_health_check=_QUIET, ph
 SHORT = settings(max_examples=20, deadline=None, suppress_health_check=_QUIET, phases=_PHASES)
 
 DIALECTS = sorted(RENDERERS)
-BY_KIND = {kind: [d for d in DIALECTS if RENDERERS[d][1] == kind] for kind in (JSON, PYTHON, TEXT, INLINE_TEXT, TAGGED)}
-TEXT_VALUED = BY_KIND[TEXT] + BY_KIND[INLINE_TEXT] + BY_KIND[TAGGED]
+BY_KIND = {kind: [d for d in DIALECTS if RENDERERS[d][1] == kind]
+           for kind in (JSON, PYTHON, TEXT, INLINE_TEXT, TAGGED, MARKED)}
+TEXT_VALUED = BY_KIND[TEXT] + BY_KIND[INLINE_TEXT] + BY_KIND[TAGGED] + BY_KIND[MARKED]
 JSON_VALUED = BY_KIND[JSON] + BY_KIND[PYTHON]
 
 # ---------------------------------------------------------------------------- strategies
@@ -99,6 +101,13 @@ tagged_values = st.one_of(inline_strings, st.integers(-10**12, 10**12), st.boole
                           st.dictionaries(keys, st.integers(), max_size=3))
 
 
+# Gemma 4 and Kimi K3 mark strings apart and carry every other JSON type as it is: strings raw (no special tokens).
+marked_scalars = st.one_of(text_strings, st.integers(-10**12, 10**12), st.booleans(), st.none(), floats)
+marked_values = st.recursive(marked_scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                                                     st.dictionaries(keys, inner, max_size=3)),
+                             max_leaves=6)
+
+
 def no_edge_space(value) -> bool:
     return not isinstance(value, str) or value == value.strip()
 
@@ -114,6 +123,8 @@ def untyped_args(kind: str):
         return st.dictionaries(keys, text_strings, max_size=3)
     if kind == INLINE_TEXT:
         return st.dictionaries(keys, inline_strings, max_size=3)
+    if kind == MARKED:
+        return st.dictionaries(keys, marked_values, max_size=3)
     return st.dictionaries(keys, tagged_values, max_size=3)
 
 
@@ -122,7 +133,7 @@ def typed_args(kind: str):
     """Arguments the dialect round-trips with schema_for's schema."""
     if kind in (JSON, PYTHON):
         return untyped_args(kind)
-    values = typed_values if kind == TEXT else typed_values.filter(no_edge_space)
+    values = typed_values if kind in (TEXT, MARKED) else typed_values.filter(no_edge_space)
     return st.dictionaries(keys, values, max_size=4)
 
 
@@ -262,7 +273,8 @@ def test_a_qwen3_value_may_hold_whole_calls(with_schema, data):
 # may end the call or start another.
 # (Harmony's <|channel|> and <|end|> included: only <think>-style tags are looked for outside of markup.)
 QUOTED_MARKUP = sorted({token for tokens in MARKUP.values() for token in tokens} | {"<|call|>", "<|end|>"})
-THINK_ONLY = ("<think", "</think", "<reasoning", "</reasoning", "<seed:think", "</seed:think")
+THINK_ONLY = ("<think", "</think", "<reasoning", "</reasoning", "<seed:think", "</seed:think", "<channel|>",
+              "<|close|>think")
 quoting_strings = st.lists(st.one_of(st.sampled_from(QUOTED_MARKUP), st.text(value_chars, max_size=8)),
                            min_size=1, max_size=4).map("".join).filter(lambda s: not any(t in s for t in THINK_ONLY))
 
@@ -388,7 +400,10 @@ DIALECT_FRAGMENTS = sorted({token for tokens in MARKUP.values() for token in tok
                            | {"<|call|>", "<|end|>", "<|eom_id|>", "<|python_start|>", "<|python_end|>",
                               "<|channel|>analysis<|message|>", "<|channel|>final<|message|>", "functions.a:0",
                               "function", "read_file", "[ARGS]", "[CALL_ID]", "<tool_call>read_file\n",
-                              "src/app.py\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n", "```python a.py\n"})
+                              "src/app.py\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n", "```python a.py\n",
+                              "<|channel>thought\n", "<channel|>", "<turn|>", "call:read_file(file_path: \"a\")",
+                              "<|open|>think<|sep|>", "<|close|>think<|sep|>", "<|close|>response<|sep|>",
+                              "</｜DSML｜inv>", "</｜DSML｜tool>", '<｜DSML｜ invoke name="read_file"/>'})
 for _render, _ in RENDERERS.values():
     for _text in (_render(_SAMPLE[:1]), _render(_SAMPLE)):
         DIALECT_FRAGMENTS += [_text, _text[: len(_text) // 2], _text[len(_text) // 2 :]]

@@ -24,6 +24,7 @@ PYTHON = "python"  # any JSON value, written as Python literals (names and keys 
 TEXT = "text"  # values are raw text: strings come back as written; other types only with the tool's schema
 INLINE_TEXT = "inline text"  # raw text between tags on one line: as TEXT, without leading/trailing whitespace
 TAGGED = "tagged"  # DSML: strings inline (string="true"), other values as JSON text (string="false")
+MARKED = "marked"  # any JSON value, strings marked apart (Gemma 4's <|"|>, Kimi K3's type=): raw, no special tokens
 
 VALUE_KINDS = {
     JSON: "any JSON value, no schema needed",
@@ -31,6 +32,7 @@ VALUE_KINDS = {
     TEXT: "strings without a schema; numbers, booleans, null, lists, objects typed back by the schema",
     INLINE_TEXT: "as text, but a value's leading and trailing whitespace is not kept",
     TAGGED: "strings without edge whitespace, and any JSON value marked string=\"false\"",
+    MARKED: "any JSON value, no schema needed; strings raw, holding none of the family's special tokens",
 }
 
 
@@ -138,9 +140,9 @@ def render_minimax_m3(calls: Calls) -> str:
     return f"{mark}<tool_call>\n{invokes}{mark}</tool_call>"
 
 
-def _dsml(calls: Calls, bar: str, dsml: str = "DSML", container: str = "function_calls") -> str:
-    """DeepSeek V3.2's DSML, with `bar` the fullwidth or the ASCII vertical bar."""
-    tag = f"{bar}{dsml}{bar}"
+def _dsml(calls: Calls, bar: str, dsml: str = "DSML", container: str = "function_calls", space: str = "") -> str:
+    """DeepSeek V3.2's DSML, with `bar` the fullwidth or the ASCII vertical bar (V4.1: a space after it)."""
+    tag = f"{bar}{dsml}{bar}{space}"
     invokes = ""
     for name, arguments in calls:
         params = ""
@@ -163,6 +165,59 @@ def render_dsml_ascii(calls: Calls) -> str:
 def render_dsml_fullwidth(calls: Calls) -> str:
     """DSML written with fullwidth letters too, in the plural `tool_calls` container."""
     return _dsml(calls, "｜", "ＤＳＭＬ", "tool_calls")
+
+
+def render_dsml_v41(calls: Calls) -> str:
+    """DeepSeek V4.1: a space after the prefix in every tag, the calls in a `calls` wrapper."""
+    return _dsml(calls, "｜", container="calls", space=" ")
+
+
+def render_dsml_doubled_bars(calls: Calls) -> str:
+    """DSML as leaked replies write it: the bars doubled, in a `tool_calls` wrapper."""
+    return _dsml(calls, "｜｜", container="tool_calls")
+
+
+# --------------------------------------------------------------------------- Gemma 4 and Kimi K3
+
+
+def _gemma_value(value: Any) -> str:
+    """A value as Gemma 4's chat template writes it (format_argument): strings between <|"|>, keys bare, sorted."""
+    if isinstance(value, str):
+        return f'<|"|>{value}<|"|>'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{key}:{_gemma_value(item)}" for key, item in sorted(value.items())) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_gemma_value(item) for item in value) + "]"
+    return str(value)  # a number, as Jinja prints it
+
+
+def render_gemma4(calls: Calls) -> str:
+    """Gemma 4: one <|tool_call>call:NAME{…}<tool_call|> block per call, back to back."""
+    return "".join(f"<|tool_call>call:{name}{_gemma_value(arguments)}<tool_call|>" for name, arguments in calls)
+
+
+def _k3_attribute(text: str) -> str:
+    return text.replace("&", "&amp;").replace('"', "&quot;")
+
+
+_K3_TYPES = {str: "string", bool: "boolean", int: "number", float: "number", type(None): "null", list: "array",
+             dict: "object"}
+
+
+def render_kimi_k3(calls: Calls) -> str:
+    """Kimi K3 (XTML): a tools channel, a call per tool with its index from 1, an argument per key marked by type."""
+    body = ""
+    for index, (name, arguments) in enumerate(calls, start=1):
+        body += f'<|open|>call tool="{_k3_attribute(name)}" index="{index}"<|sep|>'
+        for key, value in arguments.items():
+            body += (f'<|open|>argument key="{_k3_attribute(key)}" type="{_K3_TYPES[type(value)]}"<|sep|>'
+                     f"{_text(value)}<|close|>argument<|sep|>")
+        body += "<|close|>call<|sep|>"
+    return f"<|open|>tools<|sep|>{body}<|close|>tools<|sep|>"
 
 
 # --------------------------------------------------------------------------- special-token families
@@ -298,6 +353,10 @@ RENDERERS: dict[str, tuple[Callable[[Calls], str], str]] = {
     "dsml": (render_dsml, TAGGED),
     "dsml_ascii": (render_dsml_ascii, TAGGED),
     "dsml_fullwidth": (render_dsml_fullwidth, TAGGED),
+    "dsml_v41": (render_dsml_v41, TAGGED),
+    "dsml_doubled_bars": (render_dsml_doubled_bars, TAGGED),
+    "gemma4": (render_gemma4, MARKED),
+    "kimi_k3": (render_kimi_k3, MARKED),
     "glm": (render_glm, TEXT),
     "glm_indented": (render_glm_indented, TEXT),
     "hermes_objects": (render_hermes_objects, JSON),
@@ -344,6 +403,10 @@ MARKUP: dict[str, tuple[str, ...]] = {
     "dsml": ("｜DSML｜",),
     "dsml_ascii": ("|DSML|",),
     "dsml_fullwidth": ("ＤＳＭＬ",),
+    "dsml_v41": ("｜DSML｜", "DSML"),
+    "dsml_doubled_bars": ("｜DSML｜", "DSML"),
+    "gemma4": ("<|tool_call>", "<tool_call|>", '<|"|>'),
+    "kimi_k3": ("<|open|>", "<|close|>", "<|sep|>"),
     "glm": ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"),
     "glm_indented": ("<tool_call>", "</tool_call>", "<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>"),
     "hermes_objects": ("<tool_call>", "</tool_call>", '"arguments"'),

@@ -13,13 +13,16 @@ import re
 
 from ayder_cli.intents.dialects import (
     call_line,
+    dsml,
     edit_blocks,
+    gemma4,
     glm,
     glm_json,
     harmony,
     hermes_json,
     invoke,
     json_reply,
+    kimi_k3,
     lfm2,
     markers,
     minimax,
@@ -39,12 +42,15 @@ TABLE: list[Dialect] = [
     hermes_json.DIALECT,
     *xml_function.DIALECTS,
     *invoke.DIALECTS,
+    *dsml.DIALECTS,
     glm.DIALECT,
     glm_json.DIALECT,
     minimax.DIALECT,
     *minimax_m3.DIALECTS,
     *special_tokens.DIALECTS,
     *harmony.DIALECTS,
+    *gemma4.DIALECTS,
+    *kimi_k3.DIALECTS,
     lfm2.DIALECT,
     nemotron.DIALECT,
     mistral.DIALECT,
@@ -55,6 +61,27 @@ TABLE: list[Dialect] = [
 ]
 FENCES = {info: dialect for dialect in TABLE for info in dialect.fences}
 PATTERNED = [dialect for dialect in TABLE if dialect.pattern is not None]
+
+
+def longest_of(words: list[str]) -> str:
+    """A regular expression for any of `words`, the longest where several match, written as a trie: a text
+    is compared once per character, not once per word (the DSML prefixes alone make dozens of openers)."""
+    trie: dict = {}
+    for word in words:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def branch(node: dict) -> str:
+        arms = [re.escape(char) + branch(child) for char, child in node.items() if char]
+        if not arms:
+            return ""
+        if len(arms) == 1 and "" not in node:
+            return arms[0]
+        return "(?:" + "|".join(arms) + ("|" if "" in node else "") + ")"  # a word ending here: tried last
+
+    return branch(trie)
 
 
 class OpenerIndex:
@@ -73,15 +100,15 @@ class OpenerIndex:
         self._found = {opener: [(shorter, dialect) for shorter in openers if opener.startswith(shorter)
                                 for dialect in by_opener[shorter]] for opener in openers}
         keys = {opener[:2] for opener in openers} | {opener[:1] for opener in openers}
-        self._patterns = {key: re.compile("|".join(re.escape(opener) for opener in openers
-                                                   if opener.startswith(key) or opener == key[0]))
+        self._patterns = {key: re.compile(longest_of([opener for opener in openers
+                                                     if opener.startswith(key) or opener == key[0]]))
                           for key in keys}
         self._prefixes = {opener[:size] for opener in openers for size in range(1, len(opener))}
         self._dialects = {key: [dialect for opener, dialect in pairs if opener.startswith(key) or opener == key[0]]
                           for key in keys if len(key) == 2}
         self._single = {opener: by_opener[opener] for opener in openers if len(opener) == 1}  # "[" opens a reply
         # The openers longer than one character, by their first two: whether one of them starts at a place.
-        self._longer = {key: (re.compile("|".join(re.escape(o) for o in openers if o.startswith(key))),
+        self._longer = {key: (re.compile(longest_of([o for o in openers if o.startswith(key)])),
                               max(len(o) for o in openers if o.startswith(key)))
                         for key in keys if len(key) == 2}
 

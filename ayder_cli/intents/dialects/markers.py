@@ -13,6 +13,7 @@ LEAKED_TOKENS = (
     "<|eot_id|>", "<|eom_id|>", "<|start_header_id|>assistant<|end_header_id|>",
     "<|end|>", "<|return|>", "<|call|>", "<|start|>assistant", "<|start|>",
     "<|python_end|>", "<|tool_calls_section_end|>",
+    "<|tool_calls_section_begin|>", "<|tool_call_begin|>", "<|tool_call_argument_begin|>", "<|tool_call_end|>",  # K2
     "<｜end▁of▁sentence｜>", "<｜Assistant｜>", "<｜tool▁calls▁end｜>",
     "]~b]ai", "]~b]tool", "]~b]user", "]~b]system", "]~!b[", "[e~[", "<end_of_turn>",
     "]<]minimax[>[",  # MiniMax's namespace marker, left before its tags or alone

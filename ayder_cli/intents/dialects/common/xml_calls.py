@@ -20,8 +20,7 @@ from __future__ import annotations
 import json
 import re
 
-from ayder_cli.calls import json_loads
-from ayder_cli.intents.coerce import CoerceError, typed
+from ayder_cli.intents.coerce import CoerceError, marked_json, typed
 from ayder_cli.intents.dialects.common.base import (
     MAX_TAG,
     NEED_MORE,
@@ -45,6 +44,7 @@ from ayder_cli.intents.dialects.common.xml_tags import (
     WRAPPER_CLOSERS,
     call_name,
     could_be_tag,
+    is_dsml,
     one_newline_off,
     param_key,
     right_after_tag,
@@ -128,12 +128,10 @@ class XmlCalls(Block):
             self.found.add_call(name, arguments, text)
 
     def _value(self, tool: str, key: str, value: str, attributes: dict):
-        if attributes.get("string") == "false":
-            try:
-                return json_loads(value)
-            except json.JSONDecodeError:
-                pass
-        return typed(value, self.found.parameters(tool).get("properties", {}).get(key), key)
+        schema = self.found.parameters(tool).get("properties", {}).get(key)
+        if attributes.get("string") == "false":  # DSML: JSON, unless that is not valid JSON or not what the schema asks
+            return marked_json(value, schema, key)
+        return typed(value, schema, key)
 
     def _add_body_call(self, name: str, body: str, raw: str) -> None:
         """A call without parameter tags: a JSON object of arguments, or the value of its one parameter."""
@@ -219,6 +217,8 @@ class XmlCalls(Block):
         name = call_name(tag) if "\n" not in tag else None
         if name is None:
             return NOT_MINE if not self.started else self._skip(at)
+        if tag.endswith("/>") and (self.skip or is_dsml(tag)):  # a DSML leak: an invoke closed in its own tag
+            return self._self_closed(buf, at, tag_end, name, final)
         if not self.started:
             following = self.context.following(buf, tag_end)
             if not following and not final:
@@ -234,6 +234,18 @@ class XmlCalls(Block):
         self.call_open = True
         self.body_start = self.position = tag_end
         return GO_ON
+
+    def _self_closed(self, buf: str, at: int, tag_end: int, name: str, final: bool):
+        """<invoke name="x"/>: a call with no parameters, its closer the tag's own "/>"."""
+        started, self.started = self.started, True
+        self.calls.append((name, [], None))
+        self.call_open = True
+        self.body_start = self.position = tag_end - 2
+        outcome = self._closing_tag(buf, tag_end - 2, "/invoke", final)
+        if outcome is NEED_MORE:  # read the tag again once what follows it is known
+            self.calls.pop()
+            self.call_open, self.started, self.position = False, started, at
+        return outcome
 
     def _param_tag(self, buf: str, at: int, tag_end: int, final: bool):
         if not self.call_open or self.lazy:

@@ -7,8 +7,9 @@ from functools import lru_cache
 
 from ayder_cli.intents.found import NAME
 
-# DeepSeek V3.2 writes its tags with one of these inside (the letters fullwidth too, as some outputs have them).
-PREFIXES = ("｜DSML｜", "|DSML|", "｜ＤＳＭＬ｜", "|ＤＳＭＬ|")
+# DeepSeek V3.2 writes its tags with one of these inside (the letters fullwidth too, as some outputs have them);
+# V4.1 with a space after it (<｜DSML｜ invoke>); leaked replies double the bars. Longest first.
+PREFIXES = ("｜DSML｜ ", "｜DSML｜", "|DSML| ", "|DSML|", "｜ＤＳＭＬ｜", "|ＤＳＭＬ|", "｜｜DSML｜｜ ", "｜｜DSML｜｜")
 
 
 def variants(*tags: str) -> tuple[str, ...]:
@@ -20,9 +21,15 @@ def variants(*tags: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def dsml_only(*tags: str) -> tuple[str, ...]:
+    """Each tag with every DSML prefix only (DeepSeek V4.1's `calls` wrapper is no tag of its own plain)."""
+    return tuple(variant for variant in variants(*tags) if variant not in tags)
+
+
 CALL_TAGS = ("<function=",) + variants("<invoke")
-AFTER_CALL_TAG = variants("<parameter", "</function>", "</invoke>")
-WRAPPER_CLOSERS = ("</tool_call>",) + variants("</function_calls>", "</tool_calls>")
+# DeepSeek V4 cuts its invoke closer short (</｜DSML｜inv>); V4.1 wraps its calls in <｜DSML｜ calls>.
+AFTER_CALL_TAG = variants("<parameter", "</function>", "</invoke>") + dsml_only("</inv>")
+WRAPPER_CLOSERS = ("</tool_call>",) + variants("</function_calls>", "</tool_calls>") + dsml_only("</calls>")
 AFTER_CLOSER = AFTER_CALL_TAG + CALL_TAGS + WRAPPER_CLOSERS + ("<tool_call>",)
 PARAMETER_TAGS = variants("<parameter")
 PARAMETER_CLOSERS = variants("</parameter>")
@@ -49,6 +56,11 @@ def right_after_tag(buf: str, at: int) -> bool:
     return before >= 0 and buf[before] == ">"
 
 
+def is_dsml(tag: str) -> bool:
+    """The tag carries a DSML prefix."""
+    return tag.startswith(("<", "</")) and _unprefixed(tag[1:].lstrip("/")) != tag[1:].lstrip("/")
+
+
 def _unprefixed(body: str) -> str:
     for prefix in PREFIXES:
         if body.startswith(prefix):
@@ -57,7 +69,8 @@ def _unprefixed(body: str) -> str:
 
 
 _PREFIX = "(?:" + "|".join(map(re.escape, PREFIXES)) + ")?"
-_TAG_NAME = re.compile(rf"<(?:/{_PREFIX}(function|invoke|parameter)>"
+_DSML = "(?:" + "|".join(map(re.escape, PREFIXES)) + ")"
+_TAG_NAME = re.compile(rf"<(?:/{_PREFIX}(function|invoke|parameter)>|/{_DSML}(inv)>"
                        rf"|{_PREFIX}(function(?==)|invoke(?= )|parameter(?=[= ])))")
 
 
@@ -66,7 +79,9 @@ def tag_name(buf: str, at: int) -> str | None:
     match = _TAG_NAME.match(buf, at)
     if match is None:
         return None
-    return "/" + match.group(1) if match.group(1) else match.group(2)
+    if match.group(2):
+        return "/invoke"  # DeepSeek V4's </｜DSML｜inv>
+    return "/" + match.group(1) if match.group(1) else match.group(3)
 
 
 def could_be_tag(rest: str) -> bool:
@@ -100,5 +115,7 @@ def param_key(tag: str) -> tuple[str | None, dict]:
 
 # Inside a value, a call written out whole (a document about tool calls) is part of the value: these open
 # and close its levels. An opener counts only on a line of its own, as calls are written.
-NEST_OPENERS = ("<tool_call>", "<function=", *variants("<invoke ", "<function_calls>", "<tool_calls>"))
-NEST_CLOSERS = ("</tool_call>", "</function>", *variants("</invoke>", "</function_calls>", "</tool_calls>"))
+NEST_OPENERS = ("<tool_call>", "<function=", *variants("<invoke ", "<function_calls>", "<tool_calls>"),
+                *dsml_only("<calls>"))
+NEST_CLOSERS = ("</tool_call>", "</function>", *variants("</invoke>", "</function_calls>", "</tool_calls>"),
+                *dsml_only("</calls>"))
