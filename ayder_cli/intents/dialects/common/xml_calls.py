@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 
+from ayder_cli.calls import json_loads
 from ayder_cli.intents.coerce import CoerceError, marked_json, typed
 from ayder_cli.intents.dialects.common.base import (
     MAX_TAG,
