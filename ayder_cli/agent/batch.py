@@ -16,6 +16,7 @@ from ayder_cli.agent.side_by_side import run_calls
 from ayder_cli.calls import ToolCall, ToolResult, describe
 from ayder_cli.intents import parse
 from ayder_cli.intents.dialects.edit_blocks import SEARCH
+from ayder_cli.intents.in_reasoning import calls_ending_reasoning
 from ayder_cli.llm.base import Reply
 from ayder_cli.tools.executor import ToolExecutor
 from ayder_cli.wording import counted
@@ -26,6 +27,7 @@ class Batch:
     calls: list[ToolCall]  # malformed ones included: a native call needs its result even when broken
     errors: list[str]  # what was wrong with the malformed calls, one line each
     native: bool  # native tool_calls (answered as role=tool messages) or written in the text
+    in_reasoning: bool = False  # written at the end of the reasoning of a reply with no answer
 
     @classmethod
     def of(cls, reply: Reply, executor: ToolExecutor | None, whole_files: bool = False) -> Batch:
@@ -51,8 +53,13 @@ class Batch:
 
     @classmethod
     def written_in(cls, reply: Reply, schemas: list[dict] | None, whole_files: bool = False) -> Batch:
-        # Nothing before a lone </think> is run, nor a call that a max_tokens cut left without its end.
-        parsed = parse(reply.text, schemas, hit_max_tokens=reply.finish_reason == "length", whole_files=whole_files)
+        # Nothing before a lone </think> is run, nor a call that a max_tokens cut left without its end;
+        # but a reply with no call and no answer runs the calls that end its reasoning.
+        cut = reply.finish_reason == "length"
+        parsed = parse(reply.text, schemas, hit_max_tokens=cut, whole_files=whole_files)
+        ending = calls_ending_reasoning(reply.text, parsed, reply.thinking, schemas, hit_max_tokens=cut)
+        if ending is not None:
+            return cls(ending.calls, ending.errors, False, in_reasoning=True)
         return cls(parsed.calls, parsed.errors, False)
 
     @classmethod
@@ -79,6 +86,9 @@ class Batch:
 
     def run(self, executor: ToolExecutor, callbacks: Callbacks, repeats: RepeatGuard) -> tuple[list[ToolResult], bool]:
         """Run the calls, or answer a repeat with the earlier results -> (results, interrupted)."""
+        if self.in_reasoning:
+            callbacks.on_aside(f"{counted(len(self.calls), 'call')} found at the end of the model's reasoning "
+                               "(no answer followed)")
         if repeats.repeating:  # the previous reply made these calls already: not run again
             callbacks.on_notice(f"the model repeated {self.described()}; not run again, it gets the earlier result")
             results, interrupted = repeats.replay(self.calls), False
