@@ -15,6 +15,7 @@ from ayder_cli.agent.repeats import RepeatGuard
 from ayder_cli.agent.side_by_side import run_calls
 from ayder_cli.calls import ToolCall, ToolResult, describe
 from ayder_cli.intents import parse
+from ayder_cli.intents.cut_calls import calls_before_the_cut
 from ayder_cli.intents.dialects.edit_blocks import SEARCH
 from ayder_cli.intents.in_reasoning import calls_ending_reasoning
 from ayder_cli.llm.base import Reply
@@ -28,6 +29,7 @@ class Batch:
     errors: list[str]  # what was wrong with the malformed calls, one line each
     native: bool  # native tool_calls (answered as role=tool messages) or written in the text
     in_reasoning: bool = False  # written at the end of the reasoning of a reply with no answer
+    cut: bool = False  # max_tokens ended the reply inside a call: that one is among the errors, not run
 
     @classmethod
     def of(cls, reply: Reply, executor: ToolExecutor | None, whole_files: bool = False) -> Batch:
@@ -35,6 +37,7 @@ class Batch:
         edits written as text among them (whole_files: a fence under a path is a whole file)."""
         if reply.tool_calls:
             batch = cls.native_calls(reply)
+            batch.cut = reply.finish_reason == "length" and bool(batch.errors)
             if executor is not None and SEARCH in reply.text:  # edits in the text beside them are not run
                 edits = [call for call in parse(reply.text).calls if call.name == "replace_string"]
                 if edits:
@@ -57,10 +60,12 @@ class Batch:
         # but a reply with no call and no answer runs the calls that end its reasoning.
         cut = reply.finish_reason == "length"
         parsed = parse(reply.text, schemas, hit_max_tokens=cut, whole_files=whole_files)
+        if cut:  # the calls before the cut one, also where one container held them all
+            parsed = calls_before_the_cut(reply.text, parsed, schemas, whole_files)
         ending = calls_ending_reasoning(reply.text, parsed, reply.thinking, schemas, hit_max_tokens=cut)
         if ending is not None:
-            return cls(ending.calls, ending.errors, False, in_reasoning=True)
-        return cls(parsed.calls, parsed.errors, False)
+            return cls(ending.calls, ending.errors, False, in_reasoning=True, cut=cut and bool(ending.errors))
+        return cls(parsed.calls, parsed.errors, False, cut=cut and bool(parsed.errors))
 
     @classmethod
     def none(cls) -> Batch:
@@ -86,6 +91,10 @@ class Batch:
 
     def run(self, executor: ToolExecutor, callbacks: Callbacks, repeats: RepeatGuard) -> tuple[list[ToolResult], bool]:
         """Run the calls, or answer a repeat with the earlier results -> (results, interrupted)."""
+        if self.cut:
+            complete = len(self.runnable)
+            callbacks.on_notice("the reply hit max_tokens inside a tool call, which was not run (the model is told)"
+                                + (f"; {counted(complete, 'complete call')} before it ran" if complete else ""))
         if self.in_reasoning:
             callbacks.on_aside(f"{counted(len(self.calls), 'call')} found at the end of the model's reasoning "
                                "(no answer followed)")
