@@ -18,8 +18,8 @@ from ayder_cli.intents import think
 from ayder_cli.intents.found import ParsedReply
 from ayder_cli.intents.scanner import StreamFilter
 
-_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.MULTILINE)
-_EXAMPLE = "(an example)"  # what a fenced block counts as: text, so nothing before it ends the reasoning
+_CALL_FENCE = re.compile(r"^([ \t]*`{3,})[ \t]*tool(?:_code)?[ \t]*$", re.MULTILINE)
+_JSON_FENCE = re.compile(r"\A(\s*`{3,})[ \t]*json[ \t]*$", re.MULTILINE)
 
 
 def calls_ending_reasoning(reply_text: str, parsed: ParsedReply, server_thinking: str, tools: list[dict] | None,
@@ -34,7 +34,7 @@ def calls_ending_reasoning(reply_text: str, parsed: ParsedReply, server_thinking
         reasoning, unclosed = server_thinking, False
     if not reasoning.strip():
         return None
-    return _ending_calls(_without_fences(reasoning), tools, unclosed, hit_max_tokens)
+    return _ending_calls(_fences_as_examples(reasoning), tools, unclosed, hit_max_tokens)
 
 
 def _ending_calls(reasoning: str, tools: list[dict] | None, every: bool, hit_max_tokens: bool) -> ParsedReply | None:
@@ -60,16 +60,7 @@ def _last_block_unclosed(text: str) -> bool:
     return opened[0] >= 0 and text.find(think.BLOCKS[opened[1]], opened[0]) < 0
 
 
-def _without_fences(text: str) -> str:
-    """Every fenced block replaced by a word: an example shown in a fence is never a call."""
-    kept, at = [], 0
-    while (opening := _FENCE.search(text, at)) is not None:
-        kept.append(text[at : opening.start()])
-        run = opening.group(1)
-        closing = re.compile(r"^[ \t]{0,3}%s{%d,}[ \t]*$" % (re.escape(run[0]), len(run)), re.MULTILINE)
-        line_end = text.find("\n", opening.end())
-        end = closing.search(text, line_end) if line_end >= 0 else None
-        kept.append(_EXAMPLE)
-        at = end.end() if end else len(text)
-    kept.append(text[at:])
-    return "".join(kept)
+def _fences_as_examples(text: str) -> str:
+    """The fences that would hold calls (```tool, ```tool_code, a reasoning that is one ```json fence) made
+    ordinary ones, which the scanner shows as written: in the reasoning a fence is an example."""
+    return _JSON_FENCE.sub(r"\1", _CALL_FENCE.sub(r"\1", text), count=1)
