@@ -28,9 +28,9 @@ def calls_ending_reasoning(reply_text: str, parsed: ParsedReply, server_thinking
     answer; None when there are none. `parsed` is the reply's text read whole."""
     if parsed.calls or parsed.errors or parsed.display.strip():
         return None
-    if parsed.thinking:
+    if parsed.thinking and parsed.thinking[-1].strip():
         reasoning, unclosed = parsed.thinking[-1], _last_block_unclosed(reply_text)
-    else:
+    else:  # an empty block (a template's <think></think>) leaves the server's field
         reasoning, unclosed = server_thinking, False
     if not reasoning.strip():
         return None

@@ -53,6 +53,11 @@ def test_a_call_cut_at_max_tokens_in_the_reasoning_is_reported_not_run():
     assert found is not None and found[0] == [] and len(found[1]) == 1
 
 
+def test_an_empty_think_block_in_the_text_leaves_the_server_reasoning():
+    call = RENDERERS["qwen3_xml"][0](CALLS[:1])
+    assert ending("<think>\n\n</think>\n\n", server_thinking=f"{THOUGHT}{call}") == (CALLS[:1], [])
+
+
 def test_a_reply_with_an_answer_or_a_call_is_left_alone():
     call = RENDERERS["hermes"][0](CALLS[:1])
     assert ending(f"<think>{THOUGHT}{call}</think>{call}") is None  # the real call runs, not the draft
