@@ -18,6 +18,7 @@ from ayder_cli.intents import think
 from ayder_cli.intents.found import ParsedReply
 from ayder_cli.intents.scanner import StreamFilter
 
+MAX_CALLS = 32  # a reasoning holding more calls than this is read for none
 _CALL_FENCE = re.compile(r"^([ \t]*`{3,})[ \t]*tool(?:_code)?[ \t]*$", re.MULTILINE)
 _JSON_FENCE = re.compile(r"\A(\s*`{3,})[ \t]*json[ \t]*$", re.MULTILINE)
 
@@ -41,9 +42,16 @@ def _ending_calls(reasoning: str, tools: list[dict] | None, every: bool, hit_max
     flt = StreamFilter(tools, think_open=False, hit_max_tokens=hit_max_tokens)
     found = flt.found
     marks: list[tuple[int, int, int]] = []  # after each call or error: (calls, errors, length of the text shown)
-    found.on_found = lambda: marks.append((len(found.calls), len(found.errors), len(flt.result().display)))
+
+    def mark() -> None:
+        if len(marks) <= MAX_CALLS:
+            marks.append((len(found.calls), len(found.errors), len(flt.result().display)))
+
+    found.on_found = mark
     flt.feed(reasoning)
     flt.finish()
+    if len(marks) > MAX_CALLS:  # drafts, not a plan: and each mark measures all the text shown before it
+        return None
     shown = flt.result().display
     first = 0 if every else next((i for i, (_, _, at) in enumerate(marks) if not shown[at:].strip()), len(marks))
     if first == len(marks):

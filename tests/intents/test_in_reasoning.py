@@ -62,3 +62,9 @@ def test_a_reply_with_an_answer_or_a_call_is_left_alone():
     call = RENDERERS["hermes"][0](CALLS[:1])
     assert ending(f"<think>{THOUGHT}{call}</think>{call}") is None  # the real call runs, not the draft
     assert ending("", server_thinking="Just thinking, no call.") is None
+
+
+def test_a_reasoning_full_of_drafted_calls_is_read_for_none():
+    call = RENDERERS["hermes"][0](CALLS[:1])
+    assert ending("", server_thinking=f"{THOUGHT}{call}\n" * 3) == (CALLS[:1], [])  # the last one ends it
+    assert ending("", server_thinking=f"{THOUGHT}{call}\n" * 40) is None  # more than 32: drafts
