@@ -126,7 +126,8 @@ def main() -> int:
                     for call in message.get("tool_calls") or ()]
             ids = f"{', '.join(sent)} ({sum(i in prompts[1] for i in sent)} shown)"
             shown = [REASONING in prompt for prompt in prompts]
-            print(f"{name[:34] + ' / ' + model:62} {'yes' if not errors else 'NO':8} {ids:42} {shown if not errors else errors[0][:80]}")
+            outcome = shown if not errors else errors[0][:80]
+            print(f"{name[:34] + ' / ' + model:62} {'yes' if not errors else 'NO':8} {ids:42} {outcome}")
     return 0
 
 

@@ -29,7 +29,7 @@ class Batch:
     errors: list[str]  # what was wrong with the malformed calls, one line each
     native: bool  # native tool_calls (answered as role=tool messages) or written in the text
     in_reasoning: bool = False  # written at the end of the reasoning of a reply with no answer
-    cut: bool = False  # max_tokens ended the reply inside a call: that one is among the errors, not run
+    inside_call_cut: bool = False  # max_tokens ended the reply inside a call: it is among the errors, not run
 
     @classmethod
     def of(cls, reply: Reply, executor: ToolExecutor | None, whole_files: bool = False) -> Batch:
@@ -37,7 +37,7 @@ class Batch:
         edits written as text among them (whole_files: a fence under a path is a whole file)."""
         if reply.tool_calls:
             batch = cls.native_calls(reply)
-            batch.cut = reply.finish_reason == "length" and bool(batch.errors)
+            batch.inside_call_cut = reply.finish_reason == "length" and bool(batch.errors)
             if executor is not None and SEARCH in reply.text:  # edits in the text beside them are not run
                 edits = [call for call in parse(reply.text).calls if call.name == "replace_string"]
                 if edits:
@@ -64,8 +64,9 @@ class Batch:
             parsed = calls_before_the_cut(reply.text, parsed, schemas, whole_files)
         ending = calls_ending_reasoning(reply.text, parsed, reply.thinking, schemas, hit_max_tokens=cut)
         if ending is not None:
-            return cls(ending.calls, ending.errors, False, in_reasoning=True, cut=cut and bool(ending.errors))
-        return cls(parsed.calls, parsed.errors, False, cut=cut and bool(parsed.errors))
+            return cls(ending.calls, ending.errors, False, in_reasoning=True,
+                       inside_call_cut=cut and bool(ending.errors))
+        return cls(parsed.calls, parsed.errors, False, inside_call_cut=cut and bool(parsed.errors))
 
     @classmethod
     def none(cls) -> Batch:
@@ -91,7 +92,7 @@ class Batch:
 
     def run(self, executor: ToolExecutor, callbacks: Callbacks, repeats: RepeatGuard) -> tuple[list[ToolResult], bool]:
         """Run the calls, or answer a repeat with the earlier results -> (results, interrupted)."""
-        if self.cut:
+        if self.inside_call_cut:
             complete = len(self.runnable)
             callbacks.on_notice("the reply hit max_tokens inside a tool call, which was not run (the model is told)"
                                 + (f"; {counted(complete, 'complete call')} before it ran" if complete else ""))

@@ -19,7 +19,8 @@ REPLIES = {  # the families whose calls share one container: cut in the second, 
     "hermes-list": f"<tool_call>\n[{FIRST}, {CUT}",
     "json-list": f"[{FIRST},\n {CUT}",
     "pythonic": '[read_file(file_path="a.txt"), read_file(file_path="b.t',
-    "claude-invoke": "<function_calls>\n" + INVOKE.format("a.txt") + '<invoke name="read_file">\n<parameter name="fi',
+    "claude-invoke": ("<function_calls>\n" + INVOKE.format("a.txt")
+                      + '<invoke name="read_file">\n<parameter name="fi'),
     "deepseek-v3.2": ("<｜DSML｜function_calls>\n" + INVOKE.format("a.txt").replace("<", "<｜DSML｜").replace(
         "<｜DSML｜/", "</｜DSML｜") + '<｜DSML｜invoke name="read_file">\n<｜DSML｜parameter name="file_path" string="tr'),
     "minimax-m2": "<minimax:tool_call>\n" + INVOKE.format("a.txt") + '<invoke name="read_file">\n<parameter',
