@@ -21,8 +21,9 @@ REPLIES = {  # the families whose calls share one container: cut in the second, 
     "pythonic": '[read_file(file_path="a.txt"), read_file(file_path="b.t',
     "claude-invoke": ("<function_calls>\n" + INVOKE.format("a.txt")
                       + '<invoke name="read_file">\n<parameter name="fi'),
-    "deepseek-v3.2": ("<｜DSML｜function_calls>\n" + INVOKE.format("a.txt").replace("<", "<｜DSML｜").replace(
-        "<｜DSML｜/", "</｜DSML｜") + '<｜DSML｜invoke name="read_file">\n<｜DSML｜parameter name="file_path" string="tr'),
+    "deepseek-v3.2": ("<｜DSML｜function_calls>\n"
+                      + INVOKE.format("a.txt").replace("<", "<｜DSML｜").replace("<｜DSML｜/", "</｜DSML｜")
+                      + '<｜DSML｜invoke name="read_file">\n<｜DSML｜parameter name="file_path" string="tr'),
     "minimax-m2": "<minimax:tool_call>\n" + INVOKE.format("a.txt") + '<invoke name="read_file">\n<parameter',
     "minimax-m3": (f'{MM}<tool_call>\n{MM}<invoke name="read_file">\n{MM}<file_path>a.txt{MM}</file_path>\n'
                    f'{MM}</invoke>\n{MM}<invoke name="read_file">\n{MM}<file_path>b.t'),
