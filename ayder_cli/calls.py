@@ -12,6 +12,39 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+MAX_NESTING = 64  # arrays and objects inside each other in a call's arguments: deeper is a malformed call
+TOO_DEEP = f"nested more than {MAX_NESTING} levels deep"
+_DECODER = json.JSONDecoder()
+
+
+def json_loads(text: str, **options: Any) -> Any:
+    """json.loads for what a model wrote: a value nested past MAX_NESTING is a JSONDecodeError (the
+    decoder would raise RecursionError a little further down, and much else after it)."""
+    try:
+        value = json.loads(text, **options)
+    except RecursionError:
+        raise json.JSONDecodeError(TOO_DEEP, text, 0) from None
+    return _not_too_deep(value, text, 0)
+
+
+def json_raw_decode(text: str, position: int = 0) -> tuple[Any, int]:
+    """JSONDecoder().raw_decode with json_loads' limit on nesting."""
+    try:
+        value, end = _DECODER.raw_decode(text, position)
+    except RecursionError:
+        raise json.JSONDecodeError(TOO_DEEP, text, position) from None
+    return _not_too_deep(value, text, position), end
+
+
+def _not_too_deep(value: Any, text: str, position: int) -> Any:
+    level = [value]
+    for _ in range(MAX_NESTING + 1):  # one level at a time, not a recursion
+        level = [item for held in level if isinstance(held, (dict, list))
+                 for item in (held.values() if isinstance(held, dict) else held)]
+        if not level:
+            return value
+    raise json.JSONDecodeError(TOO_DEEP, text, position)
+
 
 @dataclass
 class ToolCall:
@@ -35,7 +68,7 @@ def decode_arguments(raw: str | dict | None) -> tuple[dict[str, Any], str | None
         if not isinstance(value, str):
             break
         try:
-            value = json.loads(value)
+            value = json_loads(value)
         except json.JSONDecodeError as exc:
             return {}, f"arguments are not valid JSON ({exc.msg} at column {exc.colno}): {raw[:200]}"
     if not isinstance(value, dict):
@@ -50,7 +83,7 @@ def structured_value(text: str) -> Any:
     never runs code. Raises ValueError when the text is neither.
     """
     try:
-        return json.loads(text)
+        return json_loads(text)
     except json.JSONDecodeError:
         pass
     try:

@@ -7,7 +7,7 @@ and what was wrong with the malformed ones goes back with the results.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ayder_cli.agent.callbacks import Callbacks
 from ayder_cli.agent.conversation import Conversation
@@ -22,12 +22,25 @@ from ayder_cli.llm.base import Reply
 from ayder_cli.tools.executor import ToolExecutor
 from ayder_cli.wording import counted
 
+# The calls one reply may make: the rest are not run and each answer fits the window (a flood of
+# 10,000 calls in one reply, answered one by one, would not fit any window).
+MAX_CALLS_PER_REPLY = 20
+
+
+def within_call_limit(reply: Reply) -> Reply:
+    """The reply with at most MAX_CALLS_PER_REPLY native calls, before it is kept in the conversation."""
+    over = len(reply.tool_calls) - MAX_CALLS_PER_REPLY
+    if over <= 0:
+        return reply
+    return replace(reply, tool_calls=reply.tool_calls[:MAX_CALLS_PER_REPLY], calls_cut=over)
+
 
 @dataclass
 class Batch:
     calls: list[ToolCall]  # malformed ones included: a native call needs its result even when broken
     errors: list[str]  # what was wrong with the malformed calls, one line each
     native: bool  # native tool_calls (answered as role=tool messages) or written in the text
+    cut: int = 0  # calls past MAX_CALLS_PER_REPLY: not run, and not kept beside the others
     in_reasoning: bool = False  # written at the end of the reasoning of a reply with no answer
     inside_call_cut: bool = False  # max_tokens ended the reply inside a call: it is among the errors, not run
 
@@ -52,7 +65,7 @@ class Batch:
     def native_calls(cls, reply: Reply) -> Batch:
         # Every native call needs a result: a broken one is not run and gets its error as the result.
         errors = [f"{call.name}: {call.error}" for call in reply.tool_calls if call.error is not None]
-        return cls(reply.tool_calls, errors, True)
+        return cls(reply.tool_calls, errors, True, reply.calls_cut)
 
     @classmethod
     def written_in(cls, reply: Reply, schemas: list[dict] | None, whole_files: bool = False) -> Batch:
@@ -63,10 +76,10 @@ class Batch:
         if cut:  # the calls before the cut one, also where one container held them all
             parsed = calls_before_the_cut(reply.text, parsed, schemas, whole_files)
         ending = calls_ending_reasoning(reply.text, parsed, reply.thinking, schemas, hit_max_tokens=cut)
-        if ending is not None:
-            return cls(ending.calls, ending.errors, False, in_reasoning=True,
-                       inside_call_cut=cut and bool(ending.errors))
-        return cls(parsed.calls, parsed.errors, False, inside_call_cut=cut and bool(parsed.errors))
+        found = ending if ending is not None else parsed
+        calls = found.calls[:MAX_CALLS_PER_REPLY]
+        return cls(calls, found.errors, False, len(found.calls) - len(calls), in_reasoning=ending is not None,
+                   inside_call_cut=cut and bool(found.errors))
 
     @classmethod
     def none(cls) -> Batch:
@@ -92,6 +105,9 @@ class Batch:
 
     def run(self, executor: ToolExecutor, callbacks: Callbacks, repeats: RepeatGuard) -> tuple[list[ToolResult], bool]:
         """Run the calls, or answer a repeat with the earlier results -> (results, interrupted)."""
+        if self.cut:
+            callbacks.on_notice(f"the reply held {self.cut + len(self.calls):,} tool calls: the first "
+                                f"{len(self.calls)} are taken, the other {self.cut:,} refused without running")
         if self.inside_call_cut:
             complete = len(self.runnable)
             callbacks.on_notice("the reply hit max_tokens inside a tool call, which was not run (the model is told)"
@@ -109,13 +125,18 @@ class Batch:
 
     def refuse(self, conversation: Conversation, error: str) -> None:
         """Answer every call with the same failure: none of them ran."""
-        conversation.add_results(self.calls, [ToolResult.failure(error)] * len(self.calls), self.native)
+        conversation.add_results(self.calls, [ToolResult.failure(error)] * len(self.calls), self.native,
+                                 [self._cut_note()] * bool(self.cut))
 
     def answer(self, conversation: Conversation, results: list[ToolResult], checks: list[str] = ()) -> None:
         """Send the results back, and with them what was wrong with the malformed calls and what the checks
         after them found."""
-        notes = ([correction(self.errors)] if self.errors else []) + list(checks)
+        notes = ([correction(self.errors)] if self.errors else []) + [self._cut_note()] * bool(self.cut) + list(checks)
         conversation.add_results(self.calls, results, self.native, notes)
+
+    def _cut_note(self) -> str:
+        return (f"not run: the other {counted(self.cut, 'call')} of your reply; at most {MAX_CALLS_PER_REPLY} calls "
+                "of one reply are run. Make the ones still needed in your next reply.")
 
 
 def correction(errors: list[str]) -> str:

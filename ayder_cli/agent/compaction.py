@@ -69,10 +69,11 @@ class Compaction:
     """Compacts one conversation; remembers the size at which it last did not help."""
 
     def __init__(self, conversation: Conversation, summarize: Callable[[list[dict], str], str],
-                 notice: Callable[[str], None]) -> None:
+                 notice: Callable[[str], None], reread: Callable[[], str] = lambda: "") -> None:
         self.conversation = conversation
         self.summarize = summarize  # (messages, instruction) -> the model's summary of them
         self.notice = notice
+        self.reread = reread  # what the server must read again after a compaction, said in its notice
         self.failed_at = 0  # the size at which compaction last did not help
 
     def worth_it(self, tokens: int, config: Config) -> bool:
@@ -134,5 +135,6 @@ class Compaction:
         self.conversation.messages = replaced
         if self.conversation.on_message is not None:
             self.conversation.on_message(replaced[0])
-        self.notice(f"compacted the conversation: ~{before} -> ~{after} tokens")
+        cost = self.reread()
+        self.notice(f"compacted the conversation: ~{before} -> ~{after} tokens" + (f"; {cost}" if cost else ""))
         return True

@@ -20,6 +20,7 @@ from ayder_cli.agent.calibration import CUT, IMPLAUSIBLE, Calibration, prompt_es
 from ayder_cli.agent.compaction import Compaction
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.agent.fit import Budget, shorten_middles
+from ayder_cli.agent.prompt_cache import PromptCache, describe_reread
 from ayder_cli.agent.prompt_pace import PromptPace
 from ayder_cli.agent.request import whole_reply
 from ayder_cli.agent.usage import SessionUsage
@@ -51,7 +52,7 @@ class ContextKeeper:
     def __init__(self, host: Host, notice: Callable[[str], None]) -> None:
         self.host = host
         self.notice = notice
-        self.compaction = Compaction(host.conversation, self.summarize, notice)
+        self.compaction = Compaction(host.conversation, self.summarize, notice, self.reread_note)
         self.window = WindowHold(self)  # the next request held within the window, cheapest remedy first
         self.doubted = False  # a server count too low to be true was noticed (once a session)
         self.meet_server()
@@ -62,6 +63,8 @@ class ContextKeeper:
         self.server_cut = False  # the server shortened the last prompt by itself: compact before the next
         config = self.host.config
         self.pace = PromptPace(self.host.profiles, config.resolved_base_url, config.resolved_model)
+        self.cache = PromptCache(self.host.profiles, config.resolved_base_url, config.resolved_model)
+        self.summary_reread = 0  # what the last summary request made the server read again
 
     # --- before a request
 
@@ -124,15 +127,28 @@ class ContextKeeper:
         request.tools = None
         request.messages = messages + [{"role": "user", "content": instruction}]
         self.shorten_to_fit(request.messages, prompt_estimate(request))  # the summary request must fit too
-        reply = whole_reply(self.host.client, self.paced(request))
+        again = self.cache.reread(request)
+        request = self.paced(request)
+        self.summary_reread = self.calibration.tokens(again)  # said with the compaction
+        reply = whole_reply(self.host.client, request)
         self.host.usage.add(reply.usage, request.model, reply.finish_reason)
         self.pace.learn(reply.usage)
         return parse(reply.text).display.strip()
 
     def paced(self, request: ChatRequest) -> ChatRequest:
-        """`request` with the time the server needs to read it at its measured speed (the first-data deadline)."""
+        """`request`, about to be sent, with the time the server needs to read it at its measured speed (the
+        first-data deadline); what it makes the server read again is counted in the session's usage."""
         request.reading = self.pace.reading(self.calibration.tokens(prompt_estimate(request)))
+        self.summary_reread = 0  # a summary request sets it again after this
+        self.host.usage.reread_tokens += self.calibration.tokens(self.cache.sent(request))
         return request
+
+    def reread_note(self) -> str:
+        """What the next request (and a summary request just before it) makes the server read again, and
+        about how long that takes where its prompt speed is known: for the notice of a trim or compaction."""
+        tokens = self.summary_reread + self.calibration.tokens(self.cache.reread(self.host.request()))
+        self.summary_reread = 0
+        return describe_reread(tokens, self.pace.speed)
 
     # --- after a request
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from ayder_cli.agent.batch import Batch
+from ayder_cli.agent.batch import Batch, within_call_limit
 from ayder_cli.agent.budget import MessageBudget, Stop
 from ayder_cli.agent.callbacks import Callbacks, RunResult
 from ayder_cli.agent.checkpoint import start_from, write_checkpoint
@@ -257,6 +257,7 @@ class ChatLoop:
         return reply
 
     def _keep(self, reply: Reply, model: str) -> Reply:
+        reply = within_call_limit(reply)  # a flood of calls is not kept whole: the next request must fit
         self.usage.add(reply.usage, model, reply.finish_reason)  # the transcript records them with the reply
         self.callbacks.on_reply_end(reply)
         self.conversation.add_assistant(reply)

@@ -14,6 +14,8 @@ class SessionUsage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0  # of prompt_tokens, reused from the server's prompt cache (where it says)
+    # Estimated tokens the server read again because an earlier message changed (trims, compactions).
+    reread_tokens: int = 0
     requests: int = 0
     last: Usage | None = None  # the latest request's counts (/status)
     # The latest reply's model, finish reason and tokens, for the transcript (storage/transcript.py).

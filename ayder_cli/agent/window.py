@@ -5,13 +5,18 @@ Compaction as the conversation nears the window runs between messages; inside
 one message a tool loop can outgrow the window round by round. When the next
 request would not fit its prompt budget (fit.Budget: the window less room for
 the reply), the remedies come cheapest first, each only while it still does
-not fit:
+not fit. The first two are a trim: any change to an earlier message makes the
+server read the prompt again (prompt_cache.py), so a trim frees room for
+several rounds at once, down to a share of the budget (less where the server
+reads the whole prompt again), and says what the re-read costs:
 
 1. the results of earlier tool calls cleared, oldest first (fit.py): no request
    to the model, the task and the calls themselves stay, a result can be had
    again by calling again;
-2. compaction of the earlier rounds (auto_compact): one request, but the
-   summary keeps what those results taught; not for a few short messages;
+2. instead, compaction of the earlier rounds (auto_compact), when clearing
+   would free too little and a pile of them (calls, cleared stubs, replies)
+   is left: one request, but the summary keeps what the results taught (it
+   sees them whole: clear or summarize, not both); not for a few short messages;
 3. the system prompt (with the project instructions) cut in its middle to what
    half the budget leaves beside the tool schemas, once for the session;
 4. the middle of the longest messages cut (fit.py);
@@ -31,8 +36,9 @@ from typing import Protocol
 
 from ayder_cli.agent.calibration import Calibration, prompt_estimate
 from ayder_cli.agent.compaction import Compaction
-from ayder_cli.agent.conversation import Conversation
-from ayder_cli.agent.fit import MARKER, MIN_KEPT_CHARS, Budget, clear_old_results, shorten_middles
+from ayder_cli.agent.conversation import Conversation, estimate_tokens
+from ayder_cli.agent.fit import MARKER, MIN_KEPT_CHARS, Budget, clear_old_results, latest_round, shorten_middles
+from ayder_cli.agent.prompt_cache import PromptCache
 from ayder_cli.llm.base import ChatRequest, LLMError
 from ayder_cli.llm.served import context_overflow
 from ayder_cli.setup.config import Config
@@ -47,6 +53,10 @@ class Keeper(Protocol):
     host: "Host"
     calibration: Calibration
     compaction: Compaction
+    cache: PromptCache
+
+    def reread_note(self) -> str:
+        """What the next request makes the server read again, said for a notice."""
 
     def notice(self, message: str) -> None: ...
 
@@ -83,12 +93,20 @@ class WindowHold:
         fixed = self._fixed_tokens()
         if fixed > self._budget().prompt:
             self._refuse(fixed)
-        cleared = clear_old_results(host.conversation.messages, self._over())
+        # A trim: room for several rounds freed at once (to keeper.cache.trim_to of the budget), so the
+        # rounds after it append again; not one old result a request, each a re-read of the prompt.
+        prompt = self._budget().prompt
+        goal = int(prompt * keeper.cache.trim_to)
+        kept = list(host.conversation.messages)
+        cleared = clear_old_results(host.conversation.messages, self._over(goal))
+        # Clearing freed too little, and what is left before the latest round is worth a summary: summarize.
+        if self._over(goal + prompt // 8) and self._before_latest_round() > prompt // 6 and host.config.auto_compact:
+            host.conversation.messages[:] = kept  # the summary sees the results; clear or summarize, not both
+            cleared = 0 if self._compact(between_messages=False) else \
+                clear_old_results(host.conversation.messages, self._over(goal))
         if cleared:
             keeper.notice(f"cleared the results of {counted(cleared, 'earlier tool call')} (they can be made again), "
-                          f"so the request fits the {window}-token context window")
-        if self._over() and host.config.auto_compact:
-            self._compact(between_messages=False)
+                          f"to make room in the {window}-token context window; {keeper.reread_note()}")
         if self._over():
             self._cut_system_prompt()
         if self._over():
@@ -103,22 +121,29 @@ class WindowHold:
         config = self.keeper.host.config
         return Budget.for_window(config.num_ctx, config.max_tokens)
 
-    def _over(self) -> int:
-        """Characters to cut before the next request fits its budget (0: it fits)."""
-        return self.keeper.calibration.chars_over(prompt_estimate(self.keeper.host.request()), self._budget().prompt)
+    def _over(self, room: int | None = None) -> int:
+        """Characters to cut before the next request fits `room` tokens, its budget by default (0: it fits)."""
+        room = self._budget().prompt if room is None else room
+        return self.keeper.calibration.chars_over(prompt_estimate(self.keeper.host.request()), room)
 
-    def _compact(self, between_messages: bool) -> None:
+    def _before_latest_round(self) -> int:
+        """Tokens of the messages before the latest round: what a summary would replace."""
+        messages = self.keeper.host.conversation.messages
+        return self.keeper.calibration.tokens(estimate_tokens(messages[:latest_round(messages)]))
+
+    def _compact(self, between_messages: bool) -> bool:
         keeper = self.keeper
         prompt, tokens = self._budget().prompt, keeper.tokens()
         # Worth a request when what it replaces would make the request fit, or is a quarter of the
         # budget; never for less than an eighth of it (a summary of a summary frees nothing).
         worth = max(min(tokens - prompt, prompt // 4), prompt // 8)
         try:
-            keeper.compaction.compact_to_fit(tokens, keeper.calibration, worth, between_messages)
+            return keeper.compaction.compact_to_fit(tokens, keeper.calibration, worth, between_messages)
         except LLMError as exc:  # the summary's own request refused as too long: on to the next remedy
             if context_overflow(exc.message) is None:
                 raise
             keeper.notice("compaction did not fit the window either; not applied")
+            return False
 
     def _cut_system_prompt(self) -> None:
         """The system prompt cut in its middle to what half the budget leaves beside the tool schemas.

@@ -10,10 +10,9 @@ dialect reads such values as JSON (GLM does, as its parsers do).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from ayder_cli.calls import structured_value
+from ayder_cli.calls import json_loads, structured_value
 from ayder_cli.wording import with_article
 
 _TRUE_FALSE = {"true": True, "false": False}
@@ -59,7 +58,7 @@ def schema_kinds(schema: dict | None) -> list[str]:
 
 def _json_or_text(value: str) -> Any:
     try:
-        return json.loads(value, parse_constant=_not_json)
+        return json_loads(value, parse_constant=_not_json)
     except ValueError:
         return value
 

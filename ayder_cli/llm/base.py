@@ -147,6 +147,7 @@ class Reply:
     usage: Usage | None = None
     interrupted: bool = False  # stopped by Ctrl-C
     stream_cut: bool = False  # the stream ended before the server said it was done
+    calls_cut: int = 0  # native calls past the most one reply may run, dropped before it was kept (agent/batch.py)
 
 
 class LLMError(AyderError):

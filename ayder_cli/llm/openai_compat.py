@@ -33,6 +33,10 @@ from ayder_cli.llm.providers import OPENAI
 from ayder_cli.llm.served import ServedWindow, from_llama_cpp_props, from_lm_studio_models, from_openai_models
 from ayder_cli.llm.sse import Skipped, decode_sse, json_value
 
+# llama.cpp: reuse runs of at least this many cached tokens found after a changed or removed middle of the
+# prompt (KV shifting; models whose cache cannot shift ignore it), as its --cache-reuse does server-wide.
+CACHE_REUSE_CHUNK = 256
+
 
 class OpenAIClient:
     provider = OPENAI.name
@@ -45,7 +49,8 @@ class OpenAIClient:
         self.redact = redact
         # Ask for usage in the stream until a server refuses the option.
         self.include_usage = True
-        # llama.cpp (known from its /props) reports how far it has read a prompt when asked.
+        # llama.cpp (known from its /props) reports how far it has read a prompt when asked, and is asked
+        # to keep its prompt cache and reuse what it can of it.
         self.reports_progress = False
 
     def stream(self, request: ChatRequest) -> Iterator[Delta]:
@@ -83,6 +88,8 @@ class OpenAIClient:
             body["stream_options"] = {"include_usage": True}
         if request.stream and self.reports_progress:
             body["return_progress"] = True
+        if self.reports_progress:
+            body.update(cache_prompt=True, n_cache_reuse=CACHE_REUSE_CHUNK)
         for key in ("temperature", "top_p", "max_tokens"):
             value = getattr(request, key)
             if value is not None:

@@ -18,6 +18,9 @@ from typing import Any, Mapping
 KEYS = ("command", "args", "env", "cwd", "url", "headers", "enabled_tools", "disabled_tools", "permission",
         "startup_timeout_s", "tool_timeout_s")
 NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+# SERVER__TOOL is split at its first "__": a server name holding "__" or ending in "_" would let two
+# servers build the same name (server a's tool b__echo and server a__b's echo).
+AMBIGUOUS = re.compile(r"__|_$")
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 DEFAULT_STARTUP_TIMEOUT_S = 10.0
 
@@ -82,6 +85,9 @@ def _server(name: str, entry: Any) -> ServerConfig:
     where = f"server {name!r}"
     if not NAME.match(name):
         raise ValueError(f"has {where}: a name is letters, digits, _ and - only")
+    if AMBIGUOUS.search(name):
+        raise ValueError(f"has {where}: a name may not hold \"__\" nor end in \"_\" "
+                         "(\"__\" separates a server's name from its tools' names)")
     if not isinstance(entry, dict):
         raise ValueError(f"{where} must be an object")
     unknown = sorted(set(entry) - set(KEYS))

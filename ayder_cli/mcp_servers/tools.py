@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 from ayder_cli.calls import ToolResult
@@ -27,10 +28,16 @@ MAX_DESCRIPTION = 1024  # sent with every request: a server's long prose is cut
 UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
+def full_name(server: str, tool: str) -> str:
+    """SERVER__TOOL in [A-Za-z0-9_-]: as the config's tools.enabled / tools.disabled name it. No two
+    servers build the same one: a server's name holds no "__" and does not end in "_" (config.py)."""
+    return UNSAFE.sub("_", f"{server}{MCP_SEPARATOR}{tool}")
+
+
 def tool_name(server: str, tool: str, taken: set[str]) -> str:
-    """SERVER__TOOL in [A-Za-z0-9_-], at most 64 characters; a short hash of the original when the
-    name is too long or another tool already has it."""
-    name = UNSAFE.sub("_", f"{server}{MCP_SEPARATOR}{tool}")
+    """full_name() at most 64 characters; a short hash of the original when the name is too long or
+    another tool of the server already has it (`a.b` and `a_b`)."""
+    name = full_name(server, tool)
     if len(name) <= MAX_NAME and name not in taken:
         return name
     digest = hashlib.sha256(f"{server}{MCP_SEPARATOR}{tool}".encode()).hexdigest()[:8]
@@ -100,7 +107,7 @@ class McpTools:
             hub, self.hub = self.hub, None
             hub.close()
             raise
-        names = set(taken)
+        names, listed = set(taken), set()
         for server in self.hub.servers.values():
             if server.gone:
                 continue
@@ -108,12 +115,15 @@ class McpTools:
                 if server.config.offers(tool.name):
                     spec = self._spec(server.config, tool, tool_name(server.config.name, tool.name, names))
                     names.add(spec.name)
+                    # tools.disabled (and tools.enabled) match the name as written, cut and hashed or not
+                    spec = replace(spec, config_names=(full_name(server.config.name, tool.name),))
+                    listed |= spec.names()
                     if not self.allowed(spec):
                         self.held_back.append(spec)
                         continue
                     self._names.setdefault(server.config.name, set()).add(spec.name)
                     self.specs.append(spec)
-        self._say_unmatched(names - set(taken))
+        self._say_unmatched(listed)
         running = sum(1 for server in self.hub.servers.values() if not server.gone)
         self.log(f"MCP: {running} of {len(self.configs)} servers running, {len(self.specs)} tools")
         self.tokens = budget.schema_tokens(self.specs)

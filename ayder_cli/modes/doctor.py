@@ -10,11 +10,12 @@ transcript never see them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
 from ayder_cli.agent.conversation import Conversation
+from ayder_cli.agent.prompt_cache import PROFILE_KEY as PARTIAL_REUSE_KEY
 from ayder_cli.agent.request import next_request, whole_reply, with_settings
 from ayder_cli.agent.tool_fallback import refuses_tools
 from ayder_cli.calls import ToolCall, ToolResult
@@ -23,6 +24,14 @@ from ayder_cli.intents import call_format_instructions, parse
 from ayder_cli.llm.base import ChatRequest, LLMError, Reply
 from ayder_cli.llm.providers import provider_named
 from ayder_cli.llm.served import ServedWindow
+from ayder_cli.modes.doctor_replies import (
+    ADD_TOOL,
+    call_in,
+    right_call,
+    said,
+    served_name,
+    server_words,
+)
 from ayder_cli.setup.edit_formats import doctor_line
 from ayder_cli.storage.profiles import ServerProfiles, profiles_path
 from ayder_cli.terminal.console import describe_call
@@ -32,16 +41,14 @@ OK, FAILED, UNKNOWN = "✓", "✗", "–"
 LABEL_WIDTH = 19
 LISTED_MODELS = 10  # a longer model list ends in "and N more"
 
-ADD_TOOL = {"type": "function", "function": {
-    "name": "add", "description": "Add two integers.",
-    "parameters": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
-                   "required": ["a", "b"]}}}
 ADD_SIGNATURE = "add(a: integer, b: integer)"
 ASK_FOR_CALL = "What is 2 + 3? Use the add tool: call it with a=2 and b=3, then tell me the result."
-ADD_ARGUMENTS = {"a": 2, "b": 3}
 ADD_RESULT = "5"
 FORCED = "required"  # tool_choice: with one tool offered, the model must call it
 FIRST_PROMPT = "Say hello."
+# The partial-prefix probe: the first request with an answer and one more message, then the same with its
+# first message changed; a server that reuses a partial prefix reads only from the change on.
+PROBE_ANSWER, PROBE_NEXT, CHANGED_PROMPT = "Hello.", "Say it once more.", "Say hi."
 FIRST_MAX_TOKENS = 8  # the prompt is what is measured, not the answer
 
 
@@ -78,6 +85,7 @@ class Findings:
     thinking: str | None = None
     first_request: ChatRequest | None = None
     first_request_tokens: int | None = None
+    partial_prefix_reuse: bool | None = None  # None: the server does not report its cache
     replies: list[Reply] = field(default_factory=list)  # every reply, for the thinking check
 
 
@@ -98,7 +106,7 @@ class Doctor:
         return [("model", self.model), ("window", self.window), ("native tool calls", self.native_tools),
                 ("text tool calls", self.text_tools), ("streaming tools", self.streaming),
                 ("thinking", self.thinking), ("first request", self.first_request),
-                ("cached prefix", self.cached_prefix)]
+                ("cached prefix", self.cached_prefix), ("partial prefix", self.partial_prefix)]
 
     @property
     def usable(self) -> bool:
@@ -215,6 +223,32 @@ class Doctor:
         text = f"second request: {cached}{of} prompt tokens from the cache"
         return Result(OK, text) if cached else Result(FAILED, f"{text}: it read the whole prompt again")
 
+    def partial_prefix(self) -> Result | None:
+        """Two requests, the second with an early message changed: how much of it came from the cache.
+        Where the server keeps no partial prefix (hybrid and sliding-window models), any change to an
+        earlier message is a whole re-read, and ayder's trims free more at once (agent/prompt_cache.py)."""
+        first = self.found.first_request
+        if first is None:
+            return None
+        extended = [*first.messages, {"role": "assistant", "content": PROBE_ANSWER},
+                    {"role": "user", "content": PROBE_NEXT}]
+        self._send(replace(first, messages=extended))
+        changed = [dict(message) for message in extended]
+        asked = next(i for i, message in enumerate(changed) if message["role"] == "user")
+        changed[asked]["content"] = changed[asked]["content"].replace(FIRST_PROMPT, CHANGED_PROMPT)
+        usage = self._send(replace(first, messages=changed)).usage
+        if usage is None or usage.cached_tokens is None or not usage.prompt_tokens:
+            return Result(UNKNOWN, "the server does not report its cache")
+        # The change comes after the system prompt and tools: most of the first request's tokens.
+        reused = usage.cached_tokens >= (self.found.first_request_tokens or usage.prompt_tokens) // 2
+        self.found.partial_prefix_reuse = reused
+        text = (f"an early message changed: {usage.cached_tokens} of {usage.prompt_tokens} prompt tokens "
+                "from the cache")
+        if reused:
+            return Result(OK, f"{text}; it reads again only from the change on")
+        return Result(FAILED, f"{text}: any change to an earlier message is a whole re-read; ayder's trims "
+                              "free more of the window at once")
+
     # --- requests
 
     def _round(self, native: bool, stream: bool) -> ToolTry:
@@ -288,6 +322,7 @@ class Doctor:
             "capabilities": list(found.window.capabilities) if found.window and found.window.capabilities else None,
             "thinking": found.thinking,
             "first_request_tokens": found.first_request_tokens,
+            PARTIAL_REUSE_KEY: found.partial_prefix_reuse,
         }
         if found.native_tools is False:
             facts["reason"] = f"the server refused native tool calling ({found.refusal})"
@@ -336,47 +371,3 @@ def show(console, label: str, result: Result) -> None:
     console.info(f"{result.mark} {label:<{LABEL_WIDTH}}{result.text}")
     if result.hint:
         console.dim_line(f"  {'':<{LABEL_WIDTH}}{result.hint}")
-
-
-# --- small readers
-
-
-def served_name(wanted: str, models: list[str]) -> str | None:
-    """The server's name for the model: the same, or with Ollama's ":latest" on either side."""
-    for name in models:
-        if wanted in (name, f"{name}:latest") or name == f"{wanted}:latest":
-            return name
-    return None
-
-
-def server_words(exc: LLMError) -> str:
-    """The server's own message, without ayder's "... rejected the request (HTTP 400): " before it."""
-    _, colon, words = exc.message.partition("): ")
-    return words if colon else exc.message
-
-
-def call_in(reply: Reply) -> tuple[ToolCall | None, bool]:
-    """The reply's first tool call, native or written in its text; and whether it came from the text."""
-    if reply.tool_calls:
-        return reply.tool_calls[0], False
-    calls = parse(reply.text, [ADD_TOOL]).calls
-    return (calls[0], True) if calls else (None, False)
-
-
-def right_call(call: ToolCall) -> bool:
-    """add with a=2 and b=3 (numbers written as strings count too)."""
-    arguments = call.arguments if isinstance(call.arguments, dict) else {}
-    return call.error is None and call.name == "add" and {
-        key: _number(value) for key, value in arguments.items()} == ADD_ARGUMENTS
-
-
-def _number(value: Any) -> Any:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return value
-
-
-def said(reply: Reply) -> str:
-    text = parse(reply.text, [ADD_TOOL]).display.strip()
-    return f"the model said {short(text, 60)!r}" if text else "the model said nothing"

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable
 from ayder_cli.errors import UsageError
 from ayder_cli.llm.providers import provider_named
 from ayder_cli.modes.options import Mode, Options
-from ayder_cli.storage.layout import repository_root
+from ayder_cli.storage.layout import doubt_about, repository_root
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
 
@@ -36,6 +36,24 @@ def repository_root_of(root: Path, environment: Environment) -> Path:
     """The repository root for a run whose tools start at root (storage/layout.py decides)."""
     home = environment.env.get("HOME")
     return repository_root(root, Path(home).resolve() if home else None)
+
+
+def taken_repository(repo: Path, root: Path, environment: Environment, console: Console, ask: bool) -> Path:
+    """The work tree's top as the project, unless something about it is doubtful (another user's, a
+    .git file pointing elsewhere): then only if the user says so at the terminal; else `root`, said once."""
+    doubt = doubt_about(repo) if repo != root else None
+    if doubt is None:
+        return repo
+    if ask and environment.stdin_is_tty and environment.stdout_is_tty:
+        from ayder_cli.terminal.confirm import ask_on_terminal, visible  # only when there is a question
+
+        if ask_on_terminal(environment, lambda paint: f"{visible(str(repo))} holds the git work tree ayder "
+                                                      f"started in, but {visible(doubt)}.\n",
+                           "Take it as the project (its AGENTS.md, config and sessions)? [y/N] "):
+            return repo
+    console.notice(f"{repo} holds a git work tree, but {doubt}: not taken as the project; ayder keeps its "
+                   f"state in {root} (--root {repo} takes it)")
+    return root
 
 
 def widened_root(config: Config, start: Path, repository: Path) -> Path:

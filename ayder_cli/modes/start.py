@@ -15,7 +15,8 @@ from typing import IO
 from ayder_cli.errors import AyderError, ExitStatus, UsageError
 from ayder_cli.modes.oneshot import one_shot_prompt, run_one_shot
 from ayder_cli.modes.options import Mode, Options
-from ayder_cli.modes.prepare import project_root, ready_services, repository_root_of, system_prompt, widened_root
+from ayder_cli.modes.prepare import (project_root, ready_services, repository_root_of, system_prompt,
+                                     taken_repository, widened_root)
 from ayder_cli.setup.config import Config
 from ayder_cli.setup.config_layers import load_config, names_a_server
 from ayder_cli.setup.deferred import Deferred
@@ -74,6 +75,7 @@ def _start(options: Options, environment: Environment, console: Console) -> int:
     """Config; then the task list, or services built once and the mode run with them."""
     root = project_root(options.root, environment)  # the tools' root: --root DIR or the working directory
     repo = repository_root_of(root, environment)  # .ayder/ and the project config: the git work tree's top
+    repo = taken_repository(repo, root, environment, console, ask=not options.json_events)
     if repo != root and Layout(root).state.is_dir():  # made by an ayder that kept state where it started
         console.notice(f"{Layout(root).state} is not used: in the git work tree {repo}, ayder keeps its "
                        f"sessions, tasks and config in {Layout(repo).state} (move what you need there)")

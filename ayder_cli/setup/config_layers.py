@@ -15,7 +15,10 @@ from ayder_cli.errors import ConfigError
 from ayder_cli.llm.providers import OLLAMA, OPENAI, PROVIDERS, provider_named
 from ayder_cli.setup.config import KEYS, NEEDS_TRUST, Config, ProjectTrust
 from ayder_cli.setup.config_checks import CHECKS, check_value, describe_value, tools_flag, unknown_key
+from ayder_cli.setup.project_tools import narrowed_tools
 from ayder_cli.storage.layout import Layout
+from ayder_cli.storage.no_follow import PlantedLink, read_state_file
+from ayder_cli.storage.project_config import MAX_CONFIG_BYTES
 from ayder_cli.storage.xdg import xdg_config_path
 
 
@@ -34,6 +37,22 @@ def _config_bytes(path: Path) -> bytes:
         return path.read_bytes()
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a directory, not a config file",
+                          hint="remove it, or put the settings in a file of that name") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config file: {exc}") from None
+
+
+def _project_bytes(path: Path, warn: Callable[[str], None]) -> bytes | None:
+    """The project's config, read only as a regular file of at most MAX_CONFIG_BYTES, never through a
+    link (a cloned project may plant one to /dev/zero or to a file outside): else one line, and
+    the run goes on without it. None when there is none."""
+    try:
+        return read_state_file(path, MAX_CONFIG_BYTES)
+    except PlantedLink as exc:
+        warn(f"{exc.message}; the project's config is not used")
+        return None
     except IsADirectoryError:
         raise ConfigError(f"{path}: is a directory, not a config file",
                           hint="remove it, or put the settings in a file of that name") from None
@@ -98,6 +117,8 @@ def _project_layer(path: Path, data: bytes, values: dict[str, Any], earlier: Map
                     values[key] = {p: v for p, v in values[key].items() if p != part}
                     if not values[key]:  # nothing of it left: yours stays whole
                         del values[key]
+    if isinstance(values.get("tools"), dict):  # it narrows yours, never widens it
+        values = {**values, "tools": narrowed_tools(earlier.get("tools") or {}, values["tools"], str(path), warn)}
     return _keeping_earlier_parts(values, earlier), decision
 
 
@@ -171,8 +192,8 @@ def load_config(
     if user_path.exists():
         layers.append((str(user_path), read_config_file(user_path, warn)))
     project_trust = None
-    if project_path.exists():
-        data = _config_bytes(project_path)
+    data = _project_bytes(project_path, warn)
+    if data is not None:
         values, project_trust = _project_layer(project_path, data, _parse_config_file(project_path, data, warn),
                                                layers[0][1] if layers else {}, trust, warn)
         layers.append((str(project_path), values))

@@ -32,6 +32,7 @@ from ayder_cli.tools.base import ToolContext
 from ayder_cli.tools.deny import DEFAULT_SHELL_DENY
 from ayder_cli.tools.executor import Permissions, ToolExecutor, ToolPolicy
 from ayder_cli.tools.leftovers import start_removing_leftovers
+from ayder_cli.tools.own_process import keep_from_children
 from ayder_cli.tools.sandbox import Sandbox
 
 if TYPE_CHECKING:
@@ -97,6 +98,7 @@ def build_services(
     # holds the working directory, so one of them holds the other.
     outer = repo if root.is_relative_to(repo) else root
     secrets = secrets_of(config, env)  # as loaded: a server found below gets no key, /provider may give one
+    keep_from_children(secrets)  # wiped from ayder's first environment before a command starts
     policy = _tool_policy(config)
     mcp = _mcp_tools(config, env, console, secrets, policy)
     config = with_discovered_server(config, env, console, environment.local_servers)
@@ -104,7 +106,7 @@ def build_services(
     config = with_server_of_url(config, env, console, profiles)  # a URL given without -p: what it speaks
     instructions = (read_instructions(config, environment, repo, console) if use_instructions
                     else no_instructions(console))
-    conversation = Conversation(compose_system_prompt(load_system_prompt(config.prompts, repo),
+    conversation = Conversation(compose_system_prompt(load_system_prompt(config.prompts, repo, console.notice),
                                                       instructions.prompt_block()))
     # After the cached prefix (system prompt, instructions, tools): it changes from run to run.
     conversation.preamble = environment_note(root, cwd, env, repo=repo)

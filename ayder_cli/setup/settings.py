@@ -79,7 +79,7 @@ class Settings:
             self.instructions = read_instructions(self.config, self.environment, self.root, self.console)
         prompt = self.system_text
         if prompt is None:
-            prompt = load_system_prompt(self.config.prompts, self.root)
+            prompt = load_system_prompt(self.config.prompts, self.root, self.console.notice)
         self.conversation.system_prompt = compose_system_prompt(prompt, self.instructions.prompt_block())
         return self.conversation.system_prompt
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,6 +62,49 @@ def repository_root(root: Path, home: Path | None = None) -> Path:
         if (folder / ".git").exists():
             return folder
     return root
+
+
+def doubt_about(folder: Path) -> str | None:
+    """Why the top of a work tree found above where ayder starts should not be taken as the project
+    unasked (git itself refuses a repository another user owns): None when nothing is wrong."""
+    try:
+        owner = os.lstat(folder).st_uid
+    except OSError:
+        return None
+    if hasattr(os, "getuid") and owner != os.getuid():
+        return f"it is owned by another user (uid {owner})"
+    dot_git = folder / ".git"
+    if not dot_git.is_file() or dot_git.is_symlink():
+        return None
+    try:
+        text = dot_git.read_text(encoding="utf-8", errors="replace")[:4096]
+    except OSError:
+        return "its .git file cannot be read"
+    line = next((line for line in text.splitlines() if line.startswith("gitdir:")), None)
+    if line is None:
+        return "its .git file names no git directory"
+    target = (folder / line.removeprefix("gitdir:").strip()).resolve()
+    if not _belongs(folder.resolve(), target):
+        return f"its .git file points to {target}, outside it"
+    if hasattr(os, "getuid") and target.exists() and target.stat().st_uid != os.getuid():
+        return f"its git directory {target} is owned by another user"
+    return None
+
+
+def _belongs(folder: Path, gitdir: Path) -> bool:
+    """A .git file's git directory is this work tree's: inside it; a submodule's, in the .git/modules/
+    of a repository holding it; or a worktree's, whose `gitdir` file names this .git file back."""
+    if gitdir.is_relative_to(folder):
+        return True
+    parts = gitdir.parts
+    for at in range(len(parts) - 1):
+        if parts[at] == ".git" and parts[at + 1] == "modules" and folder.is_relative_to(Path(*parts[:at])):
+            return True
+    try:
+        back = (gitdir / "gitdir").read_text(encoding="utf-8").strip()
+    except OSError:
+        return False
+    return parts[-2:-1] == ("worktrees",) and Path(back).resolve() == folder / ".git"
 
 
 GITIGNORE_TEXT = "# created by ayder: its state stays out of git\n*\n"

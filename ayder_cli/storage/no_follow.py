@@ -84,3 +84,39 @@ def _is_link(path: Path) -> bool:
         return stat.S_ISLNK(os.lstat(path).st_mode)
     except OSError:
         return False
+
+
+class NotAFileToRead(PlantedLink):
+    """A file under `.ayder/` that ayder reads (config, prompts) but that is a device, a FIFO, a socket,
+    or bigger than a file of its kind can be."""
+
+
+def read_state_file(path: Path, limit: int) -> bytes | None:
+    """The bytes of a file under .ayder/ that ayder reads (its config, a prompt): never through a link,
+    only a regular file, at most `limit` bytes; None when there is none. PlantedLink (or
+    NotAFileToRead) names what is wrong; IsADirectoryError for a directory there."""
+    path = Path(path)
+    check_no_links(path)
+    extra = O_NOFOLLOW if state_parts(path) is not None else 0
+    try:  # O_NONBLOCK: a FIFO planted there must not hold ayder until someone writes to it
+        fd = os.open(path, os.O_RDONLY | extra | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        return None
+    except OSError:
+        if extra and _is_link(path):  # ELOOP
+            raise _link_error(path) from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(f"{path} is a directory")
+        if not stat.S_ISREG(info.st_mode):
+            raise NotAFileToRead(f"{path} is not a regular file (a device, a FIFO or a socket); ayder does not "
+                                 "read it", hint="remove it, or put a file of that name there")
+        data = os.read(fd, limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise NotAFileToRead(f"{path} is over {limit // 1024} KB; ayder does not read it",
+                             hint="keep it smaller")
+    return data

@@ -15,7 +15,7 @@ from typing import Any
 
 from ayder_cli.storage.atomic import replace_with
 from ayder_cli.storage.layout import Layout, make_directory
-from ayder_cli.storage.no_follow import check_no_links
+from ayder_cli.storage.no_follow import NotAFileToRead, read_state_file
 
 MAX_CONFIG_BYTES = 1024 * 1024  # a config bigger than this is not one to rewrite
 
@@ -31,17 +31,12 @@ def project_config_path(root: Path) -> Path:
 def read_project_config(root: Path) -> bytes | None:
     """The project config's bytes; None when there is none."""
     path = project_config_path(root)
-    check_no_links(path)
     try:
-        with open(path, "rb") as stream:
-            data = stream.read(MAX_CONFIG_BYTES + 1)
-    except FileNotFoundError:
-        return None
+        return read_state_file(path, MAX_CONFIG_BYTES)
+    except NotAFileToRead as exc:
+        raise ProjectConfigError(f"{exc.message}; not rewritten") from None
     except OSError as exc:
         raise ProjectConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ProjectConfigError(f"{path} is over {MAX_CONFIG_BYTES // 1024} KiB; not rewritten")
-    return data
 
 
 def set_project_value(root: Path, key: str, value: Any) -> tuple[bytes | None, bytes]:

@@ -24,7 +24,7 @@ from ayder_cli.errors import AyderError, ExitStatus
 
 HEADER_TYPE = "session"
 USAGE_TYPE = "usage"
-USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "cached_tokens", "requests")
+USAGE_FIELDS = ("prompt_tokens", "completion_tokens", "cached_tokens", "requests", "reread_tokens")
 FORMAT_VERSION = 1
 PROMPT_WIDTH = 60
 

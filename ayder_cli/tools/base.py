@@ -78,6 +78,12 @@ class ToolSpec:
     # It may return None (nothing to show, e.g. a command) or raise ToolError (refused before asking).
     preview: Callable[[ToolContext, dict[str, Any]], Preview | None] | None = None
     group: str = CORE  # offered by default, or only when its group is asked for (tool_groups.py)
+    # Other names the config's tools.enabled / tools.disabled may give it: an MCP tool's SERVER__TOOL
+    # before it was cut or hashed to fit (mcp_servers/tools.py).
+    config_names: tuple[str, ...] = ()
+
+    def names(self) -> frozenset[str]:
+        return frozenset((self.name, *self.config_names))
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI `tools` entry for this tool."""

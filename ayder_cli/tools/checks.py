@@ -37,7 +37,7 @@ def run_check(context: ToolContext, command: str) -> CheckRun:
         result = run_shell_command(context, {"command": command})
     except ToolError as exc:  # the deny list refused it before it started
         return CheckRun(command, False, None, f"refused: {exc}", str(exc))
-    code = re.match(r"exit code (\d+)$", result.summary or "")
+    code = re.match(r"exit code (\d+)(?:;|$)", result.summary or "")  # "; sandbox: ..." may follow
     return CheckRun(command, result.ok, int(code.group(1)) if code else None, result.summary or "",
                     result.output or result.error or "")
 

@@ -18,6 +18,7 @@ from ayder_cli.storage.atomic import atomic_write, check_writable_path
 from ayder_cli.storage.binary import looks_binary
 from ayder_cli.storage.paths import display_path, resolve_in_root
 from ayder_cli.tools.base import Preview, ToolContext, ToolSpec
+from ayder_cli.tools.edit_compiles import still_compiles
 from ayder_cli.tools.edit_match import EditMiss, find_edit
 from ayder_cli.tools.edit_nearest import closest_region
 from ayder_cli.tools.edit_text import Lines
@@ -144,6 +145,8 @@ def plan_replace_string(context: ToolContext, args: dict[str, Any]) -> Change:
     new = text[:start] + replacement + text[end:]
     if new == text:
         raise ToolError(f"old_string and new_string are the same once fitted to {shown}; nothing would change")
+    if how:
+        still_compiles(path, shown, text, new, how)
     now = counted(_count_lines(new), "line")
     output = f"replaced 1 occurrence in {shown} at line {first_line}; it now has {now}"
     if how:

@@ -17,10 +17,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ayder_cli.tools.edit_adapt import Lookalikes, aligned_characters
+from ayder_cli.tools.edit_adapt import Lookalikes, aligned_characters, shift_of
 from ayder_cli.tools.edit_nearest import closest_region
 from ayder_cli.tools.edit_search import FileView, Place, fragment_places, line_places
-from ayder_cli.tools.edit_text import (BLANK, EOL, INDENT, LOOKALIKE, SPACES, TRAILING, has_lookalike,
+from ayder_cli.tools.edit_text import (BLANK, EOL, INDENT, LOOKALIKE, SPACES, TRAILING, has_lookalike, leading,
                                        split_model_text)
 
 LEVEL_NOTES = {
@@ -63,8 +63,9 @@ def find_edit(text: str, old: str, new: str) -> Found:
     variants = [("", old, new)]
     unnumbered = _without_line_numbers(old, new)
     if unnumbered:
-        variants.append(("removed the line numbers copied from read_file's output (they are not in the file)",
-                         *unnumbered))
+        o, n, reindented = unnumbered
+        note = "removed the line numbers copied from read_file's output (they are not in the file)"
+        variants.append((note + ("; new_string indented to where old_string stands" if reindented else ""), o, n))
     for note, o, n in variants:
         found = _at_levels(view, o, n, (0, EOL, TRAILING), note)
         if found:
@@ -164,6 +165,8 @@ def _keep_unchanged_edges(view: FileView, place: Place, old: tuple[list[str], bo
     (their trailing spaces, blank lines, characters): only the lines between are replaced."""
     (old_lines, old_break), (new_lines, new_break) = old, new
     lines, aligned = view.lines, dict(place.pairs)
+    old_lines, new_lines, fitted, aligned = _without_blank_edges_the_file_lacks(
+        old_lines, new_lines, fitted, aligned, old_break == new_break)
     m = len(old_lines)
     most = min(m, len(new_lines)) - 1  # at least one old line is always replaced
     head = 0
@@ -192,6 +195,27 @@ def _keep_unchanged_edges(view: FileView, place: Place, old: tuple[list[str], bo
     return start, end, newline.join(middle) + (newline if new_break else "")
 
 
+def _without_blank_edges_the_file_lacks(old_lines: list[str], new_lines: list[str], fitted: list[str],
+                                       aligned: dict[int, int], same_break: bool):
+    """A blank line at the edge of both old_string and new_string that the match did not find in the
+    file (blank lines forgiven) is the model's, not the file's: it is neither kept nor written, so the
+    file's own text there stays."""
+    def blank_unfound(j: int, k: int) -> bool:
+        return j not in aligned and not old_lines[j].strip() and not new_lines[k].strip()
+
+    lead = 0
+    while lead < min(len(old_lines), len(new_lines)) - 1 and blank_unfound(lead, lead):
+        lead += 1
+    trail = 0
+    while same_break and lead + trail < min(len(old_lines), len(new_lines)) - 1 and \
+            blank_unfound(len(old_lines) - 1 - trail, len(new_lines) - 1 - trail):
+        trail += 1
+    if not lead and not trail:
+        return old_lines, new_lines, fitted, aligned
+    return (old_lines[lead:len(old_lines) - trail], new_lines[lead:len(new_lines) - trail],
+            fitted[lead:len(fitted) - trail], {j - lead: i for j, i in aligned.items()})
+
+
 def _fragment_text(place: Place, new: str, level: int) -> str:
     piece, found = place.fragment
     new = new.strip(" \t") if new.strip(" \t") else new
@@ -218,21 +242,48 @@ def _joined(*notes: str) -> str:
     return "; ".join(note for note in notes if note)
 
 
-def _without_line_numbers(old: str, new: str) -> tuple[str, str] | None:
+def _without_line_numbers(old: str, new: str) -> tuple[str, str, bool] | None:
     """old and new without the `    12\\t` read_file puts before each line, when every line of old has
-    one and the numbers follow each other; new loses them only where it has them too."""
+    one and the numbers follow each other; new loses them only where it has them too, and is else
+    fitted to where old stands (its indentation, its last line break); whether new was re-indented."""
     old_lines, old_break = split_model_text(old)
     numbers = [NUMBERED.match(line) for line in old_lines]
     if not all(numbers) or (len(old_lines) == 1 and numbers[0].group(2) != "\t"):
         return None
     if [int(n.group(1)) for n in numbers] != list(range(int(numbers[0].group(1)), int(numbers[0].group(1)) + len(numbers))):
         return None
-    stripped_old = "\n".join(_unnumbered(line, n) for line, n in zip(old_lines, numbers)) + ("\n" if old_break else "")
+    unnumbered = [_unnumbered(line, n) for line, n in zip(old_lines, numbers)]
     new_lines, new_break = split_model_text(new)
     new_numbers = [NUMBERED.match(line) for line in new_lines]
     if new and all(new_numbers):
         new = "\n".join(_unnumbered(line, n) for line, n in zip(new_lines, new_numbers)) + ("\n" if new_break else "")
-    return stripped_old, new
+        return "\n".join(unnumbered) + ("\n" if old_break else ""), new, False
+    # new_string was written without numbers, against the model's own idea of the place: an empty
+    # numbered line copied at the end of old_string is the file's blank line, kept; and new_string
+    # is indented as old_string's first line stands in the file (the indentation step's rule).
+    while len(unnumbered) > 1 and not old_break and not unnumbered[-1].strip():
+        unnumbered.pop()
+    # where old_string ends (a line break or not) is read_file's doing: new_string ends alike
+    if new.endswith("\n") and not new.endswith("\n\n") and not old_break:
+        new = new[:-1]
+    elif new and not new.endswith("\n") and old_break:
+        new += "\n"
+    fitted = _indented_like(unnumbered, new)
+    return "\n".join(unnumbered) + ("\n" if old_break else ""), fitted, fitted != new
+
+
+def _indented_like(old_lines: list[str], new: str) -> str:
+    """new shifted so its first line stands where old's first line does: columns added or taken
+    from every line, in the file's tabs or spaces (edit_adapt.Shift)."""
+    old_first = next((line for line in old_lines if line.strip()), None)
+    new_lines, new_break = split_model_text(new)
+    new_first = next((line for line in new_lines if line.strip()), None)
+    if old_first is None or new_first is None or leading(old_first) == leading(new_first):
+        return new
+    shift = shift_of([(new_first, old_first)])
+    if shift is None:
+        return new
+    return "\n".join(shift.apply(line) for line in new_lines) + ("\n" if new_break else "")
 
 
 def _unnumbered(line: str, number: re.Match) -> str:

@@ -63,9 +63,10 @@ class ToolPolicy:
 
     def allowed(self, spec: ToolSpec) -> bool:
         """Neither disabled nor left out of the allowlist: an MCP tool that is not is never listed."""
-        if spec.name in self.disabled:
+        names = spec.names()
+        if names & self.disabled:
             return False
-        return self.enabled is None or spec.name in self.enabled or spec.name == FIND_TOOLS
+        return self.enabled is None or bool(names & self.enabled) or spec.name == FIND_TOOLS
 
     def offers(self, spec: ToolSpec) -> bool:
         if not self.allowed(spec) or not offered_with(self.edit_format, spec.name):
@@ -73,7 +74,7 @@ class ToolPolicy:
         return self.enabled is not None or self.groups is None or spec.group == CORE or spec.group in self.groups
 
     def not_enabled(self, spec: ToolSpec) -> bool:
-        return self.enabled is not None and spec.name not in self.disabled and not self.allowed(spec)
+        return self.enabled is not None and not spec.names() & self.disabled and not self.allowed(spec)
 
     def hidden_by_format(self, spec: ToolSpec) -> bool:
         return not offered_with(self.edit_format, spec.name)
@@ -267,7 +268,7 @@ class ToolExecutor:
         if spec is not None and self.policy.not_enabled(spec):
             return (f"refused: {name!r} is not among the tools enabled in this session (tools.enabled or --tools); "
                     f"tools: {', '.join(names) or 'none'}")
-        if spec is not None and spec.name not in self.policy.disabled:  # in a group not offered
+        if spec is not None and not spec.names() & self.policy.disabled:  # in a group not offered
             return (f"unknown tool {name!r}: not offered in this session (the user can add it with "
                     f"--tools {spec.group}); tools: {', '.join(names) or 'none'}")
         close = difflib.get_close_matches(str(name), names, n=1, cutoff=0.6)

@@ -4,6 +4,9 @@ A cloned project's .git/config is the project's, not the user's: it can name pro
 runs on its own, even for `git status` (core.fsmonitor; a filter's clean command, run for a
 file whose index entry looks stale; hooks). So every git call ayder makes turns them off
 and runs in a process group of its own under one deadline, with no pager, prompt or editor.
+A submodule's config is its own, and the filter drivers it names are not listed here: so
+`git status` never descends into submodules, and no remote is ever reached (ssh commands,
+credential helpers and remote helpers stay unrun).
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ SAFE_CONFIG = (
     "core.pager=cat",
     "core.editor=true",
     "core.askPass=true",
+    "protocol.allow=never",  # ayder's git never fetches: no ssh command, credential or remote helper
 )
+NO_SUBMODULES = "--ignore-submodules=all"  # status would run a `git status` in each, under its own config
 SAFE_ENV = {
     "GIT_OPTIONAL_LOCKS": "0",  # no index.lock: a status never competes with the user's git
     "GIT_TERMINAL_PROMPT": "0",
@@ -46,7 +51,10 @@ def git_argv(args: Sequence[str]) -> list[str]:
     argv = ["git", "--no-optional-locks"]
     for setting in SAFE_CONFIG:
         argv += ["-c", setting]
-    return argv + list(args)
+    args = list(args)
+    if args[:1] == ["status"]:
+        args.insert(1, NO_SUBMODULES)
+    return argv + args
 
 
 def run_git(args: Sequence[str], cwd: Path, timeout_s: float, env: Mapping[str, str] | None = None) -> GitDone:

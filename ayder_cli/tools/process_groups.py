@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, NamedTuple
 
 from ayder_cli.errors import ToolError
+from ayder_cli.tools.own_process import before_a_command
 
 COMMAND_SHELL = "/bin/sh"  # what every command the model runs is run by
 KILL_GRACE_S = 1.0  # between SIGTERM and SIGKILL
@@ -28,12 +29,13 @@ def spawn(command: str, cwd: Path, stdout: int, stderr: int,
     """`/bin/sh -c command` in its own session (so its own process group), stdin closed;
     env: its environment (None: ayder's own); sandbox: a tools.sandbox.Sandbox it is started in."""
 
-    def popen() -> subprocess.Popen:
+    def popen(preexec_fn=None) -> subprocess.Popen:
         return subprocess.Popen(
             [COMMAND_SHELL, "-c", command], cwd=cwd, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-            start_new_session=True, env=env,
+            start_new_session=True, env=env, preexec_fn=preexec_fn,
         )
 
+    before_a_command()  # ayder not dumpable, and its key gone from the environment /proc shows of it
     try:
         return sandbox.start(popen) if sandbox is not None else popen()
     except OSError as exc:

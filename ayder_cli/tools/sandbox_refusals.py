@@ -1,6 +1,6 @@
 """A write the sandbox refused, told as such: the command's output read for "Permission denied"
-on a path outside the writable places, so the model (and the user) read why, and which key
-changes it, rather than a bare EACCES.
+on a path outside the writable places, or "Read-only file system" in the project's .git, so
+the model (and the user) read why, and which key changes it, rather than a bare EACCES.
 
 A path counts only when ayder itself could write it (or its directory): a file the user's
 own permissions protect was not refused by the sandbox.
@@ -19,7 +19,14 @@ DENIED = re.compile(r"permission denied|operation not permitted|read-only file s
 # Paths as tools print them: quoted ('x', "x", ‘x’, `x'), or bare and absolute (/x, ~/x).
 QUOTED = re.compile(r"""'([^'\n]+)'|"([^"\n]+)"|‘([^’\n]+)’|`([^'`\n]+)'""")
 BARE = re.compile(r"""(?:^|(?<=[\s:=(,]))(~?/[^\s:'",)]+)""")
+RELATIVE = re.compile(r"""(?:^|(?<=\s))(\.?[\w.-]*/[^\s:'",)]+)""")
+# The shell's own word on a redirection: dash's "/bin/sh: 1: cannot create ../f: Permission denied",
+# bash's "/bin/sh: line 1: ../f: Permission denied". The path is as written, from the project root.
+SHELL_SAYS = re.compile(r"^\S+: (?:line )?\d+: (?:cannot create |cannot open |can't create |can't open )?(.+?): "
+                        r"(?:Permission denied|Read-only file system|Operation not permitted)")
 SHOWN_PATHS = 1  # named in the line; the rest are counted
+GIT_READ_ONLY = ("the project's .git is read-only to commands, so that nothing they write there runs later; "
+                 "run git commands that change it yourself, or set sandbox to off")
 
 
 def refused_line(sandbox: Sandbox | None, output: str) -> str | None:
@@ -30,11 +37,16 @@ def refused_line(sandbox: Sandbox | None, output: str) -> str | None:
     if not lines:
         return None
     places = [_real(path) for path in sandbox.writable()]
-    found, candidates = [], 0
+    kept = [_real(path) for path in sandbox.read_only()]
+    found, in_git, candidates = [], [], 0
     for line in lines:
-        for given in _paths_in(line):
+        redirected = SHELL_SAYS.match(line)
+        for given in [redirected.group(1)] if redirected else _paths_in(line):
             candidates += 1
-            path = _absolute(given, sandbox)
+            path = _absolute(given, sandbox, from_root=bool(redirected))
+            if path is not None and any(_beneath(path, place) for place in kept):
+                in_git += [str(path)] if str(path) not in in_git else []
+                continue
             if path is None:  # a name relative to some other directory (rmtree's, by its fd): named as given
                 shown = given.strip()
             elif any(_beneath(path, place) for place in places) or not _user_may_write(path):
@@ -43,16 +55,21 @@ def refused_line(sandbox: Sandbox | None, output: str) -> str | None:
                 shown = str(path)
             if shown not in found:
                 found.append(shown)
+    if in_git and not found:
+        return f"sandbox: writing {_named(in_git)} was refused ({GIT_READ_ONLY})"
     read_only = sandbox.mode == READ_ONLY
     fix = "set sandbox to workspace-write, or to off" if read_only else KEY_HINT
     where = "the sandbox is read-only" if read_only else "outside the project"
     if found:
-        more = len(found) - SHOWN_PATHS
-        named = ", ".join(found[:SHOWN_PATHS]) + (f" (and {more} more)" if more > 0 else "")
-        return f"sandbox: writing {named} was refused ({where}; {fix})"
+        return f"sandbox: writing {_named(found)} was refused ({where}; {fix})"
     if candidates:
         return None  # the paths named are writable places, or the user's own permissions refused them
     return f"sandbox: a write may have been refused ({where}; if so, {fix})"
+
+
+def _named(found: list[str]) -> str:
+    more = len(found) - SHOWN_PATHS
+    return ", ".join(found[:SHOWN_PATHS]) + (f" (and {more} more)" if more > 0 else "")
 
 
 def _paths_in(line: str) -> list[str]:
@@ -61,18 +78,21 @@ def _paths_in(line: str) -> list[str]:
     rest = QUOTED.sub(" ", line)
     bare = list(BARE.finditer(rest))
     found = quoted + [match.group(1) for match in bare]
+    if not found:  # git's "could not lock config file .git/config: ...": a relative path, from the root
+        found = RELATIVE.findall(rest)
     if len(found) > 1 and bare[:1] and bare[0].start(1) == 0 and rest[bare[0].end(1):].startswith(":"):
         found.remove(bare[0].group(1))  # "/bin/sh: 1: cannot create x": the program's name, not what it wrote
     return found
 
 
-def _absolute(given: str, sandbox: Sandbox) -> Path | None:
-    """The path, absolute; None for a relative name that is not the project's (so not known where)."""
-    given = given.strip().rstrip(".")
+def _absolute(given: str, sandbox: Sandbox, from_root: bool = False) -> Path | None:
+    """The path, absolute; None for a relative name that is not the project's (so not known where).
+    from_root: the name is known to be from the project root (the shell's, where commands start)."""
+    given = given.strip() if from_root else given.strip().rstrip(".")
     path = sandbox.expand(given) if given.startswith("~") else Path(given)
     if not path.is_absolute():
         path = sandbox.root / path  # commands run in the project root
-        if not path.exists():
+        if not from_root and not path.exists() and not ("/" in given and path.parent.is_dir()):
             return None
     return Path(os.path.normpath(path))
 

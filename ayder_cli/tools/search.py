@@ -20,6 +20,7 @@ from ayder_cli.errors import ToolError
 from ayder_cli.storage.binary import looks_binary
 from ayder_cli.storage.paths import display_path, resolve_in_root
 from ayder_cli.tools.base import ToolContext, ToolSpec
+from ayder_cli.tools.big_file_search import BIG_FILE_BYTES, big_file_records
 from ayder_cli.tools.deadline import NEVER, Deadline
 from ayder_cli.tools.gitignore import IgnoreRules, InvalidPattern, compile_glob
 from ayder_cli.tools.line_matches import Record, Tally, Text, file_records, is_plain_literal, required_literal
@@ -191,7 +192,11 @@ def python_records(rules: IgnoreRules, query: Query, limit: int | None = None,
     left = limit
     for rel, path in _files(rules, query, deadline):
         text = _text(path, query)
-        if text is not None:
+        if text is BIG:  # read a line at a time; _format counts what is past the cap
+            for record in big_file_records(rel, path, query.regex, query.context):
+                left = left - 1 if left and record[2] else left
+                yield record
+        elif text is not None:
             for record in file_records(rel, text, query.regex, query.context, query.literal,
                                        not query.case_sensitive, left):
                 if left is not None and type(record) is not Tally and record[2]:
@@ -212,12 +217,12 @@ def _files(rules: IgnoreRules, query: Query, deadline: Deadline = NEVER) -> Iter
         yield query.start, str(rules.root / query.start)
 
 
-def _text(path: str, query: Query) -> Text | None:
+def _text(path: str, query: Query) -> Text | _Big | None:
     """The file's text; None if it is unreadable, binary, or lacks the literal every match holds.
     The bytes as they are for a plain literal: the lines shown are decoded, nothing else."""
     data = _read(path)
-    if data is None:
-        return None
+    if data is None or data is BIG:
+        return data
     if query.literal and query.case_sensitive and data.find(query.literal.encode("utf-8")) == -1:
         return None  # cannot match: not even decoded
     if looks_binary(data):
@@ -227,14 +232,24 @@ def _text(path: str, query: Query) -> Text | None:
     return data.decode("utf-8", errors="replace")
 
 
-def _read(path: str) -> bytes | None:
-    """The whole file (os.read with the size from fstat: a third cheaper than open().read())."""
+class _Big:
+    """_read's answer for a file past BIG_FILE_BYTES: searched a line at a time, not read whole."""
+
+
+BIG = _Big()
+
+
+def _read(path: str) -> bytes | _Big | None:
+    """The whole file (os.read with the size from fstat: a third cheaper than open().read()); BIG
+    for a big one."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
         return None
     try:
         size = os.fstat(fd).st_size
+        if size > BIG_FILE_BYTES:
+            return BIG
         data = os.read(fd, size + 1)
         if len(data) > size:  # it grew while we read: take the rest too
             chunks = [data]

@@ -62,7 +62,10 @@ def run_shell_command(context: ToolContext, args: dict[str, Any]) -> ToolResult:
         notes.append(refused)
     longer = "use run_background_process" if timeout >= context.shell_timeout_s else \
         "pass a larger timeout_s or use run_background_process"
-    return _result(process.returncode, out, err, keep, timeout if timed_out else None, notes, longer)
+    result = _result(process.returncode, out, err, keep, timeout if timed_out else None, notes, longer)
+    if refused:  # the user reads it on the activity line, not only the model in the result
+        result.summary = f"{result.summary}; {refused}"
+    return result
 
 
 def _timeout(requested: float | None, limit: float) -> tuple[float, list[str]]:

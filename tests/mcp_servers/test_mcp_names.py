@@ -38,6 +38,8 @@ def test_results_join_text_and_summarise_the_rest():
     ({"s": {"command": "x", "startup_timeout_s": 0}}, "'startup_timeout_s' must be a number of seconds > 0"),
     ({"s": {"command": "x", "comand": "y"}}, "unknown key 'comand'"),
     ({"a b": {"command": "x"}}, "letters, digits, _ and - only"),
+    ({"a__b": {"command": "x"}}, 'may not hold "__" nor end in "_"'),
+    ({"a_": {"command": "x"}}, 'may not hold "__" nor end in "_"'),
 ])
 def test_bad_server_entries_say_what_is_wrong(value, said):
     with pytest.raises(ValueError, match=said.replace("(", r"\(").replace(")", r"\)").replace("+", r"\+")):

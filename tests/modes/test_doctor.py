@@ -59,13 +59,14 @@ def test_a_server_with_native_tool_calls_passes_every_check(fake, run_ayder, pro
     serve_a_window(fake)
     fake.queue(Reply(text="", thinking="2 plus 3, so call add", tool_calls=[ADD]), Reply(text="2 + 3 = 5"),
                Reply(text="", tool_calls=[ADD]), Reply(text="Hello", usage=(901, 2)),
-               Reply(text="Hello", usage=(901, 2), cached=880))
+               Reply(text="Hello", usage=(901, 2), cached=880), Reply(text="Hello", usage=(915, 2), cached=901),
+               Reply(text="Hello", usage=(915, 2), cached=870))
     result = doctor(fake, run_ayder, protocol)
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""  # the report is on stderr
     lines = report(result.stderr)
     assert list(lines) == ["reachable", "model", "window", "native tool calls", "streaming tools", "thinking",
-                           "first request", "cached prefix"]
+                           "first request", "cached prefix", "partial prefix"]
     assert all(line.startswith("✓") for line in lines.values()), result.stderr
     assert lines["model"] == f"✓ {MODEL} is served"
     assert lines["native tool calls"] == ("✓ add(a=2, b=3) came back as a native call; "
@@ -73,10 +74,13 @@ def test_a_server_with_native_tool_calls_passes_every_check(fake, run_ayder, pro
     assert lines["streaming tools"] == "✓ add(a=2, b=3) assembled from the streamed fragments: the same call"
     assert lines["first request"] == "✓ 901 prompt tokens (native tools)"
     assert lines["cached prefix"] == "✓ second request: 880 of 901 prompt tokens from the cache"
+    assert lines["partial prefix"] == ("✓ an early message changed: 870 of 915 prompt tokens from the cache; "
+                                       "it reads again only from the change on")
     assert f"learned profile written to {profiles_path(os.environ)}" in result.stderr
     learned = profile(fake, protocol)
     assert learned["native_tools"] is True and learned["streaming_tools"] is True
     assert learned["first_request_tokens"] == 901 and learned["thinking"] == "separate field"
+    assert learned["partial_prefix_reuse"] is True
     assert not (project / ".ayder" / "sessions").exists()  # nothing went into a session transcript
 
 
@@ -102,9 +106,10 @@ def test_the_first_request_is_the_sessions_own_and_the_cache_line_needs_the_serv
     lines = report(result.stderr)
     assert lines["first request"] == "✓ 640 prompt tokens (native tools)"
     assert lines["cached prefix"] == "– the server does not report its cache"
-    first, second = (r["body"] for r in fake.chat_requests()[-2:])
+    assert lines["partial prefix"] == "– the server does not report its cache"
+    first, second = (r["body"] for r in fake.chat_requests()[-4:-2])
     assert first == second  # the same request twice
-    assert sent_messages(fake.chat_requests()[-1])[-1] == {"role": "user", "content": "Say hello."}
+    assert sent_messages(fake.chat_requests()[-3])[-1] == {"role": "user", "content": "Say hello."}
     assert first["messages"][0]["role"] == "system" and "read_file" in json.dumps(first["tools"])
     limit = first["max_tokens"] if protocol == "openai" else first["options"]["num_predict"]
     assert limit == 8
@@ -117,6 +122,25 @@ def test_a_cache_that_saves_nothing_is_marked(fake, run_ayder):
     assert report(result.stderr)["cached prefix"] == ("✗ second request: 0 of 500 prompt tokens from the cache: "
                                                       "it read the whole prompt again")
     assert result.returncode == 0  # the model can still be used
+
+
+def test_a_server_that_reads_the_whole_prompt_again_after_an_early_change_is_remembered_so(fake, run_ayder, protocol):
+    """A hybrid model's server: the prompt it holds is reused only whole (the cached prefix check passes), and
+    a change to an early message makes it read everything again."""
+    fake.queue(Reply(text="", tool_calls=[ADD]), Reply(text="5"), Reply(text="", tool_calls=[ADD]),
+               Reply(usage=(500, 1)), Reply(usage=(500, 1), cached=499), Reply(usage=(514, 1), cached=500),
+               Reply(usage=(514, 1), cached=0))
+    result = doctor(fake, run_ayder, protocol)
+    assert result.returncode == 0, result.stderr  # the model can still be used
+    assert report(result.stderr)["partial prefix"] == (
+        "✗ an early message changed: 0 of 514 prompt tokens from the cache: any change to an earlier message "
+        "is a whole re-read; ayder's trims free more of the window at once")
+    assert profile(fake, protocol)["partial_prefix_reuse"] is False
+    first, extended, changed = (sent_messages(r) for r in fake.chat_requests()[-3:])
+    assert extended[:len(first)] == first  # an extension of the request before
+    assert [m["role"] for m in extended[-2:]] == ["assistant", "user"]
+    differ = [i for i, (a, b) in enumerate(zip(extended, changed)) if a != b]
+    assert len(changed) == len(extended) and len(differ) == 1 and differ[0] < len(extended) - 2  # an early one
 
 
 # --- tools as text
@@ -233,7 +257,7 @@ def test_a_failing_request_stops_the_checks_with_its_error(fake, run_ayder):
 def test_doctor_in_a_piped_script_prints_the_report_and_leaves_the_conversation_alone(fake, run_ayder, protocol,
                                                                                         project):
     fake.queue(Reply(text="", tool_calls=[ADD]), Reply(text="5"), Reply(text="", tool_calls=[ADD]),
-               Reply(), Reply(), Reply(text="hello there"))
+               Reply(), Reply(), Reply(), Reply(), Reply(text="hello there"))
     result = run_ayder(*server_args(fake, protocol), "-m", MODEL, input="/doctor\nhi\n")
     assert result.returncode == 0, result.stderr
     assert result.stdout == "hello there\n"

@@ -1,5 +1,6 @@
 """The git ayder runs itself (the environment note's `git status`), end to end: a cloned project's
-.git/config names programs git would run on its own; a plain `ayder "hi"` must run none of them."""
+.git/config names programs git would run on its own; a plain `ayder "hi"` must run none of them,
+nor any a submodule's own config names."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.fakellm import Reply
 from support.harness import server_args
 
 HAS_GIT = shutil.which("git") is not None
@@ -27,10 +29,12 @@ def first_user_message(fake) -> str:
 
 
 def marker_script(tmp_path: Path, name: str) -> tuple[Path, Path]:
-    """A program that leaves a marker file when run (and passes stdin through, as a filter would)."""
+    """A program that leaves a marker file when run (and passes stdin through, as a filter would;
+    run as an ssh command, with a host to reach, it fails instead)."""
     marker = tmp_path / f"{name}.ran"
     script = tmp_path / f"{name}.sh"
-    script.write_text(f"#!/bin/sh\necho ran >> '{marker}'\ncat\n", encoding="utf-8")
+    script.write_text(f"#!/bin/sh\necho ran >> '{marker}'\ncase \"$*\" in *example.invalid*) exit 1;; esac\ncat\n",
+                      encoding="utf-8")
     script.chmod(0o755)
     return script, marker
 
@@ -104,3 +108,96 @@ def test_a_git_that_hangs_is_given_up_at_the_deadline(fake, run_ayder, project, 
     assert result.returncode == 0, result.stderr
     assert time.monotonic() - started < 15
     assert "Git: a repository, state unknown (git status took over 2 s)" in first_user_message(fake)
+
+
+# --- every key that runs a program, in the project's repository and in a submodule's own
+
+
+def project_with_submodule(project: Path, tmp_path: Path) -> Path:
+    """A committed project with a real submodule at sub/ (cloned from a repository beside it)."""
+    upstream = tmp_path / "upstream"
+    upstream.mkdir()
+    committed_project(upstream)
+    committed_project(project)
+    git(project, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(upstream), "sub")
+    git(project, "commit", "-q", "-m", "sub")
+    return project / "sub"
+
+
+def _attributes(repo: Path, line: str) -> None:
+    git_dir = Path(git(repo, "rev-parse", "--absolute-git-dir").stdout.strip())
+    (git_dir / "info").mkdir(exist_ok=True)
+    with open(git_dir / "info" / "attributes", "a", encoding="utf-8") as attributes:
+        attributes.write(line + "\n")
+
+
+def _hook(repo: Path, script: Path) -> None:
+    """post-index-change: run whenever git writes the index, as a plain `git status` does."""
+    hooks = Path(git(repo, "rev-parse", "--absolute-git-dir").stdout.strip()) / "hooks"
+    hooks.mkdir(exist_ok=True)
+    shutil.copy(script, hooks / "post-index-change")
+
+
+# Each: how it is planted in a repository, and a git command that runs it there (the trap is real).
+PROGRAM_KEYS = {
+    "filter clean": (lambda repo, script: (_attributes(repo, "*.txt filter=evil"),
+                                           git(repo, "config", "filter.evil.clean", str(script)),
+                                           git(repo, "config", "filter.evil.required", "true")),
+                     ["status"]),
+    "filter process": (lambda repo, script: (_attributes(repo, "*.txt filter=evil"),
+                                             git(repo, "config", "filter.evil.process", str(script))),
+                       ["status"]),
+    "filter smudge": (lambda repo, script: (_attributes(repo, "*.txt filter=evil"),
+                                            git(repo, "config", "filter.evil.smudge", str(script))),
+                      ["checkout", "-f", "--", "a.txt"]),
+    "core.fsmonitor": (lambda repo, script: git(repo, "config", "core.fsmonitor", str(script)), ["status"]),
+    "hook": (_hook, ["status"]),
+    "core.sshCommand": (lambda repo, script: (git(repo, "config", "core.sshCommand", str(script)),
+                                              git(repo, "remote", "add", "evil", "ssh://example.invalid/x")),
+                        ["fetch", "-q", "evil"]),
+    "diff.external": (lambda repo, script: git(repo, "config", "diff.external", str(script)), ["diff"]),
+    "textconv": (lambda repo, script: (_attributes(repo, "*.txt diff=evil"),
+                                       git(repo, "config", "diff.evil.textconv", str(script))),
+                 ["diff"]),
+    "credential helper": (lambda repo, script: (git(repo, "config", "credential.helper", str(script)),
+                                                git(repo, "remote", "add", "evil", "https://example.invalid/x")),
+                          ["credential", "fill"]),
+}
+
+
+def _run_planted(repo: Path, args: list[str]) -> None:
+    subprocess.run(["git", *args], check=False, cwd=repo, input="protocol=https\nhost=example.invalid\n\n",
+                   capture_output=True, text=True, timeout=30, env={**os.environ, "GIT_TERMINAL_PROMPT": "0"})
+
+
+def _make_stale(repo: Path, letter: str) -> None:
+    """a.txt changed, its size kept and its index entry stale: status must read it (through a clean filter)."""
+    (repo / "a.txt").write_text(f"{letter}\n", encoding="utf-8")
+    later = time.time() + 3600 + ord(letter)
+    os.utime(repo / "a.txt", (later, later))
+
+
+@pytest.mark.parametrize("where", ["project", "submodule"])
+@pytest.mark.parametrize("key", list(PROGRAM_KEYS))
+def test_no_git_call_of_a_run_runs_a_program_the_repository_names(fake, run_ayder, project, tmp_path, key, where):
+    """The environment note's status, and the status and prefix the checks read around a command."""
+    sub = project_with_submodule(project, tmp_path)
+    repo = project if where == "project" else sub
+    script, marker = marker_script(tmp_path, "planted")
+    plant, runs_it = PROGRAM_KEYS[key]
+    plant(repo, script)
+    _make_stale(repo, "b")
+    _run_planted(repo, runs_it)
+    assert marker.exists(), f"git {' '.join(runs_it)} did not run the planted {key}"
+    marker.unlink()
+    _make_stale(repo, "c")
+    (project / ".gitignore").write_text("files.log\n", encoding="utf-8")
+    fake.queue(Reply(text="", tool_calls=[{"name": "run_shell_command", "arguments": {"command": "echo y > new.py"}}]),
+               Reply(text="Done."))
+
+    result = run_ayder(*server_args(fake, "openai"), "-x", "--verify", "printf '%s\\n' {files} >> files.log", "hi")
+
+    assert result.returncode == 0, result.stderr
+    assert not marker.exists(), marker.read_text()
+    assert "Git: branch main, uncommitted changes" in first_user_message(fake)
+    assert (project / "files.log").read_text() == "new.py\n"  # the checks read git status all the same

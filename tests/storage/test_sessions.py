@@ -336,7 +336,8 @@ def test_an_unanswered_new_session_is_removed_at_close_and_an_answered_one_kept(
     answered.append_usage({"prompt_tokens": 5, "completion_tokens": 2, "requests": 1})
     answered.close(keep_unanswered=False)
     assert [m["role"] for m in load(answered.path)[0]] == ["user", "assistant"]
-    assert usage_of(answered.path) == {"prompt_tokens": 5, "completion_tokens": 2, "cached_tokens": 0, "requests": 1}
+    assert usage_of(answered.path) == {"prompt_tokens": 5, "completion_tokens": 2, "cached_tokens": 0, "requests": 1,
+                                        "reread_tokens": 0}
     resumed = Session.resume(store.find(answered.id))  # an earlier run's session is never removed
     resumed.append({"role": "user", "content": "again"})
     resumed.close(keep_unanswered=False)

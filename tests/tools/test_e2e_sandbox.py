@@ -179,7 +179,7 @@ def test_a_bad_sandbox_value_is_one_clear_line(fake, run_ayder, isolated_env):
 def test_verbose_status_and_doctor_say_the_mode_and_the_abi(fake, run_ayder, run_env):
     fake.queue(Reply(text="hello"))
     result = run_ayder(*server_args(fake, "openai"), "-v", "hi", env=run_env)
-    assert f"· sandbox: workspace-write (Landlock ABI {ABI}): commands write only the project" in result.stderr
+    assert f"· sandbox: workspace-write (Landlock ABI {ABI}): commands write only the project but its .git, the temp directory" in result.stderr
     result = run_ayder(*server_args(fake, "openai"), input="/status\n", env=run_env)
     assert f"sandbox:      workspace-write (Landlock ABI {ABI})" in result.stderr
     result = run_ayder(*server_args(fake, "openai"), "--doctor", env=run_env)

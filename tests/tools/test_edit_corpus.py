@@ -101,3 +101,22 @@ def test_a_forgiving_match_says_which_step_it_took(outcomes):
     for case, result, _ in outcomes:
         if result.ok and case.old not in case.text:
             assert any(name in result.output for name in STEP_NAMES), (case.name, result.output)
+
+
+def test_every_forgiving_edit_of_a_python_file_that_compiled_still_compiles(outcomes):
+    checked = broken = 0
+    for case, result, after in outcomes:
+        if not case.file_name.endswith(".py") or not result.ok or case.old in case.text or not _compiles(case.text):
+            continue
+        checked += 1
+        broken += not _compiles(after)
+    assert checked >= 60
+    assert broken == 0
+
+
+def _compiles(text: str) -> bool:
+    try:
+        compile(text, "<corpus>", "exec", dont_inherit=True)
+    except SyntaxError:
+        return False
+    return True

@@ -5,8 +5,11 @@ missing sandbox_writable entry is skipped with a notice, and a refused write is 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
+import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -35,8 +38,9 @@ def sandbox(places, mode="workspace-write", **given) -> Sandbox:
 
 
 def run_in(box: Sandbox, command: str, cwd: Path) -> subprocess.CompletedProcess:
-    process = box.start(lambda: subprocess.Popen(["/bin/sh", "-c", command], cwd=cwd, env=box.env, text=True,
-                                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+    process = box.start(lambda preexec_fn: subprocess.Popen(["/bin/sh", "-c", command], cwd=cwd, env=box.env,
+                                                            text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                                            preexec_fn=preexec_fn))
     out, err = process.communicate(timeout=30)
     return subprocess.CompletedProcess(command, process.returncode, out, err)
 
@@ -204,3 +208,99 @@ def test_a_name_relative_to_another_directory_is_named_as_printed(places):
     box = sandbox(places, abi_seam=max(ABI, 1))
     assert refused_line(box, "PermissionError: [Errno 13] Permission denied: 'id_test'").startswith(
         "sandbox: writing id_test was refused (outside the project;")
+
+
+@pytest.mark.parametrize("output", [
+    "/bin/sh: 1: cannot create ../outside/f: Permission denied",  # dash
+    "/bin/sh: line 1: ../outside/f: Permission denied",  # bash as sh
+    "sh: 1: cannot create ../outside/f: Permission denied",
+])
+def test_the_shells_own_refusal_names_the_redirected_path_from_the_root_not_the_shell(places, output):
+    box = sandbox(places, abi_seam=max(ABI, 1))
+    assert refused_line(box, output) == (f"sandbox: writing {places['outside']}/f was refused (outside the project; "
+                                         "add it to sandbox_writable in your config, or set sandbox to off)")
+
+
+def test_a_refusal_in_the_projects_git_says_it_is_read_only_there(places):
+    (places["project"] / ".git" / "hooks").mkdir(parents=True)
+    box = sandbox(places, abi_seam=max(ABI, 1))
+    tail = ("was refused (the project's .git is read-only to commands, so that nothing they write there runs later; "
+            "run git commands that change it yourself, or set sandbox to off)")
+    assert refused_line(box, "error: could not lock config file .git/config: Read-only file system") == (
+        f"sandbox: writing {places['project']}/.git/config {tail}")
+    assert refused_line(box, "touch: cannot touch '.git/hooks/pre-commit': Read-only file system") == (
+        f"sandbox: writing {places['project']}/.git/hooks/pre-commit {tail}")
+
+
+# --- the project's .git, read-only in a mount namespace of the command's own
+
+
+@needs_landlock
+def test_where_no_mount_namespace_can_be_made_landlock_stands_alone_and_says_so_once(places, monkeypatch):
+    from ayder_cli.tools import read_only_binds
+
+    def refused(self):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(read_only_binds.ReadOnlyBinds, "apply", refused)
+    (places["project"] / ".git").mkdir()
+    notices: list[str] = []
+    box = sandbox(places, warn=notices.append)
+    for _ in range(2):
+        result = run_in(box, f"echo a > .git/x; echo b > {places['outside']}/o", places["project"])
+    assert (places["project"] / ".git" / "x").read_text() == "a\n"
+    assert not (places["outside"] / "o").exists() and "Permission denied" in result.stderr
+    assert notices == ["sandbox: the project's .git stays writable to commands (this system lets ayder make no "
+                       "mount namespace for them)"]
+    assert box.read_only() == []
+    assert "commands write only the project (its .git too: no mount namespace), the temp" in box.describe()
+
+
+SANDBOX_AS = """\
+import subprocess, sys
+from pathlib import Path
+from ayder_cli.tools.sandbox import Sandbox
+base = Path(sys.argv[1])
+env = {"HOME": str(base / "home"), "TMPDIR": str(base / "tmp"), "PATH": "/usr/bin:/bin"}
+box = Sandbox("workspace-write", base / "project", env, warn=print)
+process = box.start(lambda preexec_fn: subprocess.Popen(
+    ["/bin/sh", "-c", "id -u; echo x >> .git/config; echo made > b.txt"], cwd=base / "project", env=env,
+    text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, preexec_fn=preexec_fn))
+print(process.communicate()[0])
+"""
+
+
+@pytest.fixture
+def open_places():
+    """A project, temp directory and home any user may enter (pytest's own tmp is its owner's only)."""
+    base = Path(tempfile.mkdtemp(prefix="ayder-other-user-"))
+    made = {name: base / name for name in ("project", "tmp", "home")}
+    for path in (base, *made.values()):
+        path.mkdir(exist_ok=True)
+        path.chmod(0o777)
+    yield made
+    shutil.rmtree(base)
+
+
+@needs_landlock
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="needs root and setpriv to be another user")
+def test_a_user_other_than_root_gets_the_git_read_only_too(open_places):
+    """Not root: the command enters a user namespace of its own to make the mount (where the system lets it)."""
+    project = open_places["project"]
+    (project / ".git").mkdir(mode=0o777)
+    (project / ".git").chmod(0o777)
+    (project / ".git" / "config").write_text("[core]\n")
+    (project / ".git" / "config").chmod(0o666)
+    as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c"]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    if subprocess.run([*as_nobody, "import ayder_cli.tools.sandbox"], capture_output=True, env=env,
+                      timeout=60, check=False).returncode:
+        pytest.skip("the other user cannot run this Python or read this checkout")
+    done = subprocess.run([*as_nobody, SANDBOX_AS, str(project.parent)], capture_output=True, text=True, timeout=60,
+                          env=env, check=False)
+    if "mount namespace" in done.stdout:
+        pytest.skip("this system lets no user namespace be made")
+    assert done.stdout.startswith("65534\n"), done.stdout + done.stderr
+    assert "cannot create .git/config: Read-only file system" in done.stdout
+    assert (project / ".git" / "config").read_text() == "[core]\n"
+    assert (project / "b.txt").read_text() == "made\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from ayder_cli.calls import json_raw_decode
 from ayder_cli.intents.dialects.common.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
 from ayder_cli.intents.found import NAME
 from ayder_cli.wording import short
@@ -48,7 +49,7 @@ class CallLine(Block):
             self.found.add_call(name.group(0), {}, text)
             return
         try:
-            arguments, _ = json.JSONDecoder().raw_decode(payload)
+            arguments, _ = json_raw_decode(payload)
         except json.JSONDecodeError as exc:
             self.found.error(f"{name.group(0)}: the arguments are not valid JSON ({exc.msg} at column {exc.colno}); "
                              f"the call may be cut off: {short(text)}")

@@ -19,13 +19,13 @@ import json
 import re
 from typing import Any
 
+from ayder_cli.calls import json_loads, json_raw_decode
 from ayder_cli.intents.dialects.common.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
 from ayder_cli.intents.dialects.common.json_extent import JsonSequence
 from ayder_cli.intents.found import is_call_object
 from ayder_cli.wording import short
 
 PYTHON_TAG = "<|python_tag|>"
-_DECODER = json.JSONDecoder()
 _OPENAI_START = re.compile(r'\{\s*"(?:id|type|function|index)"\s*:')  # how a call of OpenAI's shape begins
 _TAG_ENDS = ("<|eom_id|>", "<|eot_id|>")
 
@@ -68,7 +68,7 @@ def _value(text: str, fenced: bool) -> Any:
         _, _, rest = text.partition("\n")
         text = rest[: rest.rfind("```")] if rest.rstrip().endswith("```") else ""
     try:
-        return json.loads(text)
+        return json_loads(text)
     except json.JSONDecodeError:
         return None
 
@@ -90,7 +90,7 @@ class TrailingCalls(Block):
         if not final:
             return NEED_MORE
         try:
-            self.value, end = _DECODER.raw_decode(buf)
+            self.value, end = json_raw_decode(buf)
         except ValueError:
             return NOT_MINE
         if buf[end:].strip() or not self._openai_calls(self.value):

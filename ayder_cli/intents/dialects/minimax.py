@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 
+from ayder_cli.calls import json_loads
 from ayder_cli.intents.dialects.common.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict
 from ayder_cli.intents.dialects.common.json_extent import JsonExtent
 from ayder_cli.wording import short
@@ -101,7 +102,7 @@ def _is_object(line: str) -> bool:
 
 def _decoded(text: str):
     try:
-        return json.loads(text)
+        return json_loads(text)
     except json.JSONDecodeError:
         return None
 

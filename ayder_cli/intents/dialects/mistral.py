@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 
+from ayder_cli.calls import json_raw_decode
 from ayder_cli.intents.dialects.common.base import (
     MAX_TAG,
     NEED_MORE,
@@ -59,7 +60,7 @@ class Mistral(Block):
             body = body[_NAMED.match(body).end() :]
             where = f"[TOOL_CALLS]{self.name}[ARGS]"
         try:
-            value, _ = json.JSONDecoder().raw_decode(body.strip())
+            value, _ = json_raw_decode(body.strip())
         except json.JSONDecodeError as exc:
             self.found.error(f"{where} is not followed by valid JSON ({exc.msg}): {short(body)}")
             return

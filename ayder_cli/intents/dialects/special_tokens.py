@@ -15,6 +15,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from ayder_cli.calls import json_loads
 from ayder_cli.intents.dialects.common.base import (
     MAX_TAG,
     NEED_MORE,
@@ -148,7 +149,7 @@ class Section(Block):
                     self.found.error(f"{name or 'a tool call'}: cut off before its arguments: {short(raw)}")
                 continue
             try:
-                value = json.loads(text[call.arguments[0] : call.arguments[1]])
+                value = json_loads(text[call.arguments[0] : call.arguments[1]])
             except json.JSONDecodeError as exc:
                 cut = "" if ended else "; the call may be cut off"
                 self.found.error(f"{name or 'a tool call'}: the arguments are not valid JSON ({exc.msg}){cut}: "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from ayder_cli.calls import json_loads
 from ayder_cli.intents.dialects.common.base import NEED_MORE, Block, Dialect, Ends, Verdict
 from ayder_cli.intents.dialects.pythonic import add_python_calls
 from ayder_cli.wording import short
@@ -45,7 +46,7 @@ class JsonFence(Fence):
     def finish(self, text: str) -> None:
         body = self.body(text)
         try:
-            value = json.loads(body)
+            value = json_loads(body)
         except json.JSONDecodeError as exc:
             self.found.error(f"a ```tool block is not valid JSON ({exc.msg}): {short(body)}")
             return

@@ -54,6 +54,7 @@ def _usage(context: CommandContext, args: str) -> None:
         f"{counted(usage.requests, 'request')} · prompt {usage.prompt_tokens}"
         f"{f' ({usage.cached_tokens} cached)' if usage.cached_tokens else ''} · completion {usage.completion_tokens}"
         f" · total {usage.prompt_tokens + usage.completion_tokens}"
+        f" · read again ~{usage.reread_tokens}"  # what trims and compactions cost the server (prompt_cache.py)
     )
     context.console.info(
         f"conversation: {counted(len(context.conversation.messages), 'message')}, "

@@ -159,6 +159,18 @@ def _variants(text: str, old: str, new: str):
     if re.search(r"\S \S", old):
         yield "runs of spaces inside lines", text, _doubled_spaces(old), new, meant
     yield "blank lines added at the edges", text, "\n" + old + "\n", new, meant
+    # the model's own blank lines at the edges of both: the file's text there stays
+    yield "blank lines at the edges of both", text, "\n" + old + "\n", "\n" + new + "\n", meant
+    yield "blank lines before both", text, "\n" + old, "\n" + new, meant
+    yield "blank lines after both", text, old + "\n", new + "\n", meant
+    if _indented(old) and _common_indent(old):
+        common = _common_indent(old)  # read_file's numbers on old_string; new_string written dedented
+        yield "line numbers copied on old_string, new_string dedented", text, _numbered(old, text), \
+            _dedent(new, common), meant
+    after = text[text.index(old) + len(old):]
+    if old.endswith("\n") and after.startswith("\n"):  # read_file's numbered blank line copied after the block
+        yield "line numbers copied on old_string and the blank line after it", text, \
+            _numbered(old + "\n", text, start_at=old).rstrip("\n"), new, meant
     inside = _with_blank_inside(old)
     if inside:
         yield "blank lines added or dropped inside", text, inside, new, meant

@@ -6,7 +6,8 @@ import json
 import re
 from typing import Any, Iterator
 
-_DECODER = json.JSONDecoder()
+from ayder_cli.calls import json_loads, json_raw_decode
+
 _OUTSIDE = re.compile(r'["{}\[\]<]')  # what matters between strings
 # A string's characters up to its closing quote, escapes whole ("unrolled": no backtracking stack).
 _IN_STRING = re.compile(r"[^\"\\]*(?:\\.[^\"\\]*)*", re.S)
@@ -33,7 +34,7 @@ class JsonExtent:
         if self.fresh:  # the first look: a value already whole is read by the C decoder at once
             self.fresh = False
             try:
-                self.position = _DECODER.raw_decode(buf, position)[1]
+                self.position = json_raw_decode(buf, position)[1]
                 return self.position
             except ValueError:
                 pass  # cut off so far, or broken: read it token by token from here on
@@ -75,10 +76,10 @@ def json_values(text: str, between: str = "") -> Iterator[tuple[Any, int]]:
     json.JSONDecodeError if the first value, or a later object or array, is broken.
     """
     skip = re.compile(r"[\s%s]*" % re.escape(between))
-    decoder, position, first = json.JSONDecoder(), skip.match(text).end(), True
+    position, first = skip.match(text).end(), True
     while position < len(text):
         try:
-            value, position = decoder.raw_decode(text, position)
+            value, position = json_raw_decode(text, position)
         except json.JSONDecodeError:
             if first or text[position] in "{[":  # a broken value, not text after the values
                 raise
@@ -142,6 +143,6 @@ class JsonSequence:
         for start, end, is_json in self.items:
             raw = text[start:end]
             try:
-                yield (json.loads(raw) if is_json else None), raw
+                yield (json_loads(raw) if is_json else None), raw
             except json.JSONDecodeError:
                 yield None, raw

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 
+from ayder_cli.calls import json_loads
 from ayder_cli.intents.coerce import CoerceError, typed
 from ayder_cli.intents.dialects.common.base import (
     MAX_TAG,
@@ -129,7 +130,7 @@ class XmlCalls(Block):
     def _value(self, tool: str, key: str, value: str, attributes: dict):
         if attributes.get("string") == "false":
             try:
-                return json.loads(value)
+                return json_loads(value)
             except json.JSONDecodeError:
                 pass
         return typed(value, self.found.parameters(tool).get("properties", {}).get(key), key)
@@ -139,7 +140,7 @@ class XmlCalls(Block):
         text = body.strip()
         if text.startswith("{"):
             try:
-                value = json.loads(text)
+                value = json_loads(text)
             except json.JSONDecodeError:
                 value = None
             if isinstance(value, dict):
