@@ -262,7 +262,7 @@ def test_a_qwen3_value_may_hold_whole_calls(with_schema, data):
 # may end the call or start another.
 # (Harmony's <|channel|> and <|end|> included: only <think>-style tags are looked for outside of markup.)
 QUOTED_MARKUP = sorted({token for tokens in MARKUP.values() for token in tokens} | {"<|call|>", "<|end|>"})
-THINK_ONLY = ("<think", "</think", "<reasoning", "</reasoning")
+THINK_ONLY = ("<think", "</think", "<reasoning", "</reasoning", "[THINK]", "[/THINK]", "<mm:think", "</mm:think")
 quoting_strings = st.lists(st.one_of(st.sampled_from(QUOTED_MARKUP), st.text(value_chars, max_size=8)),
                            min_size=1, max_size=4).map("".join).filter(lambda s: not any(t in s for t in THINK_ONLY))
 

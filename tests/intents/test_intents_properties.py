@@ -28,7 +28,8 @@ _REST = st.sampled_from(_FIRST + "0123456789")
 names = st.builds(str.__add__, st.sampled_from(_FIRST), st.text(_REST, max_size=24))
 keys = st.builds(str.__add__, st.sampled_from(_FIRST), st.text(_REST, max_size=16))
 
-THINK_TAGS = ("<think", "</think", "<reasoning", "</reasoning", "<|channel|>", "<|end|>")
+THINK_TAGS = ("<think", "</think", "<reasoning", "</reasoning", "<|channel|>", "<|end|>", "[THINK]", "[/THINK]",
+              "<mm:think", "</mm:think")
 # Characters a model's argument values really hold: code punctuation, markup, whitespace, unicode.
 value_chars = st.one_of(
     st.sampled_from(list("<>/\\\"'{}[]()=:;,.`#&|*-_ \t\n")),
