@@ -15,7 +15,9 @@ from ayder_cli.agent.repeats import RepeatGuard
 from ayder_cli.agent.side_by_side import run_calls
 from ayder_cli.calls import ToolCall, ToolResult, describe
 from ayder_cli.intents import parse
+from ayder_cli.intents.cut_calls import calls_before_the_cut
 from ayder_cli.intents.dialects.edit_blocks import SEARCH
+from ayder_cli.intents.in_reasoning import calls_ending_reasoning
 from ayder_cli.llm.base import Reply
 from ayder_cli.tools.executor import ToolExecutor
 from ayder_cli.wording import counted
@@ -39,6 +41,8 @@ class Batch:
     errors: list[str]  # what was wrong with the malformed calls, one line each
     native: bool  # native tool_calls (answered as role=tool messages) or written in the text
     cut: int = 0  # calls past MAX_CALLS_PER_REPLY: not run, and not kept beside the others
+    in_reasoning: bool = False  # written at the end of the reasoning of a reply with no answer
+    inside_call_cut: bool = False  # max_tokens ended the reply inside a call: it is among the errors, not run
 
     @classmethod
     def of(cls, reply: Reply, executor: ToolExecutor | None, whole_files: bool = False) -> Batch:
@@ -46,6 +50,7 @@ class Batch:
         edits written as text among them (whole_files: a fence under a path is a whole file)."""
         if reply.tool_calls:
             batch = cls.native_calls(reply)
+            batch.inside_call_cut = reply.finish_reason == "length" and bool(batch.errors)
             if executor is not None and SEARCH in reply.text:  # edits in the text beside them are not run
                 edits = [call for call in parse(reply.text).calls if call.name == "replace_string"]
                 if edits:
@@ -64,10 +69,17 @@ class Batch:
 
     @classmethod
     def written_in(cls, reply: Reply, schemas: list[dict] | None, whole_files: bool = False) -> Batch:
-        # Nothing before a lone </think> is run, nor a call that a max_tokens cut left without its end.
-        parsed = parse(reply.text, schemas, hit_max_tokens=reply.finish_reason == "length", whole_files=whole_files)
-        calls = parsed.calls[:MAX_CALLS_PER_REPLY]
-        return cls(calls, parsed.errors, False, len(parsed.calls) - len(calls))
+        # Nothing before a lone </think> is run, nor a call that a max_tokens cut left without its end;
+        # but a reply with no call and no answer runs the calls that end its reasoning.
+        cut = reply.finish_reason == "length"
+        parsed = parse(reply.text, schemas, hit_max_tokens=cut, whole_files=whole_files)
+        if cut:  # the calls before the cut one, also where one container held them all
+            parsed = calls_before_the_cut(reply.text, parsed, schemas, whole_files)
+        ending = calls_ending_reasoning(reply.text, parsed, reply.thinking, schemas, hit_max_tokens=cut)
+        found = ending if ending is not None else parsed
+        calls = found.calls[:MAX_CALLS_PER_REPLY]
+        return cls(calls, found.errors, False, len(found.calls) - len(calls), in_reasoning=ending is not None,
+                   inside_call_cut=cut and bool(found.errors))
 
     @classmethod
     def none(cls) -> Batch:
@@ -96,6 +108,13 @@ class Batch:
         if self.cut:
             callbacks.on_notice(f"the reply held {self.cut + len(self.calls):,} tool calls: the first "
                                 f"{len(self.calls)} are taken, the other {self.cut:,} refused without running")
+        if self.inside_call_cut:
+            complete = len(self.runnable)
+            callbacks.on_notice("the reply hit max_tokens inside a tool call, which was not run (the model is told)"
+                                + (f"; {counted(complete, 'complete call')} before it ran" if complete else ""))
+        if self.in_reasoning:
+            callbacks.on_aside(f"{counted(len(self.calls), 'call')} found at the end of the model's reasoning "
+                               "(no answer followed)")
         if repeats.repeating:  # the previous reply made these calls already: not run again
             callbacks.on_notice(f"the model repeated {self.described()}; not run again, it gets the earlier result")
             results, interrupted = repeats.replay(self.calls), False

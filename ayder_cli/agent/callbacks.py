@@ -47,6 +47,9 @@ class Callbacks(Protocol):
 
     def on_notice(self, message: str) -> None: ...
 
+    def on_aside(self, message: str) -> None:
+        """A dim line of what ayder did on its own that is no warning (a call found in the reasoning)."""
+
     def on_usage(self, usage: Usage) -> None: ...
 
     def on_message_end(self, result: RunResult | None, window: int | None) -> None:

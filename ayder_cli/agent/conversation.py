@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
+from ayder_cli.agent.template_needs import REASONING, reasoning_of_this_turn
 from ayder_cli.calls import ToolCall, ToolResult
 from ayder_cli.llm.base import Reply
 
@@ -46,6 +47,8 @@ class Conversation:
         elif reply.stream_cut:
             text = f"{text}\n\n{STREAM_CUT_NOTE}" if text else STREAM_CUT_NOTE
         message: dict[str, Any] = {"role": "assistant", "content": text}
+        if reply.thinking:  # the server's reasoning field: some templates read it back within the turn
+            message[REASONING] = reply.thinking
         if reply.tool_calls and not reply.interrupted and not reply.stream_cut:
             message["tool_calls"] = [
                 {"id": call.id, "type": "function",
@@ -94,7 +97,8 @@ class Conversation:
             if message["role"] == "assistant":
                 pending = {call["id"]: call.get("function", {}).get("name", "")
                            for call in message.get("tool_calls", ())}
-        return messages + _answer(pending)
+        return reasoning_of_this_turn(messages + _answer(pending),
+                                      lambda m: m["role"] == "user" and not holds_results(m))
 
     def reset(self) -> None:
         self.messages.clear()
@@ -106,7 +110,8 @@ class Conversation:
 
 def estimate_tokens(messages: list[dict[str, Any]]) -> int:
     """About four characters a token, tool calls included."""
-    return sum(len(str(m.get("content") or "")) + calls_chars(m.get("tool_calls")) for m in messages) // 4
+    return sum(len(str(m.get("content") or "")) + len(m.get(REASONING) or "") + calls_chars(m.get("tool_calls"))
+               for m in messages) // 4
 
 
 LONG_ARGUMENTS = 4096  # characters; longer arguments are measured, not written out

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ayder_cli.agent.conversation import Conversation
+from ayder_cli.agent.template_needs import ids_for
 from ayder_cli.intents import call_format_instructions
 from ayder_cli.llm.accumulate import Accumulator
 from ayder_cli.llm.base import ChatClient, ChatRequest, Reply
@@ -57,7 +58,7 @@ def next_request(config: Config, conversation: Conversation, executor: ToolExecu
             system = f"{system}\n\n{teach}" if system else teach
         else:
             tools = executor.schemas()
-    return with_settings(config, conversation.for_request(system), tools=tools)
+    return with_settings(config, ids_for(config.resolved_model, conversation.for_request(system)), tools=tools)
 
 
 def pick_edit_format(config: Config, profiles: ServerProfiles | None, executor: ToolExecutor | None,

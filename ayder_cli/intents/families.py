@@ -69,5 +69,6 @@ FAMILIES: tuple[Family, ...] = (
     Family("MiniMax-M3", (minimax_m3,)),
     Family("Claude-style prompts", (invoke,)),
     Family("Mistral, Devstral", (mistral,)),
+    Family("Magistral, Ministral 3, Devstral 2 (Mistral v13+)", (mistral,)),  # after its [THINK] block
     Family("gpt-oss (harmony, passed through raw)", (harmony,)),
 )

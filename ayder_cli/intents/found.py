@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from ayder_cli.calls import ToolCall, decode_arguments
 from ayder_cli.wording import short
@@ -28,9 +28,15 @@ class Found:
         self.schemas = schemas_by_name(tools)
         self.calls: list[ToolCall] = []
         self.errors: list[str] = []
+        self.on_found: Callable[[], None] | None = None  # told of each call and error as it is found
 
     def error(self, message: str) -> None:
         self.errors.append(message)
+        self._found()
+
+    def _found(self) -> None:
+        if self.on_found is not None:
+            self.on_found()
 
     def parameters(self, tool: str) -> dict:
         """The tool's parameter schema ({} when unknown)."""
@@ -56,10 +62,12 @@ class Found:
         if "" in arguments:  # an empty parameter name names nothing: ignored
             arguments = {key: value for key, value in arguments.items() if key != ""}
         self.calls.append(ToolCall(f"call_{len(self.calls)}", name, arguments))
+        self._found()
 
     def add_edit(self, name: str, arguments: dict) -> None:
         """An edit written as text (edit_blocks): a call of a write tool, offered natively or not."""
         self.calls.append(ToolCall(f"call_{len(self.calls)}", name, arguments, written_edit=True))
+        self._found()
 
     def add_json_call(self, item: Any, raw: str) -> bool:
         """One call object in any of the JSON shapes; False if it is not one."""

@@ -186,7 +186,11 @@ def ollama_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def ollama_message(message: dict[str, Any]) -> dict[str, Any]:
-    """Our messages are in OpenAI shape; Ollama wants tool-call arguments as objects."""
+    """Our messages are in OpenAI shape; Ollama wants tool-call arguments as objects, and the reasoning
+    sent back as `thinking`."""
+    if "reasoning_content" in message:
+        message = {**{k: v for k, v in message.items() if k != "reasoning_content"},
+                   "thinking": message["reasoning_content"]}
     calls = message.get("tool_calls")
     if not calls:
         return message

@@ -265,6 +265,9 @@ class Console:
     def on_notice(self, message: str) -> None:
         self.notice(message)
 
+    def on_aside(self, message: str) -> None:
+        self.dim_line(message)
+
     def on_usage(self, usage: Usage) -> None:
         self._message_usage.append(usage)  # shown once, when the message is handled
 

@@ -274,7 +274,7 @@ def test_a_qwen3_value_may_hold_whole_calls(with_schema, data):
 # (Harmony's <|channel|> and <|end|> included: only <think>-style tags are looked for outside of markup.)
 QUOTED_MARKUP = sorted({token for tokens in MARKUP.values() for token in tokens} | {"<|call|>", "<|end|>"})
 THINK_ONLY = ("<think", "</think", "<reasoning", "</reasoning", "<seed:think", "</seed:think", "<channel|>",
-              "<|close|>think")
+              "<|close|>think", "[THINK]", "[/THINK]", "<mm:think", "</mm:think")
 quoting_strings = st.lists(st.one_of(st.sampled_from(QUOTED_MARKUP), st.text(value_chars, max_size=8)),
                            min_size=1, max_size=4).map("".join).filter(lambda s: not any(t in s for t in THINK_ONLY))
 

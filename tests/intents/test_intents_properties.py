@@ -29,7 +29,8 @@ names = st.builds(str.__add__, st.sampled_from(_FIRST), st.text(_REST, max_size=
 keys = st.builds(str.__add__, st.sampled_from(_FIRST), st.text(_REST, max_size=16))
 
 THINK_TAGS = ("<think", "</think", "<reasoning", "</reasoning", "<|channel|>", "<|end|>", "<seed:think", "</seed:think",
-              "<|channel>", "<channel|>", "<|open|>think", "<|close|>think")  # Seed-OSS, Gemma 4, Kimi K3
+              "<|channel>", "<channel|>", "<|open|>think", "<|close|>think",  # Seed-OSS, Gemma 4, Kimi K3
+              "[THINK]", "[/THINK]", "<mm:think", "</mm:think")
 # Characters a model's argument values really hold: code punctuation, markup, whitespace, unicode.
 value_chars = st.one_of(
     st.sampled_from(list("<>/\\\"'{}[]()=:;,.`#&|*-_ \t\n")),
