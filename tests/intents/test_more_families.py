@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.dialect_renderers import RENDERERS, render_harmony, render_json_array
-from test_dialect_properties import SHORT, call_lists, prose, split, stream, tools_for
+from test_dialect_properties import QUOTED_MARKUP, SHORT, call_lists, prose, split, stream, tools_for
 
 from ayder_cli.intents import StreamFilter, parse
+from ayder_cli.intents.dialects.markers import LEAKED_TOKENS, ORPHAN_CLOSERS
 
 FINAL = "<|start|>assistant<|channel|>final<|message|>"
 
@@ -29,10 +30,14 @@ def test_a_harmony_final_message_is_the_answer_whatever_call_it_holds(data):
     text = f"{FINAL}{body}"
     tools = tools_for(calls)
     reply = parse(text, tools)
-    assert reply.calls == [] and reply.errors == []
-    assert all(json.dumps(arguments, ensure_ascii=False) in reply.display for _, arguments in calls)  # shown
+    assert reply.calls == []  # never run
+    # Shown as written, with nothing to correct, unless a value holds other markup: a leaked token or a closer
+    # left alone is hidden from any answer (markers.py, dsml.py), and an empty <tool_call></tool_call> is reported.
+    if not any(token in body for token in (*QUOTED_MARKUP, *LEAKED_TOKENS, *ORPHAN_CLOSERS)):
+        assert reply.errors == []
+        assert all(json.dumps(arguments, ensure_ascii=False) in reply.display for _, arguments in calls)
     points = data.draw(st.lists(st.integers(0, len(text)), max_size=10), label="split at")
-    assert stream(split(text, points), tools) == (reply.display, "", [], [])
+    assert stream(split(text, points), tools) == (reply.display, "", [], reply.errors)  # streamed as parsed
 
 
 @pytest.mark.parametrize("text", [
