@@ -1,6 +1,6 @@
 """The mypy ratchet (.ci/mypy_ratchet.py): a package's error count may go down, never up; a
 package it has no count for is held at none. mypy itself runs from .ci/run, not here (a cold run
-takes over 20 s on two cores); these tests hold the counting and the comparison."""
+takes 11 to 24 s on two shared cores); these tests hold the counting and the comparison."""
 
 from __future__ import annotations
 
