@@ -178,7 +178,8 @@ XML_TAIL = "\n</parameter>\n</function>\n"
 def hermes_body(size: int) -> str:
     unit = 'say \\"hi\\" to <b> \\\\ path\\\\to\\\\x \\n [ok] {\\"k\\": 1}\\n'
     inner = scaled(unit, size)
-    return '<tool_call>\n{"name": "write_file", "arguments": {"file_path": "q.txt", "content": "' + inner + '"}}\n</tool_call>\n'
+    return ('<tool_call>\n{"name": "write_file", "arguments": {"file_path": "q.txt", "content": "'
+            + inner + '"}}\n</tool_call>\n')
 
 
 def thoughts(size: int, seed: int = 3) -> str:

@@ -121,7 +121,8 @@ def session_that_fits(temp: Path) -> tuple[CacheReport, dict]:
 
 def row(label: str, report: CacheReport) -> str:
     return (f"{label:<34} {report.requests:>8} {report.changed:>8} {report.new_tokens:>8} "
-            f"{report.prefix_read:>8} {report.prefix_ratio:>5.2f}x {report.hybrid_read:>8} {report.hybrid_ratio:>5.2f}x")
+            f"{report.prefix_read:>8} {report.prefix_ratio:>5.2f}x "
+            f"{report.hybrid_read:>8} {report.hybrid_ratio:>5.2f}x")
 
 
 def main_() -> int:

@@ -142,7 +142,8 @@ def main() -> int:
     parser.add_argument("--provider", choices=("openai", "ollama"),
                         help="server type (default: openai if the URL ends with /v1, else ollama)")
     parser.add_argument("--tools", help="tool groups offered besides core, as ayder --tools takes them")
-    parser.add_argument("--edit-format", help="the edit format, as ayder --edit-format takes it (its tools and teaching)")
+    parser.add_argument("--edit-format",
+                        help="the edit format, as ayder --edit-format takes it (its tools and teaching)")
     parser.add_argument("--strict", action="store_true", help="exit 1 if a request is over its budget")
     options = parser.parse_args()
 
@@ -158,7 +159,8 @@ def main() -> int:
         env = isolated_env(home)
         print(f'first request for "{PROMPT}" in an empty project; tool groups: {options.tools or "core (default)"}'
               f'; edit format: {options.edit_format or "replace (default)"}')
-        print(f"tokens: {'from ' + options.base_url + ' (' + provider + ')' if options.base_url else 'estimated from characters'}\n")
+        source = f"from {options.base_url} ({provider})" if options.base_url else "estimated from characters"
+        print(f"tokens: {source}\n")
 
         results = []
         for mode, native in (("native", True), ("text", False)):

@@ -107,7 +107,8 @@ def main() -> int:
             profile = json.loads(profile_path.read_text()) if profile_path.exists() else {}
             speeds = [entry.get("prompt_per_second") for entry in profile.values()]
             print(f"run {run}: timeout_s {timeout_s or 'default (300)'}, exit {status}, {took:.1f} s")
-            print(f"  progress reports seen: {len(lines)}" + (f"; first {lines[0]!r}, last {lines[-1]!r}" if lines else ""))
+            ends = f"; first {lines[0]!r}, last {lines[-1]!r}" if lines else ""
+            print(f"  progress reports seen: {len(lines)}{ends}")
             print(f"  deadline ayder chose: {chosen.group(1) if chosen else 'timeout_s (no speed known yet)'}")
             print(f"  {usage.group(0) if usage else 'no usage line'}")
             print(f"  prompt speed kept in the profile: {speeds[0] if speeds else None} tok/s")

@@ -157,7 +157,7 @@ class ChatLoop:
                 continue
             # The checks run once the calls changed files; what they found goes with the results.
             results, interrupted, checked = self.verify.run(
-                batch.calls, lambda: batch.run(self.executor, self.callbacks, counts.repeats))
+                batch.calls, lambda: batch.run(self.executor, self.callbacks, counts.repeats))  # noqa: B023 (called before the loop moves on)
             batch.answer(self.conversation, results, checked.notes)
             if interrupted or checked.interrupted:  # Ctrl-C during a tool, its question or a check: back to the user
                 return RunResult(reply, interrupted=True)

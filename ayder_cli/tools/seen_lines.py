@@ -55,7 +55,7 @@ class SeenLines:
         old_mid, new_mid = old[head:len(old) - tail], new[head:len(new) - tail]
         if len(old_mid) + len(new_mid) <= MATCH_UP_TO_LINES:
             matcher = difflib.SequenceMatcher(None, old_mid, new_mid, autojunk=False)
-            for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            for tag, i1, _i2, j1, j2 in matcher.get_opcodes():
                 for offset in range(j2 - j1):
                     number = head + j1 + offset + 1
                     if tag == "equal":  # an unchanged line keeps what was seen of it (or that it was not)

@@ -5,7 +5,6 @@ the project's config is not asked about again; a piped run only prints the propo
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 import pytest

@@ -77,7 +77,7 @@ def test_stop_ends_the_server_at_once(held):
 
         def ask() -> None:
             try:
-                post(fake, "ollama", stream=True).content
+                _ = post(fake, "ollama", stream=True).content  # reads the body
             except requests.RequestException:
                 pass
             answered.set()

@@ -275,7 +275,7 @@ def test_colour_follows_the_terminal_and_no_color_by_default():
 
     for env, writer, coloured in [({}, TtyWriter(), True), ({"NO_COLOR": "1"}, TtyWriter(), False),
                                   ({}, io.StringIO(), False)]:
-        confirmer = TerminalConfirmer(open_tty=lambda: nullcontext((io.StringIO("n\n"), writer)), env=env)
+        confirmer = TerminalConfirmer(open_tty=lambda: nullcontext((io.StringIO("n\n"), writer)), env=env)  # noqa: B023 (called here)
         confirmer.confirm(write_request("a\n", "b\n"))
         assert ("\033[" in writer.getvalue()) is coloured, env
 
