@@ -55,26 +55,32 @@ def test_a_commands_stdout_and_stderr_lines_keep_the_order_it_wrote_them(fake, r
 
 
 def rows_on_screen(transcript: str) -> list[str]:
-    """The rows a terminal holds after the transcript, for output that only moves the cursor back
-    to the row's start (\\r) and clears to its end (ESC [ K): each row as it was left, styles off."""
-    rows = []
-    for line in STYLES_BUT_CLEAR.sub("", transcript).split("\n"):
-        row: list[str] = []
-        column = 0
-        for piece in re.split(r"(\r|\x1b\[K)", line):
-            if piece == "\r":
-                column = 0
-            elif piece == "\x1b[K":
-                del row[column:]
-            else:
-                for char in piece:
-                    row[column:column + 1] = [char]
-                    column += 1
-        rows.append("".join(row).rstrip())
-    return rows
+    """The rows a terminal holds after the transcript, for output that moves the cursor back to the row's
+    start (\\r) or up (ESC [ n A, as the live command view does when it redraws), and clears to the row's end
+    (ESC [ K) or below (ESC [ J): each row as it was left, styles off."""
+    rows: list[list[str]] = [[]]
+    row = column = 0
+    for piece in CONTROLS.split(STYLES.sub("", transcript)):
+        if piece == "\n":
+            row, column = row + 1, 0
+            rows.extend([] for _ in range(row + 1 - len(rows)))
+        elif piece == "\r":
+            column = 0
+        elif piece.endswith("A") and piece.startswith("\x1b["):
+            row = max(0, row - int(piece[2:-1] or 1))
+        elif piece in ("\x1b[K", "\x1b[J"):
+            del rows[row][column:]
+            if piece == "\x1b[J":
+                del rows[row + 1:]
+        else:
+            for char in piece:
+                rows[row][column:column + 1] = [char]
+                column += 1
+    return ["".join(cells).rstrip() for cells in rows]
 
 
-STYLES_BUT_CLEAR = re.compile(r"\x1b\[[0-9;?]*[A-JL-Za-z]")  # every style but ESC [ K, which the rows need
+CONTROLS = re.compile(r"(\n|\r|\x1b\[[0-9]*A|\x1b\[K|\x1b\[J)")  # what moves the cursor or clears, kept apart
+STYLES = re.compile(r"\x1b\[[0-9;?]*[B-IL-Za-z]")  # every other control: styles, cursor shown or hidden
 COMMAND = ("true first-of-the-command a-long-argument-number-one another-long-argument-two; "
            "echo an-output-line; true and-some-more-words-here")
 
