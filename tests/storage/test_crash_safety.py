@@ -56,8 +56,9 @@ def big_changed(project: Path, before: os.stat_result) -> bool:
     return (now.st_ino, now.st_size, now.st_mtime_ns) != (before.st_ino, before.st_size, before.st_mtime_ns)
 
 
-def wait_for(condition: Callable[[], bool], process, timeout_s: float = 20.0) -> str:
-    """Poll as fast as possible until condition holds ("hit") or the process exits ("exited")."""
+def wait_for(condition: Callable[[], bool], process, timeout_s: float = 120.0) -> str:
+    """Poll as fast as possible until condition holds ("hit") or the process exits ("exited"). The limit only
+    guards against a hang: on a busy machine a start and a 100 MB request took over 20 s."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if condition():
