@@ -22,6 +22,7 @@ from ayder_cli.mcp_servers.config import ServerConfig
 from ayder_cli.spelling import closest
 from ayder_cli.tool_groups import MCP_SEPARATOR
 from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolSpec
+from ayder_cli.wording import counted
 
 MAX_NAME = 64  # what OpenAI-compatible servers accept as a function name
 MAX_DESCRIPTION = 1024  # sent with every request: a server's long prose is cut
@@ -148,7 +149,7 @@ class McpTools:
         """/mcp and --doctor: the status, each server's state, each tool's cost and whether it is sent."""
         if self.hub is None:
             count = len(self.configs)
-            lines = [f"MCP: {count} server{'s' if count != 1 else ''} configured, started at the first request"]
+            lines = [f"MCP: {counted(count, 'server')} configured, started at the first request"]
         else:
             lines = [self.status() + (" (deferred: found through find_tools)" if self.deferred else "")]
         servers = self.hub.servers if self.hub is not None else {}
