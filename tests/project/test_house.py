@@ -177,6 +177,7 @@ RETIRED = {
     "Window": "ScanBuffer",
     "Outcome": "Verdict or EntryOutcome",
     "Invocation": "Environment",
+    "Budget": "MessageBudget (a message's round trips) or WindowShare (a window's prompt and reply)",
 }
 
 
