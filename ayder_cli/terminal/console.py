@@ -52,7 +52,8 @@ class Spinner:
         frame = 0
         while not self._stop.wait(0.1 if frame else 0.3):  # no flicker on a fast first token
             # The label may change (prompt progress): the rest of a longer one is cleared.
-            self.stream.write(f"\r{DIM}{SPINNER_FRAMES[frame % len(SPINNER_FRAMES)]} {self.label}…{RESET}{CLEAR_TO_END}")
+            spinner = SPINNER_FRAMES[frame % len(SPINNER_FRAMES)]
+            self.stream.write(f"\r{DIM}{spinner} {self.label}…{RESET}{CLEAR_TO_END}")
             self.stream.flush()
             frame += 1
 
