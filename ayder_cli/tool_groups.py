@@ -30,7 +30,7 @@ TOOLS: dict[str, str] = {
     "save_memory": "memory", "load_memory": "memory",
 }
 MCP_SEPARATOR = "__"  # an MCP server's tool is SERVER__TOOL (mcp_servers/tools.py)
-# Offered while MCP tools are deferred (mcp_servers/budget.py); it finds only enabled ones, so an allowlist
+# Offered while MCP tools are deferred (mcp_servers/schema_room.py); it finds only enabled ones, so an allowlist
 # need not name it.
 FIND_TOOLS = "find_tools"
 

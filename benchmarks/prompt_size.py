@@ -16,7 +16,7 @@ message (with the environment note), and each tool's schema or [CALL] signature 
 by its characters and its share of the request, largest first.
 A last table shows what 64 MCP tools (generated in process: no server, no SDK, no network)
 add to the native first request in an 8k window: their schemas sent, and deferred behind
-find_tools (mcp_servers/budget.py), the default there.
+find_tools (mcp_servers/schema_room.py), the default there.
 Exit status is 0 whatever the result, unless --strict is given (then 1 over a budget).
 """
 

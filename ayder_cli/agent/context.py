@@ -19,7 +19,7 @@ from typing import Protocol
 from ayder_cli.agent.calibration import CUT, IMPLAUSIBLE, Calibration, prompt_estimate
 from ayder_cli.agent.compaction import Compaction
 from ayder_cli.agent.conversation import Conversation
-from ayder_cli.agent.fit import Budget, shorten_middles
+from ayder_cli.agent.fit import WindowShare, shorten_middles
 from ayder_cli.agent.prompt_cache import PromptCache, describe_reread
 from ayder_cli.agent.prompt_pace import PromptPace
 from ayder_cli.agent.request import whole_reply
@@ -108,7 +108,7 @@ class ContextKeeper:
         window = config.num_ctx
         if not window:
             return
-        chars = self.calibration.chars_over(estimate, Budget.for_window(window, config.max_tokens).prompt)
+        chars = self.calibration.chars_over(estimate, WindowShare.for_window(window, config.max_tokens).prompt)
         if chars:
             for note in shorten_middles(messages, chars):
                 self.notice(f"{note}, so the request fits the {window}-token context window")

@@ -25,14 +25,14 @@ MARKER = "\n\n[… {cut} characters cut from the middle of this message so the c
 
 
 @dataclass(frozen=True)
-class Budget:
-    """How many prompt tokens a request may hold: the window, less room for the reply."""
+class WindowShare:
+    """How a window is shared between the prompt and the reply: the prompt may hold the rest."""
 
     window: int  # tokens the server serves
     reply: int  # tokens kept free for the answer
 
     @classmethod
-    def for_window(cls, window: int, max_tokens: int | None) -> "Budget":
+    def for_window(cls, window: int, max_tokens: int | None) -> "WindowShare":
         # The reply needs room too, but a max_tokens near the window must not leave no prompt at all.
         return cls(window, min(max_tokens or 1024, window // 4))
 

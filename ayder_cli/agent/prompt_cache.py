@@ -21,7 +21,7 @@ from ayder_cli.llm.base import ChatRequest
 from ayder_cli.storage.profiles import ServerProfiles
 
 PROFILE_KEY = "partial_prefix_reuse"  # the doctor's finding: the server reuses a partial prefix (bool)
-# What a trim leaves of the prompt budget, so that several rounds append again before the next one.
+# What a trim leaves of the prompt's share of the window, so that several rounds append again before the next one.
 TRIM_TO_REUSED = 0.5  # a server that reads again only from the change on
 TRIM_TO_WHOLE = 0.4  # a server that reads the whole prompt again after any change
 
@@ -34,7 +34,7 @@ class PromptCache:
 
     @property
     def trim_to(self) -> float:
-        """The share of the prompt budget a trim brings the request down to."""
+        """The part of the prompt's share of the window a trim brings the request down to."""
         return TRIM_TO_REUSED if self.partial_reuse else TRIM_TO_WHOLE
 
     def reread(self, request: ChatRequest) -> int:

@@ -3,11 +3,11 @@ message, its tool loop's too.
 
 Compaction as the conversation nears the window runs between messages; inside
 one message a tool loop can outgrow the window round by round. When the next
-request would not fit its prompt budget (fit.Budget: the window less room for
-the reply), the remedies come cheapest first, each only while it still does
+request would not fit the prompt's share of the window (fit.WindowShare: the
+window less room for the reply), the remedies come cheapest first, each only while it still does
 not fit. The first two are a trim: any change to an earlier message makes the
 server read the prompt again (prompt_cache.py), so a trim frees room for
-several rounds at once, down to a share of the budget (less where the server
+several rounds at once, down to a part of the prompt's share (less where the server
 reads the whole prompt again), and says what the re-read costs:
 
 1. the results of earlier tool calls cleared, oldest first (fit.py): no request
@@ -18,11 +18,11 @@ reads the whole prompt again), and says what the re-read costs:
    is left: one request, but the summary keeps what the results taught (it
    sees them whole: clear or summarize, not both); not for a few short messages;
 3. the system prompt (with the project instructions) cut in its middle to what
-   half the budget leaves beside the tool schemas, once for the session;
+   half the prompt's share leaves beside the tool schemas, once for the session;
 4. the middle of the longest messages cut (fit.py);
 5. between messages, where compaction at compact_at has had its turn and kept
    the last exchange: if the request is still over the window itself (not only
-   the budget), that exchange is compacted too, as a server's "too long" would
+   the prompt's share), that exchange is compacted too, as a server's "too long" would
    have led to.
 
 What still does not fit the window is a one-line error naming --num-ctx, as is
@@ -37,7 +37,7 @@ from typing import Protocol
 from ayder_cli.agent.calibration import Calibration, prompt_estimate
 from ayder_cli.agent.compaction import Compaction
 from ayder_cli.agent.conversation import Conversation, estimate_tokens
-from ayder_cli.agent.fit import MARKER, MIN_KEPT_CHARS, Budget, clear_old_results, latest_round, shorten_middles
+from ayder_cli.agent.fit import MARKER, MIN_KEPT_CHARS, WindowShare, clear_old_results, latest_round, shorten_middles
 from ayder_cli.agent.prompt_cache import PromptCache
 from ayder_cli.llm.base import ChatRequest, LLMError
 from ayder_cli.llm.served import context_overflow
@@ -84,18 +84,18 @@ class WindowHold:
         self.keeper = keeper
 
     def hold(self) -> None:
-        """Make the next request fit its prompt budget (the remedies in the module's docstring);
+        """Make the next request fit the prompt's share of the window (the remedies in the module's docstring);
         LLMError, and nothing sent, when it cannot fit the window."""
         keeper, host = self.keeper, self.keeper.host
         window = host.config.num_ctx
         if not window or not self._over():
             return
         fixed = self._fixed_tokens()
-        if fixed > self._budget().prompt:
+        if fixed > self._share().prompt:
             self._refuse(fixed)
-        # A trim: room for several rounds freed at once (to keeper.cache.trim_to of the budget), so the
+        # A trim: room for several rounds freed at once (to keeper.cache.trim_to of the prompt's share), so the
         # rounds after it append again; not one old result a request, each a re-read of the prompt.
-        prompt = self._budget().prompt
+        prompt = self._share().prompt
         goal = int(prompt * keeper.cache.trim_to)
         kept = list(host.conversation.messages)
         cleared = clear_old_results(host.conversation.messages, self._over(goal))
@@ -117,13 +117,13 @@ class WindowHold:
         if keeper.tokens() > window:  # within the window it is sent: the reply has less room, that is all
             self._refuse(fixed)
 
-    def _budget(self) -> Budget:
+    def _share(self) -> WindowShare:
         config = self.keeper.host.config
-        return Budget.for_window(config.num_ctx, config.max_tokens)
+        return WindowShare.for_window(config.num_ctx, config.max_tokens)
 
     def _over(self, room: int | None = None) -> int:
-        """Characters to cut before the next request fits `room` tokens, its budget by default (0: it fits)."""
-        room = self._budget().prompt if room is None else room
+        """Characters to cut before the next request fits `room` tokens, the prompt's share by default (0: it fits)."""
+        room = self._share().prompt if room is None else room
         return self.keeper.calibration.chars_over(prompt_estimate(self.keeper.host.request()), room)
 
     def _before_latest_round(self) -> int:
@@ -133,9 +133,9 @@ class WindowHold:
 
     def _compact(self, between_messages: bool) -> bool:
         keeper = self.keeper
-        prompt, tokens = self._budget().prompt, keeper.tokens()
+        prompt, tokens = self._share().prompt, keeper.tokens()
         # Worth a request when what it replaces would make the request fit, or is a quarter of the
-        # budget; never for less than an eighth of it (a summary of a summary frees nothing).
+        # prompt's share; never for less than an eighth of it (a summary of a summary frees nothing).
         worth = max(min(tokens - prompt, prompt // 4), prompt // 8)
         try:
             return keeper.compaction.compact_to_fit(tokens, keeper.calibration, worth, between_messages)
@@ -146,12 +146,12 @@ class WindowHold:
             return False
 
     def _cut_system_prompt(self) -> None:
-        """The system prompt cut in its middle to what half the budget leaves beside the tool schemas.
+        """The system prompt cut in its middle to what half the prompt's share leaves beside the tool schemas.
         The cut prompt stays for the session, so this happens once."""
         keeper = self.keeper
         conversation = keeper.host.conversation
         system = conversation.system_prompt
-        share = self._budget().prompt // 2 - (keeper.prefix_tokens() - self._system_tokens(system))
+        share = self._share().prompt // 2 - (keeper.prefix_tokens() - self._system_tokens(system))
         keep = max(int(share / keeper.calibration.tokens_per_estimate * 4), SMALLEST_CUT_SYSTEM)
         if len(system) <= keep + MIN_KEPT_CHARS:  # not again for a few characters more or less
             return

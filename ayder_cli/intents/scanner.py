@@ -4,7 +4,7 @@ It knows plain text, think blocks, code fences and openers, and nothing of
 any dialect: at an opener it asks the dialect table who reads what follows,
 and holds that text until the reader says where it ends. A code fence is held
 for its first lines too: they say whether it holds an edit written as text
-(dialects/edit_blocks.py; LinesSeen keeps the lines before it, where the edit's
+(dialects/edit_blocks.py; ShownLine keeps the lines before it, where the edit's
 path stands). parse() feeds it a whole reply, the chat loop delta by delta; it
 decides only on text it has seen in full, so what it shows while streaming
 equals `parse(full).display` however the text was split. Work is linear: every search resumes where the
@@ -22,15 +22,10 @@ from ayder_cli.intents.dialects.common.base import Block, Context, Ends, NeedMor
 from ayder_cli.intents.dialects.edit_blocks import EditFence
 from ayder_cli.intents.display import Output
 from ayder_cli.intents.found import Found, ParsedReply
-from ayder_cli.intents.lines_seen import LinesSeen
 from ayder_cli.intents.scan_buffer import ScanBuffer
+from ayder_cli.intents.shown_line import NOT_BACKTICK, ShownLine
 from ayder_cli.partial import partial_at_end
 
-# The next character that may start something other than plain text ('{' only opens a reply).
-# Newlines are not among them: _text() keeps track of line starts in whatever text it is given.
-_INTERESTING = re.compile(r"[`<\[\]~]")  # '~' may open a ~~~ fence
-_INTERESTING_FIRST = re.compile(r"[`<\[\]{~]|^\s*t")  # a harmony reply may start at its recipient ("to=")
-_NOT_BACKTICK = re.compile(r"[^`]")
 _NEWLINE = re.compile(r"\n")
 _NOT_FENCE_LINE = {"`": re.compile(r"[^ \t`]"), "~": re.compile(r"[^ \t~]")}
 _NOT_TILDE = re.compile(r"[^~]")
@@ -65,11 +60,7 @@ class StreamFilter:
         self._fence = ""  # the backticks (or tildes) that opened the ordinary code fence we are in
         self._readers: list[Block] = []  # who may read the held block, first to answer wins
         self._otherwise = self._first_is_text  # what the held text is when no reader takes it
-        self._lines = LinesSeen()  # where the path of an edit written as text stands
-        self._reply_start = True  # nothing but whitespace shown so far
-        self._line_blank = True  # nothing but spaces/tabs since the last newline
-        self._inline_code = False
-        self._line_tail = ""  # the end of the text shown on the current line, for Context.before
+        self._line = ShownLine()  # at the reply's start, on a blank line, in inline code
 
     # --- public
 
@@ -102,17 +93,7 @@ class StreamFilter:
         if not text:
             return
         self._out.text(text)
-        if self._reply_start and not text.isspace():
-            self._reply_start = False
-        newline = text.rfind("\n")
-        tail = text[newline + 1 :]
-        if newline >= 0:
-            self._line_blank = True
-            self._inline_code = False
-        self._lines.add(text, newline)
-        if tail and tail.strip(" \t"):
-            self._line_blank = False
-        self._line_tail = ((self._line_tail if newline < 0 else "") + tail)[-8:]
+        self._line.add(text)
 
     def _consume(self, size: int) -> str:
         self._hint = 0
@@ -181,7 +162,7 @@ class StreamFilter:
         """Inside an ordinary code fence: shown verbatim, nothing in it is a call."""
         buf, char = self._buffer.text, self._fence[0]
         indent = _INDENT.match(buf).end()
-        if self._line_blank and buf[indent : indent + 1] in (char, ""):  # this line may close the fence
+        if self._line.blank and buf[indent : indent + 1] in (char, ""):  # this line may close the fence
             newline = self.context.skip_run(buf, 0, _NEWLINE)
             newline = newline if newline < len(buf) else -1
             fence_chars_only = self.context.skip_run(buf, 0, _NOT_FENCE_LINE[char]) == len(buf)
@@ -200,54 +181,26 @@ class StreamFilter:
 
     def _in_text(self) -> bool:
         buf = self._buffer.text
-        found, inline = self._plain_run(buf)
+        found, inline = self._line.plain_run(buf, self.context, OPENERS)
         if found is None or found.start():
             self._text(self._consume(found.start() if found else len(buf)))
-            self._inline_code = inline
+            self._line.inline_code = inline
             return found is not None
         char = buf[0]
         if char == "`":
             return self._backticks()
         if char == "~":
             return self._tildes()
-        if self._inline_code:
+        if self._line.inline_code:
             self._text(self._consume(1))
             return True
         return self._opener()
 
-    def _plain_run(self, buf: str) -> tuple[re.Match | None, bool]:
-        """The first character of `buf` that needs a decision (None: all of it is plain text), and
-        whether inline code is open there. "a < b", "items[0]" and `inline code` are passed over."""
-        pattern, at, inline = _INTERESTING_FIRST if self._reply_start else _INTERESTING, 0, self._inline_code
-        while found := pattern.search(buf, at):
-            start = found.start()
-            if inline and buf.find("\n", at, start) >= 0:
-                inline = False  # inline code ends with its line
-            if buf[start] == "~":
-                if not self._mid_line(buf, start):
-                    return found, inline  # may open a ~~~ fence
-                at = start + 1
-            elif buf[start] == "`":
-                run = self.context.skip_run(buf, start, _NOT_BACKTICK)
-                if run == len(buf) or not self._mid_line(buf, start):
-                    return found, inline  # may open a fence: the scanner decides
-                inline, at = not inline, run
-            elif inline or OPENERS.opens_nothing(buf, start, self._reply_start):
-                at = start + 1
-            else:
-                return found, inline
-        return None, inline and buf.find("\n", at) < 0
-
-    def _mid_line(self, buf: str, at: int) -> bool:
-        """Something other than spaces stands before `at` on its line."""
-        line = buf.rfind("\n", 0, at)
-        return bool(buf[line + 1 : at].strip(" \t")) or (line < 0 and not self._line_blank)
-
     def _backticks(self) -> bool:
         buf = self._buffer.text
-        run = self.context.skip_run(buf, 0, _NOT_BACKTICK)
+        run = self.context.skip_run(buf, 0, NOT_BACKTICK)
         self._need(run == len(buf))
-        if run >= 3 and self._line_blank:
+        if run >= 3 and self._line.blank:
             newline = self.context.skip_run(buf, run, _NEWLINE)
             self._need(newline == len(buf))
             newline = newline if newline < len(buf) else -1
@@ -258,14 +211,14 @@ class StreamFilter:
                 return self._hold([dialect.block(self.context, "`" * run)], otherwise=self._ordinary_fence)
             # SEARCH/REPLACE blocks or a whole file (edit_blocks) decide by the fence's first lines.
             return self._hold([EditFence(self.context, "`" * run)], otherwise=self._ordinary_fence)
-        self._inline_code = not self._inline_code
+        self._line.inline_code = not self._line.inline_code
         self._text(self._consume(run))
         return True
 
     def _ordinary_fence(self) -> None:
         """The held fence holds no edit: shown verbatim, like every fence."""
         buf = self._buffer.text
-        run = self.context.skip_run(buf, 0, _NOT_BACKTICK)
+        run = self.context.skip_run(buf, 0, NOT_BACKTICK)
         newline = buf.find("\n")
         self._fence = "`" * run
         self._mode = Mode.FENCE
@@ -275,16 +228,16 @@ class StreamFilter:
         """Three tildes (or more, in runs as they arrive) starting a line open a ~~~ fence: an ordinary fence,
         closed by a line of three tildes or more. Tildes are shown at once, since the fence is shown as written."""
         run = self.context.skip_run(self._buffer.text, 0, _NOT_TILDE)
-        before = self._line_tail.strip(" \t")  # the line so far, when it is short: indentation and tildes only?
-        count = len(before) + run if len(self._line_tail) < 8 and before == "~" * len(before) else 0
+        before = self._line.tail.strip(" \t")  # the line so far, when it is short: indentation and tildes only?
+        count = len(before) + run if len(self._line.tail) < 8 and before == "~" * len(before) else 0
         self._text(self._consume(run))
-        if count >= 3 and not self._inline_code:
+        if count >= 3 and not self._line.inline_code:
             self._fence, self._mode = "~~~", Mode.FENCE
         return True
 
     def _allowed(self, where: Where) -> bool:
-        return (where is Where.ANYWHERE or (where is Where.LINE_START and self._line_blank)
-                or (where is Where.REPLY_START and self._reply_start and not self.context.final_answer))
+        return (where is Where.ANYWHERE or (where is Where.LINE_START and self._line.blank)
+                or (where is Where.REPLY_START and self._line.reply_start and not self.context.final_answer))
 
     def _opener(self) -> bool:
         """At a character that may open markup: a think tag, or whatever the dialect table says."""
@@ -311,12 +264,7 @@ class StreamFilter:
     # --- blocks: markup held until its end is known
 
     def _hold(self, readers: list[Block], otherwise=None) -> bool:
-        self.context.line_start = self._line_blank
-        self.context.before = self._line_tail
-        # The lines before the opener's, when only spaces stand before the opener on its own.
-        alone = self._line_blank and self._lines.opener_alone()
-        self.context.line_before = self._lines.before if alone else None
-        self.context.text_line_before = self._lines.last_text if alone else None
+        self._line.tell(self.context)
         self._readers = readers
         self._otherwise = otherwise or self._first_is_text
         self._mode = Mode.BLOCK
@@ -335,10 +283,7 @@ class StreamFilter:
             self._mode = Mode.TEXT
             reader.finish(self._consume(verdict.end))
             self._out.view.removed()
-            self._line_blank = True
-            self._inline_code = False
-            self._lines.removed()
-            self._line_tail = ""
+            self._line.removed()
             return True
         self._mode = Mode.TEXT
         self._otherwise()

@@ -17,11 +17,12 @@ from typing import Any, Callable, Mapping
 
 from ayder_cli.calls import ToolResult
 from ayder_cli.errors import ToolError
-from ayder_cli.mcp_servers import budget
+from ayder_cli.mcp_servers import schema_room
 from ayder_cli.mcp_servers.config import ServerConfig
 from ayder_cli.spelling import closest
 from ayder_cli.tool_groups import MCP_SEPARATOR
 from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolSpec
+from ayder_cli.wording import counted
 
 MAX_NAME = 64  # what OpenAI-compatible servers accept as a function name
 MAX_DESCRIPTION = 1024  # sent with every request: a server's long prose is cut
@@ -95,7 +96,7 @@ class McpTools:
         self.found: set[str] = set()
         self._names: dict[str, set[str]] = {}  # server -> its tools' names  # deferred tools found (or called): offered from then on
         self.tokens = 0  # what all the schemas would add to a request
-        self.find_tools = budget.find_tools_spec(self.search)
+        self.find_tools = schema_room.find_tools_spec(self.search)
 
     def ensure_started(self, taken: set[str]) -> None:
         if self.hub is not None:
@@ -126,7 +127,7 @@ class McpTools:
         self._say_unmatched(listed)
         running = sum(1 for server in self.hub.servers.values() if not server.gone)
         self.log(f"MCP: {running} of {len(self.configs)} servers running, {len(self.specs)} tools")
-        self.tokens = budget.schema_tokens(self.specs)
+        self.tokens = schema_room.schema_tokens(self.specs)
         window = self.window()
         self.deferred = bool(self.specs) and bool(window) and self.tokens > self.share * window
         self.say(self.status() + (f" (over {self.share:.0%}: found through find_tools)" if self.deferred else ""))
@@ -142,13 +143,13 @@ class McpTools:
 
     def status(self) -> str:
         running = sum(1 for server in self.hub.servers.values() if not server.gone) if self.hub else 0
-        return budget.status_line(running, len(self.specs), self.tokens, self.window())
+        return schema_room.status_line(running, len(self.specs), self.tokens, self.window())
 
     def report(self) -> list[str]:
         """/mcp and --doctor: the status, each server's state, each tool's cost and whether it is sent."""
         if self.hub is None:
             count = len(self.configs)
-            lines = [f"MCP: {count} server{'s' if count != 1 else ''} configured, started at the first request"]
+            lines = [f"MCP: {counted(count, 'server')} configured, started at the first request"]
         else:
             lines = [self.status() + (" (deferred: found through find_tools)" if self.deferred else "")]
         servers = self.hub.servers if self.hub is not None else {}
@@ -160,7 +161,7 @@ class McpTools:
             for spec in self.specs:
                 if spec.name in self._names.get(name, ()):
                     offer = ("found, sent" if spec.name in self.found else "deferred") if self.deferred else "sent"
-                    lines.append(f"    {spec.name}  ~{budget.schema_tokens([spec]):,} tokens  {offer}")
+                    lines.append(f"    {spec.name}  ~{schema_room.schema_tokens([spec]):,} tokens  {offer}")
         if self.held_back:
             lines.append(f"  not enabled (tools.enabled, tools.disabled): {', '.join(s.name for s in self.held_back)}")
         return lines
@@ -173,7 +174,7 @@ class McpTools:
 
     def search(self, query: str) -> list[ToolSpec]:
         """find_tools: the deferred specs matching the query, offered from the next request on."""
-        hits = budget.matching(self.specs, query)
+        hits = schema_room.matching(self.specs, query)
         self.found.update(spec.name for spec in hits)
         return hits
 
@@ -188,8 +189,8 @@ class McpTools:
                 continue
             purpose = server.instructions or "; ".join(
                 " ".join(str(tool.description or tool.name).split()[:6]) for tool in server.tools[:3])
-            lines.append(budget.server_line(server.config.name, purpose, len(mine)))
-        return budget.deferred_note(lines)
+            lines.append(schema_room.server_line(server.config.name, purpose, len(mine)))
+        return schema_room.deferred_note(lines)
 
     def registry(self, builtin: ToolRegistry) -> ToolRegistry:
         """The built-in tools and, once listed, these."""
@@ -253,7 +254,7 @@ class WithMcpTools(ToolRegistry):
         if found is not None:
             return found
         self.mcp.ensure_started(set(self._specs))
-        if name == budget.FIND_TOOLS and self.mcp.deferred:
+        if name == schema_room.FIND_TOOLS and self.mcp.deferred:
             return self.mcp.find_tools
         # Every MCP tool can be called by its name, offered or not yet found (then offered from now on);
         # one held back is found so that its refusal says why.

@@ -91,7 +91,7 @@ class Config:
     verify: tuple[str, ...] = ()
     # MCP servers whose tools are offered (mcp_servers/config.py): {NAME: {command, args, ...} | {url, ...}}.
     mcp_servers: Mapping[str, Any] = field(default_factory=dict)
-    # Above this share of the context window the MCP tools' schemas are not sent but found (mcp_servers/budget.py).
+    # Above this share of the context window the MCP tools' schemas are not sent but found (mcp_servers/schema_room.py).
     mcp_schema_share: float = 0.10
     # Where each value came from ("default", a file path, "environment", "flag").
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)

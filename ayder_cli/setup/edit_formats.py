@@ -39,7 +39,7 @@ AUTO_TABLE: tuple[tuple[str, str], ...] = (
     (r"llama-?3\.2|gemma|phi|smollm|granite|lfm|qwen2\.5(?!-coder)|:[1-8](\.\d)?b\b", "lines"),
 )
 
-# What the system prompt says of the format in use: a few lines, within the prompt budget (DESIGN.md).
+# What the system prompt says of the format in use: a few lines, within the system prompt's size limits (DESIGN.md).
 TEACHING = {
     "replace": "",
     "lines": ("Edit files with replace_lines, by the line numbers read_file shows (inclusive; content \"\" "

@@ -27,7 +27,7 @@ from typing import Callable
 from ayder_cli.masking import Secrets
 from ayder_cli.terminal.console import describe_command
 from ayder_cli.terminal.safe_text import cut_to_width, safe_line, terminal_columns
-from ayder_cli.terminal.style import DIM, RESET
+from ayder_cli.terminal.style import CLEAR_BELOW, DIM, RESET, rows_up
 
 LIVE_LINES = 5  # the lines redrawn in place while the command runs
 TAIL_LINES = 10  # the lines that stay when it ends
@@ -148,7 +148,7 @@ class CommandView:
 
     def _erase(self) -> str:
         """Back to the live view's first row, and the rows below cleared."""
-        return f"\r\033[{self._drawn}A\033[J" if self._drawn else ""
+        return f"\r{rows_up(self._drawn)}{CLEAR_BELOW}" if self._drawn else ""
 
     def _write(self, text: str) -> None:
         if not text or self._broken:

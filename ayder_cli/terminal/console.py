@@ -15,7 +15,7 @@ from ayder_cli.llm.base import Reply, Usage
 from ayder_cli.masking import MaskedStream, Secrets
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.terminal.safe_text import StreamSanitizer, cut_to_width, safe_text, terminal_columns, wrap_row
-from ayder_cli.terminal.style import DIM, GREEN, RED, RESET, YELLOW
+from ayder_cli.terminal.style import CLEAR_TO_END, DIM, ERASE_LINE, GREEN, RED, RESET, YELLOW
 from ayder_cli.terminal.usage_line import describe_message_usage
 from ayder_cli.wording import counted
 
@@ -45,14 +45,15 @@ class Spinner:
         self._stop.set()
         self._thread.join()
         self._thread = None
-        self.stream.write("\r\033[K")
+        self.stream.write(ERASE_LINE)
         self.stream.flush()
 
     def _spin(self) -> None:
         frame = 0
         while not self._stop.wait(0.1 if frame else 0.3):  # no flicker on a fast first token
             # The label may change (prompt progress): the rest of a longer one is cleared.
-            self.stream.write(f"\r{DIM}{SPINNER_FRAMES[frame % len(SPINNER_FRAMES)]} {self.label}…{RESET}\033[K")
+            spinner = SPINNER_FRAMES[frame % len(SPINNER_FRAMES)]
+            self.stream.write(f"\r{DIM}{spinner} {self.label}…{RESET}{CLEAR_TO_END}")
             self.stream.flush()
             frame += 1
 
@@ -125,7 +126,7 @@ class Console:
             self._spinner.label = line  # the spinner draws it with its next frame
             self._spinner.start()  # again, if a line of its own (-v) stopped it
         elif self.draws_in_place:
-            self.err.write(f"\r{line}\033[K")
+            self.err.write(f"\r{line}{CLEAR_TO_END}")
             self.err.flush()
             self._progress_shown = True
         else:
@@ -207,7 +208,7 @@ class Console:
             self._arriving = ArrivingLine(terminal_columns(self.environment))
         line = self._arriving.redraw(call.name, call.subject, call.size)
         if line is not None:
-            self.err.write("\r\033[K" + self._paint(line, DIM))
+            self.err.write(ERASE_LINE + self._paint(line, DIM))
             self.err.flush()
 
     def on_tool_start(self, call) -> None:
@@ -230,7 +231,7 @@ class Console:
         """Before a question about the call: on a terminal its activity line is taken back, as the question
         names the call whole (the call is not shown twice); elsewhere (a log) the line ends here."""
         if self._activity is not None and self._err_line_open and self.environment.stderr_is_tty:
-            blank = "\033[K" if self.draws_in_place else " " * len(self._activity) + "\r"  # a dumb terminal has \r
+            blank = CLEAR_TO_END if self.draws_in_place else " " * len(self._activity) + "\r"  # a dumb terminal has \r
             self.err.write("\r" + blank)
             self._err_line_open = False
         self._activity = None
@@ -300,7 +301,7 @@ class Console:
             self.dim_line(message)
             return
         self.start_block()
-        self.err.write(f"\r{self._paint(message, DIM)}\033[K")
+        self.err.write(f"\r{self._paint(message, DIM)}{CLEAR_TO_END}")
         self.err.flush()
         self._progress_shown = True  # the next line clears it
 
@@ -353,11 +354,11 @@ class Console:
         if self._spinner:
             self._spinner.stop()
         if self._arriving is not None:
-            self.err.write("\r\033[K")
+            self.err.write(ERASE_LINE)
             self.err.flush()
             self._arriving = None
         if self._progress_shown:
-            self.err.write("\r\033[K")
+            self.err.write(ERASE_LINE)
             self._progress_shown = False
 
     def _end_err_line(self) -> None:

@@ -14,3 +14,13 @@ NO_BOLD = "\033[22m"  # ends bold and dim alike
 NO_ITALIC = "\033[23m"
 NO_UNDERLINE = "\033[24m"
 NO_COLOUR = "\033[39m"  # the default foreground again
+
+# The controls that redraw a line in place (a spinner, progress, a call arriving), named once.
+CLEAR_TO_END = "\033[K"  # the rest of the line cleared, after a line drawn over a longer one
+ERASE_LINE = "\r" + CLEAR_TO_END  # back to the line's start, and the line cleared
+CLEAR_BELOW = "\033[J"  # the rest of the screen cleared, from the cursor down
+
+
+def rows_up(rows: int) -> str:
+    """The cursor moved up `rows` rows (a live view drawn over again)."""
+    return f"\033[{rows}A"

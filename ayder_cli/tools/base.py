@@ -126,7 +126,7 @@ class ToolRegistry:
         return self.specs()
 
     def prompt_note(self) -> str:
-        """A few lines for the system prompt about tools not offered yet (mcp_servers/budget.py); "" here."""
+        """A few lines for the system prompt about tools not offered yet (mcp_servers/schema_room.py); "" here."""
         return ""
 
 

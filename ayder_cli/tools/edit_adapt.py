@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ayder_cli.tools.edit_text import ELLIPSIS, LOOKALIKES, canon, leading, width
+from ayder_cli.wording import counted
 
 TAB_SIZES = (4, 8, 2)  # a tab is read as this many columns, the first that makes the shift constant
 
@@ -42,8 +43,8 @@ def _spoken(indent: str) -> str:
     if not indent:
         return "no indentation"
     tabs, spaces = indent.count("\t"), indent.count(" ")
-    parts = [f"{tabs} tab{'s' if tabs != 1 else ''}"] if tabs else []
-    parts += [f"{spaces} space{'s' if spaces != 1 else ''}"] if spaces else []
+    parts = [counted(tabs, "tab")] if tabs else []
+    parts += [counted(spaces, "space")] if spaces else []
     return " and ".join(parts)
 
 

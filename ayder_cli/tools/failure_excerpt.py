@@ -13,6 +13,7 @@ import re
 
 from ayder_cli.tools.excerpt_compilers import COMPILER_FINDERS, make_error, python_traceback
 from ayder_cli.tools.excerpt_runners import RUNNER_FINDERS, pytest_failure, unittest_failure
+from ayder_cli.wording import counted
 
 # What run_shell_command puts around the streams (tools/shell.py _result): its status line and notes
 # before the output's header, the header, the mark where it cut the output's middle.
@@ -94,7 +95,7 @@ def _fit(block: list[str], limit: int, head: int | None = None) -> str:
 
 
 def _marker(cut_lines: int) -> str:
-    return f"[... {cut_lines} more line{'s' if cut_lines != 1 else ''} cut]"
+    return f"[... {counted(cut_lines, 'more line')} cut]"
 
 
 def _drop_blank_runs(block: list[str]) -> list[str]:

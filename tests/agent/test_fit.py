@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 
 from ayder_cli.agent.conversation import RESULTS_HEADER
-from ayder_cli.agent.fit import CLEARED, MARKER, Budget, clear_old_results, shorten_middles
+from ayder_cli.agent.fit import CLEARED, MARKER, WindowShare, clear_old_results, shorten_middles
 
 
 def test_budget_leaves_room_for_the_reply_but_never_all_of_the_window():
-    assert Budget.for_window(8192, 1024).prompt == 8192 - 1024
-    assert Budget.for_window(2048, 4096).prompt == 2048 - 512  # max_tokens above the window: a quarter
-    assert Budget.for_window(2048, None).prompt == 2048 - 512
+    assert WindowShare.for_window(8192, 1024).prompt == 8192 - 1024
+    assert WindowShare.for_window(2048, 4096).prompt == 2048 - 512  # max_tokens above the window: a quarter
+    assert WindowShare.for_window(2048, None).prompt == 2048 - 512
 
 
 def test_the_longest_message_loses_its_middle_and_keeps_both_ends():

@@ -1,5 +1,5 @@
 """An MCP server over stdio with 64 tools, made in a loop: 16 subjects, 4 actions each. Enough schemas
-to fill most of an 8k window, for the tests of keeping them out of it (mcp_servers/budget.py).
+to fill most of an 8k window, for the tests of keeping them out of it (mcp_servers/schema_room.py).
 On the standard library alone (support/stdio_mcp.py): it starts in a few hundredths of a second."""
 
 from __future__ import annotations

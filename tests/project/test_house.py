@@ -17,6 +17,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "ayder_cli"
 LEAVES = {"errors", "calls", "wording", "spelling", "masking", "partial", "tool_groups", "__init__"}
 MAX_LINES = 400
+SMALLER = {"ayder_cli.intents.scanner": 300}  # the scanner reads every reply: kept small enough to read in one go
 
 
 @functools.cache
@@ -71,7 +72,7 @@ def test_the_top_level_holds_only_the_entry_point_and_leaves():
 @pytest.mark.parametrize("name", sorted(modules()))
 def test_no_module_is_over_400_lines(name):
     lines = modules()[name].read_text(encoding="utf-8").count("\n")
-    assert lines <= MAX_LINES, f"{name}: {lines} lines"
+    assert lines <= SMALLER.get(name, MAX_LINES), f"{name}: {lines} lines"
 
 
 def test_chatloop_is_the_message_loop_only():
@@ -176,6 +177,7 @@ RETIRED = {
     "Window": "ScanBuffer",
     "Outcome": "Verdict or EntryOutcome",
     "Invocation": "Environment",
+    "Budget": "MessageBudget (a message's round trips) or WindowShare (a window's prompt and reply)",
 }
 
 

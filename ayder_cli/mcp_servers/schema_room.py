@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable
 from ayder_cli.calls import ToolResult
 from ayder_cli.tool_groups import FIND_TOOLS  # named there: the allowlist (tools.enabled) lets it through
 from ayder_cli.tools.base import ToolSpec
+from ayder_cli.wording import counted
 
 MAX_FOUND = 5  # schemas per answer: a few, so an answer stays small
 WORDS = re.compile(r"[a-z0-9]+")
@@ -28,7 +29,7 @@ def schema_tokens(specs: Iterable[ToolSpec]) -> int:
 
 def status_line(servers: int, tools: int, tokens: int, window: int | None) -> str:
     """`MCP: 2 servers · 64 tools · ~5,100 tokens = 62% of 8192`."""
-    line = (f"MCP: {servers} server{'s' if servers != 1 else ''} · {tools} tool{'s' if tools != 1 else ''} · "
+    line = (f"MCP: {counted(servers, 'server')} · {counted(tools, 'tool')} · "
             f"~{tokens:,} tokens")
     return f"{line} = {tokens * 100 // window}% of {window}" if window else line
 
@@ -37,7 +38,7 @@ def server_line(name: str, purpose: str, count: int) -> str:
     """One compact line naming a deferred server, its tool count and what it is for."""
     purpose = " ".join(purpose.split())
     purpose = purpose if len(purpose) <= 100 else purpose[:99] + "…"
-    return f"- {name} ({count} tool{'s' if count != 1 else ''}){': ' + purpose if purpose else ''}"
+    return f"- {name} ({counted(count, 'tool')}){': ' + purpose if purpose else ''}"
 
 
 def deferred_note(lines: list[str]) -> str:
