@@ -41,7 +41,7 @@ free_strings = st.text(value_chars, max_size=40).filter(lambda s: not any(t in s
 
 XML_MARKERS = ("<parameter", "</parameter", "<function", "</function", "<tool_call", "</tool_call", "<invoke",
                "</invoke", "<minimax", "</minimax", "function_calls", "DSML", "<think", "</think", "<reasoning", "</reasoning", "```",
-               "<seed:think", "</seed:think")
+               *THINK_TAGS)
 
 
 def xml_safe(s: str) -> bool:
