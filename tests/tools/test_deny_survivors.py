@@ -1,0 +1,144 @@
+"""The deny list's mutation survivors, each killed by a test: spellings that reach the same harm
+(su's --command in both forms, a cd before a relative path, the shortest long options), a wrapper
+whose value option is its last word, and the tables built at import time (RULES, WRAPPERS).
+
+A survivor is a change to the code that no test noticed (`benchmarks/mutation.py policy`).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ayder_cli.tools.deny import (
+    CHMOD_ROOT, CHOWN_ROOT, DD_TO_DISK, DEFAULT_SHELL_DENY, FORK_BOMB, MKFS, POWER_OFF, REASONS, RM_HOME,
+    RM_NO_PRESERVE_ROOT, RM_ROOT, RM_SYSTEM_DIRECTORY, RULES, TOO_DEEP, WRITE_TO_DISK, check_command, denied_by,
+)
+from ayder_cli.tools.shell_words import MAX_DEPTH
+from ayder_cli.tools.what_runs import WRAPPERS, what_runs
+
+
+@pytest.mark.parametrize(("command", "rule"), [
+    # su runs its --command's value, attached by = or as the next word
+    ("su --command='rm -rf /'", RM_ROOT),
+    ("su --command 'rm -rf /'", RM_ROOT),
+    ("su root --command='rm -rf ~'", RM_HOME),
+    ("runuser -u root --command 'mkfs.ext4 /dev/sda1'", MKFS),
+    ("su -lc 'rm -rf /'", RM_ROOT),
+    # a relative path after a cd names what the cd reached
+    ("cd /; chmod -R 777 etc", CHMOD_ROOT),
+    ("cd / && chown -R me usr", CHOWN_ROOT),
+    ("cd /usr/..; rm -rf etc", RM_SYSTEM_DIRECTORY),
+    # the shortest abbreviations GNU accepts
+    ("rm --r /", RM_ROOT),
+    ("chmod --rec 777 /", CHMOD_ROOT),
+    ("chown --recu me /etc", CHOWN_ROOT),
+    ("rm --no /", RM_NO_PRESERVE_ROOT),
+])
+def test_spellings_that_reach_the_same_harm_are_refused(command, rule):
+    assert denied_by(command, DEFAULT_SHELL_DENY) == rule
+
+
+@pytest.mark.parametrize("command", [
+    "rm --force /tmp/x",         # --f... is not --r...
+    "rm -f /",                   # no recursion: rm refuses a directory
+    "chmod --re 777 /",          # --re is ambiguous (--recursive, --reference): GNU refuses it
+    "chmod -v 777 /",
+    "chown me /etc",
+    "su --command='ls /'",
+    "su -c 'echo rm -rf /'",
+    "cd /tmp; rm -rf etc",       # /tmp/etc is nobody's system directory
+    "cd /; rm -rf tmp/build",
+    "su -l root",                # -l ends in no c: what follows is not a command
+])
+def test_what_only_looks_alike_runs(command):
+    assert denied_by(command, DEFAULT_SHELL_DENY) is None
+
+
+def _value_options():
+    for name, wrapper in WRAPPERS.items():
+        for letter in wrapper.values:
+            yield f"{name} -{letter}"
+        for long in sorted(wrapper.long_values):
+            yield f"{name} --{long}"
+
+
+@pytest.mark.parametrize("command", list(_value_options()))
+def test_a_value_option_as_the_last_word_gets_a_verdict_not_a_crash(command):
+    # `sudo -u` with nothing after it: the judge must answer (nothing is run, so nothing refused).
+    assert denied_by(command, DEFAULT_SHELL_DENY) is None
+    check_command(command, DEFAULT_SHELL_DENY)  # no exception: the shell itself will say what is wrong
+
+
+def _wrapped_spellings():
+    """Every wrapper with each of its options, around `rm -rf /`: a table entry that breaks shows here."""
+    for name, wrapper in WRAPPERS.items():
+        operands = " X" * wrapper.operands  # timeout's duration, chroot's root
+        yield f"{name}{operands} rm -rf /"
+        for letter in set(wrapper.values) - wrapper.split:  # env -S: the value is the command (below)
+            yield f"{name} -{letter} V{operands} rm -rf /"
+            yield f"{name} -{letter}V{operands} rm -rf /"
+        for long in sorted(wrapper.long_values - wrapper.split):
+            yield f"{name} --{long} V{operands} rm -rf /"
+            yield f"{name} --{long}=V{operands} rm -rf /"
+        for letter in wrapper.attached:
+            yield f"{name} -{letter}V{operands} rm -rf /"
+
+
+@pytest.mark.parametrize("command", sorted(_wrapped_spellings()))
+def test_every_wrapper_and_each_of_its_options_is_seen_through(command):
+    assert denied_by(command, DEFAULT_SHELL_DENY) == RM_ROOT
+
+
+@pytest.mark.parametrize("command", ["env -S 'rm -rf /'", "env --split-string='rm -rf /'",
+                                     "env --split-string 'rm -rf /'", "env -u X -S'rm -rf /'"])
+def test_env_split_string_is_the_command(command):
+    assert denied_by(command, DEFAULT_SHELL_DENY) == RM_ROOT
+
+
+def test_a_value_option_takes_its_value_not_the_command():
+    # Were -u not a value option, `root` would be the program and rm only its argument.
+    assert [(run.name, run.args) for run in what_runs("sudo -u root rm -rf build").runs] == [
+        ("rm", ("-rf", "build"))]
+    assert [run.name for run in what_runs("timeout -s KILL 5 ls").runs] == ["ls"]
+    assert [run.name for run in what_runs("xargs -i{} cp {} dir").runs] == ["cp"]
+
+
+# One command per rule that this rule refuses and no other: a factory built with the wrong argument
+# (RM_ROOT judging homes, chown's rule built for chmod) or a table entry under the wrong name fails here.
+ONLY_THIS_RULE = {
+    RM_ROOT: "rm -r /",
+    RM_HOME: "rm -r ~",
+    RM_SYSTEM_DIRECTORY: "rm -r /usr",
+    RM_NO_PRESERVE_ROOT: "rm --no-preserve-root build",
+    MKFS: "mkfs.ext4 build.img",
+    DD_TO_DISK: "dd if=x of=/dev/sda",
+    WRITE_TO_DISK: "echo x > /dev/nvme0n1",
+    FORK_BOMB: ":(){ :|:& };:",
+    CHMOD_ROOT: "chmod -R 777 /etc",
+    CHOWN_ROOT: "chgrp -R staff /usr",
+    POWER_OFF: "systemctl --now poweroff",
+    TOO_DEEP: "eval " * (MAX_DEPTH + 2) + "ls",
+}
+
+
+@pytest.mark.parametrize("rule", list(RULES))
+def test_each_rule_in_the_table_refuses_its_harm_and_only_its_own(rule):
+    command = ONLY_THIS_RULE[rule]
+    assert denied_by(command, [rule]) == rule
+    assert [other for other in RULES if denied_by(command, [other])] == [rule]
+    assert REASONS[rule] and rule.startswith("ayder:")
+
+
+def test_the_table_holds_every_rule_once_in_the_order_the_first_match_is_named():
+    assert DEFAULT_SHELL_DENY == tuple(ONLY_THIS_RULE)
+    assert denied_by("rm -rf / ~", DEFAULT_SHELL_DENY) == RM_ROOT
+    assert denied_by("rm -rf ~ /usr", DEFAULT_SHELL_DENY) == RM_HOME
+
+
+@pytest.mark.parametrize(("command", "rule"), [
+    ("init 0", POWER_OFF), ("telinit 6", POWER_OFF), ("init 3", None), ("loginctl reboot", POWER_OFF),
+    ("systemctl -i halt", POWER_OFF), ("systemctl status reboot", None), ("systemctl", None),
+    ("sudo kexec -e", None), ("shutdown -h now", POWER_OFF),
+])
+def test_power_verbs_count_in_the_first_word_only(command, rule):
+    assert denied_by(command, DEFAULT_SHELL_DENY) == rule
