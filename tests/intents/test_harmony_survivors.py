@@ -80,3 +80,39 @@ def test_prose_mentioning_the_tags_is_shown_as_it_streams(tag):
     assert shown.startswith(first)  # the first line is out before the reply ends
     shown += "".join(t for kind, t in flt.finish() if kind == "text")
     assert shown == first + rest and flt.result().calls == []
+
+
+def test_a_bad_call_is_reported_with_its_own_text():
+    bad = parse('<|channel|>commentary to=functions.read_file <|constrain|>json<|message|>{"file_path": a.py}'
+                "<|call|>", TOOLS)
+    assert '{"file_path": a.py}' in bad.errors[0]
+    empty = parse("<|channel|>commentary to=functions.read_file <|constrain|>json<|message|><|call|>", TOOLS)
+    assert empty.calls == [] and len(empty.errors) == 1
+    assert empty.errors[0].startswith("read_file: the call has no arguments (it may be cut off): <|channel|>commentary")
+    nameless = parse('<|channel|>commentary to=functions. <|message|>{"file_path": "b.py"}<|call|>', TOOLS)
+    assert nameless.calls == [] and len(nameless.errors) == 1
+    assert "no valid tool name" in nameless.errors[0] and '{"file_path": "b.py"}' in nameless.errors[0]
+
+
+def test_a_call_cut_off_by_the_end_of_the_reply_after_whole_json_is_a_call():
+    text = '<|channel|>commentary to=functions.read_file <|constrain|>json<|message|>{"file_path": "a.py"}'
+    assert calls_whole_and_streamed(text) == [("read_file", {"file_path": "a.py"})]
+
+
+def test_a_header_is_its_first_line_only_even_when_more_lines_follow():
+    text = '<|channel|>commentary to=functions.read_file\n<|message|>{"file_path": "a.py"}<|call|>\nmore\nlines\n'
+    assert calls_whole_and_streamed(text) == []
+    assert parse(text, TOOLS).display.startswith("<|channel|>commentary to=functions.read_file\n<|message|>")
+
+
+def test_a_message_tag_farther_than_a_tag_can_be_is_not_a_header():
+    text = "<|channel|>commentary to=functions.read_file " + "x" * 200 + '<|message|>{"file_path": "a.py"}<|call|>'
+    assert calls_whole_and_streamed(text) == []
+    assert parse(text, TOOLS).display.startswith("<|channel|>commentary to=functions.read_file xxx")
+
+
+@pytest.mark.parametrize("text, display", [("<|channel|>final<|message|>", ""),
+                                           ("Answer: <|channel|>final<|message|>", "Answer:")])
+def test_a_header_that_ends_the_reply_is_removed(text, display):
+    assert parse(text, TOOLS).display == display
+    assert streamed(text, list(text))[0] == display
