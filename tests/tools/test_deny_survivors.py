@@ -11,10 +11,11 @@ import pytest
 
 from ayder_cli.tools.deny import (
     CHMOD_ROOT, CHOWN_ROOT, DD_TO_DISK, DEFAULT_SHELL_DENY, FORK_BOMB, MKFS, POWER_OFF, REASONS, RM_HOME,
-    RM_NO_PRESERVE_ROOT, RM_ROOT, RM_SYSTEM_DIRECTORY, RULES, TOO_DEEP, WRITE_TO_DISK, check_command, denied_by,
+    RM_NO_PRESERVE_ROOT, RM_ROOT, RM_SYSTEM_DIRECTORY, RULES, TOO_DEEP, WRITE_TO_DISK, built_rules, check_command,
+    denied_by,
 )
 from ayder_cli.tools.shell_words import MAX_DEPTH
-from ayder_cli.tools.what_runs import WRAPPERS, what_runs
+from ayder_cli.tools.what_runs import WRAPPERS, built_wrappers, what_runs
 
 
 @pytest.mark.parametrize(("command", "rule"), [
@@ -142,3 +143,19 @@ def test_the_table_holds_every_rule_once_in_the_order_the_first_match_is_named()
 ])
 def test_power_verbs_count_in_the_first_word_only(command, rule):
     assert denied_by(command, DEFAULT_SHELL_DENY) == rule
+
+
+def test_the_factories_build_again_the_rules_the_table_holds():
+    # RULES was built at import; built afresh, every rule still refuses its own harm and no other's.
+    rebuilt = built_rules()
+    assert list(rebuilt) == list(RULES)
+    for rule, check in rebuilt.items():
+        for other, command in ONLY_THIS_RULE.items():
+            assert check(what_runs(command)) == (other == rule), (rule, command)
+
+
+def test_the_wrappers_built_again_are_the_table():
+    rebuilt = built_wrappers()
+    assert rebuilt == WRAPPERS
+    assert rebuilt["sudo"].long_values >= {"user", "chdir", "chroot"} and "split-string" in rebuilt["env"].split
+    assert rebuilt["xargs"].attached == "eil" and rebuilt["timeout"].operands == 1
