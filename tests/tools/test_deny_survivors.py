@@ -8,6 +8,8 @@ A survivor is a change to the code that no test noticed (`benchmarks/mutation.py
 from __future__ import annotations
 
 import pytest
+from support.fakellm import Reply
+from support.harness import server_args
 
 from ayder_cli.tools.deny import (
     CHMOD_ROOT, CHOWN_ROOT, DD_TO_DISK, DEFAULT_SHELL_DENY, FORK_BOMB, MKFS, POWER_OFF, REASONS, RM_HOME,
@@ -159,3 +161,18 @@ def test_the_wrappers_built_again_are_the_table():
     assert rebuilt == WRAPPERS
     assert rebuilt["sudo"].long_values >= {"user", "chdir", "chroot"} and "split-string" in rebuilt["env"].split
     assert rebuilt["xargs"].attached == "eil" and rebuilt["timeout"].operands == 1
+
+
+@pytest.mark.parametrize("command, answered", [
+    ("rm -rf ~", "error: refused: `rm -rf ~` is on the shell deny list (it deletes the home directory"),
+    ("echo hi", "error: denied: run_shell_command needs execute permission, which was not granted"),
+])
+def test_a_denied_command_is_refused_before_the_user_is_asked(fake, run_ayder, command, answered):
+    # Without -x (and no terminal to ask on) a command is denied for want of permission; a command on
+    # the deny list is refused by the preview first, saying why, as it would be before a confirmation.
+    fake.queue(Reply(text="", tool_calls=[{"name": "run_shell_command", "arguments": {"command": command}}]),
+               Reply(text="Done."))
+    result = run_ayder(*server_args(fake, "openai"), "tidy up")
+    assert result.returncode == 0, result.stderr
+    answer = [m for m in fake.chat_requests()[1]["body"]["messages"] if m["role"] == "tool"][0]["content"]
+    assert answer.startswith(answered), answer
