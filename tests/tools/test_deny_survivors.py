@@ -176,3 +176,36 @@ def test_a_denied_command_is_refused_before_the_user_is_asked(fake, run_ayder, c
     assert result.returncode == 0, result.stderr
     answer = [m for m in fake.chat_requests()[1]["body"]["messages"] if m["role"] == "tool"][0]["content"]
     assert answer.startswith(answered), answer
+
+
+@pytest.mark.parametrize(("command", "rule"), [
+    ("su --command='rm -rf a=b /'", RM_ROOT),     # the value is all after the first =
+    ("su -l 'rm -rf /'", None),                    # -l ends in no c: the next word is a user name
+    ("su marc 'rm -rf /'", None),                  # a user name ending in c is no option
+    ("su --sync 'rm -rf /'", None),                # nor a long option ending in c
+    ("cd -P /; rm -rf etc", RM_SYSTEM_DIRECTORY),  # cd's options are not its directory
+    ("cd /; cd -; rm -rf *", None),                # cd -, popd, pushd alone: where they go is not known
+    ("popd; rm -rf *", None),
+    ("pushd; rm -rf *", None),
+    ("pushd /; rm -rf usr", RM_SYSTEM_DIRECTORY),
+    ("chmod 755 /usr", None),                      # not recursive
+    ("chmod -R 755 build", None),
+    ("chown -R me:me /", CHOWN_ROOT),
+    ("rm -R /", RM_ROOT),
+])
+def test_su_and_cd_are_read_as_they_parse_their_words(command, rule):
+    assert denied_by(command, DEFAULT_SHELL_DENY) == rule
+
+
+@pytest.mark.parametrize(("command", "names"), [
+    ("su root -c ls", ["su", "ls"]),
+    ("su -c ls extra", ["su", "ls"]),
+    ("su --command=ls root", ["su", "ls"]),
+])
+def test_su_runs_its_command_and_nothing_around_it(command, names):
+    assert [run.name for run in what_runs(command).runs] == names
+
+
+def test_cd_dash_leaves_the_directory_unknown():
+    assert what_runs("cd /; cd -; ls").runs[-1].cwd is None
+    assert what_runs("cd /; cd usr; ls").runs[-1].cwd == "/usr"
