@@ -31,19 +31,21 @@ REPO = Path(__file__).resolve().parent.parent
 GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "edit": (("ayder_cli/tools/edit_match.py", "ayder_cli/tools/edit_search.py", "ayder_cli/tools/line_matches.py"),
              ("tests/tools/test_edit_match.py", "tests/tools/test_edit_survivors.py",
-              "tests/tools/test_edit_corpus.py", "tests/tools/test_edit_tools.py")),
+              "tests/tools/test_edit_corpus.py", "tests/tools/test_edit_tools.py",
+              "tests/tools/test_e2e_forgiving_edit.py")),
     "policy": (("ayder_cli/tools/deny.py", "ayder_cli/tools/what_runs.py"),
                ("tests/tools/test_shell_deny.py", "tests/tools/test_deny_survivors.py")),
     "dialects": (("ayder_cli/intents/dialects/harmony.py", "ayder_cli/intents/dialects/mistral.py"),
                  ("tests/intents/test_intents_corpus.py", "tests/intents/test_harmony_survivors.py",
-                  "tests/intents/test_dialect_properties.py")),
+                  "tests/intents/test_mistral_survivors.py", "tests/intents/test_dialect_properties.py")),
     "sandbox": (("ayder_cli/tools/sandbox.py", "ayder_cli/tools/landlock.py"),
                 ("tests/tools/test_landlock.py", "tests/tools/test_e2e_sandbox.py")),
     "scanner": (("ayder_cli/intents/scanner.py",),
                 ("tests/intents/test_intents_corpus.py", "tests/intents/test_think_filter.py",
                  "tests/intents/test_intents_properties.py")),
     "window": (("ayder_cli/agent/window.py", "ayder_cli/agent/context.py"),
-               ("tests/agent/test_context.py", "tests/agent/test_e2e_window.py", "tests/agent/test_e2e_context.py")),
+               ("tests/agent/test_context.py", "tests/agent/test_fit.py", "tests/agent/test_e2e_window.py",
+                "tests/agent/test_e2e_context.py")),
 }
 KILLED = ("killed", "timeout")  # mutmut's words for a mutant a test noticed
 
