@@ -11,6 +11,7 @@ import pytest
 from support.fakellm import Reply
 from support.harness import server_args
 
+from ayder_cli.errors import ToolError
 from ayder_cli.tools.deny import (
     CHMOD_ROOT, CHOWN_ROOT, DD_TO_DISK, DEFAULT_SHELL_DENY, FORK_BOMB, MKFS, POWER_OFF, REASONS, RM_HOME,
     RM_NO_PRESERVE_ROOT, RM_ROOT, RM_SYSTEM_DIRECTORY, RULES, TOO_DEEP, WRITE_TO_DISK, built_rules, check_command,
@@ -209,3 +210,28 @@ def test_su_runs_its_command_and_nothing_around_it(command, names):
 def test_cd_dash_leaves_the_directory_unknown():
     assert what_runs("cd /; cd -; ls").runs[-1].cwd is None
     assert what_runs("cd /; cd usr; ls").runs[-1].cwd == "/usr"
+
+
+def test_a_split_string_option_with_no_value_runs_nothing():
+    assert [(run.name, run.args) for run in what_runs("env -S").runs] == [("", ())]
+
+
+@pytest.mark.parametrize(("command", "shown"), [
+    ("  rm -rf /  ", "rm -rf /"),
+    ("rm -rf /\necho done", "rm -rf / echo done"),           # one line
+    ("rm -rf / " + "x" * 71, "rm -rf / " + "x" * 71),          # 80 characters: shown whole
+    ("rm -rf / " + "x" * 72, "rm -rf / " + "x" * 70 + "…"),    # 81: cut to 79 and an ellipsis
+])
+def test_the_refusal_shows_the_command_on_one_line_cut_at_80_characters(command, shown):
+    with pytest.raises(ToolError) as refused:
+        check_command(command, DEFAULT_SHELL_DENY)
+    assert str(refused.value) == (
+        f"refused: `{shown}` is on the shell deny list ({REASONS[RM_ROOT]}); it is never run, even with -x. "
+        "Do not retry it; if the user really wants it, they must run it themselves "
+        "(the list is tools.shell_deny in the config)")
+
+
+@pytest.mark.parametrize("command", ["", "  \n\t"])
+def test_an_empty_command_is_refused_in_words(command):
+    with pytest.raises(ToolError, match="^the command is empty$"):
+        check_command(command, DEFAULT_SHELL_DENY)
