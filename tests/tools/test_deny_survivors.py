@@ -12,10 +12,11 @@ from support.fakellm import Reply
 from support.harness import server_args
 
 from ayder_cli.errors import ToolError
+from ayder_cli.tools.base import ToolContext
 from ayder_cli.tools.deny import (
     CHMOD_ROOT, CHOWN_ROOT, DD_TO_DISK, DEFAULT_SHELL_DENY, FORK_BOMB, MKFS, POWER_OFF, REASONS, RM_HOME,
     RM_NO_PRESERVE_ROOT, RM_ROOT, RM_SYSTEM_DIRECTORY, RULES, TOO_DEEP, WRITE_TO_DISK, built_rules, check_command,
-    denied_by,
+    denied_by, refuse_before_asking,
 )
 from ayder_cli.tools.shell_words import MAX_DEPTH
 from ayder_cli.tools.what_runs import WRAPPERS, built_wrappers, what_runs
@@ -235,3 +236,8 @@ def test_the_refusal_shows_the_command_on_one_line_cut_at_80_characters(command,
 def test_an_empty_command_is_refused_in_words(command):
     with pytest.raises(ToolError, match="^the command is empty$"):
         check_command(command, DEFAULT_SHELL_DENY)
+
+
+def test_the_preview_of_a_call_without_a_command_says_it_is_empty(tmp_path):
+    with pytest.raises(ToolError, match="^the command is empty$"):
+        refuse_before_asking(ToolContext(tmp_path), {})
