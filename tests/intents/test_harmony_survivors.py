@@ -105,8 +105,10 @@ def test_a_header_is_its_first_line_only_even_when_more_lines_follow():
     assert parse(text, TOOLS).display.startswith("<|channel|>commentary to=functions.read_file\n<|message|>")
 
 
-def test_a_message_tag_farther_than_a_tag_can_be_is_not_a_header():
-    text = "<|channel|>commentary to=functions.read_file " + "x" * 200 + '<|message|>{"file_path": "a.py"}<|call|>'
+@pytest.mark.parametrize("after", ["", "\nmore"])  # a newline farther still does not stretch the header
+def test_a_message_tag_farther_than_a_tag_can_be_is_not_a_header(after):
+    text = ("<|channel|>commentary to=functions.read_file " + "x" * 200 + '<|message|>{"file_path": "a.py"}<|call|>'
+            + after)
     assert calls_whole_and_streamed(text) == []
     assert parse(text, TOOLS).display.startswith("<|channel|>commentary to=functions.read_file xxx")
 
