@@ -34,7 +34,8 @@ def test_a_name_without_args_at_the_end_of_the_reply_is_prose():
     assert (reply.calls, reply.errors, reply.display) == ([], [], "Done. [TOOL_CALLS]list_files")
 
 
-@pytest.mark.parametrize("mention", ["[TOOL_CALLS] is the token", "[TOOL_CALLS]list_files and more"])
+@pytest.mark.parametrize("mention", ["[TOOL_CALLS] is the token", "[TOOL_CALLS]list_files and more",
+                                     "[TOOL_CALLS]XML-like token"])
 def test_prose_mentioning_the_token_is_shown_as_it_streams(mention):
     first = f"Mistral's {mention} that starts calls.\n"
     rest = "Nothing here is a call.\n"
