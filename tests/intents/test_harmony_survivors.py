@@ -118,3 +118,9 @@ def test_a_message_tag_farther_than_a_tag_can_be_is_not_a_header(after):
 def test_a_header_that_ends_the_reply_is_removed(text, display):
     assert parse(text, TOOLS).display == display
     assert streamed(text, list(text))[0] == display
+
+
+def test_text_after_the_arguments_without_an_end_tag_ends_the_call_and_is_shown():
+    text = '<|channel|>commentary to=functions.read_file<|message|>{"file_path": "a.py"} Now I read it.'
+    assert calls_whole_and_streamed(text) == [("read_file", {"file_path": "a.py"})]
+    assert parse(text, TOOLS).display == "Now I read it."
