@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 # group: (modules mutated, test files that reach them)
 GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "edit": (("ayder_cli/tools/edit_match.py", "ayder_cli/tools/edit_search.py", "ayder_cli/tools/line_matches.py"),
+    "edit": (("ayder_cli/tools/edit_match.py", "ayder_cli/tools/edit_search.py"),
              ("tests/tools/test_edit_match.py", "tests/tools/test_edit_survivors.py",
               "tests/tools/test_edit_corpus.py", "tests/tools/test_edit_tools.py",
               "tests/tools/test_e2e_forgiving_edit.py")),
