@@ -186,20 +186,28 @@ CHOWN_ROOT = "ayder:chown-root"
 POWER_OFF = "ayder:power-off"
 TOO_DEEP = "ayder:too-deep"
 
-RULES: dict[str, Callable[[WhatRuns], bool]] = {
-    RM_ROOT: _any_run(_rm_deletes(ROOT)),
-    RM_HOME: _any_run(_rm_deletes(HOME)),
-    RM_SYSTEM_DIRECTORY: _any_run(_rm_deletes(SYSTEM)),
-    RM_NO_PRESERVE_ROOT: _any_run(_rm_no_preserve_root),
-    MKFS: _any_run(_formats),
-    DD_TO_DISK: _any_run(_dd_to_disk),
-    WRITE_TO_DISK: _any_run(_writes_to_disk),
-    FORK_BOMB: _defines_a_fork_bomb,
-    CHMOD_ROOT: _any_run(_changes_every_file(("chmod",))),
-    CHOWN_ROOT: _any_run(_changes_every_file(("chown", "chgrp"))),
-    POWER_OFF: _any_run(_powers_off),
-    TOO_DEEP: lambda found: found.too_deep,
-}
+
+def built_rules() -> dict[str, Callable[[WhatRuns], bool]]:
+    """The built-in rules by name, each made by its factory. RULES holds them, built once at import;
+    the tests build them again, so a factory that breaks is noticed (a mutation run cannot see a
+    change in code that only ran at import)."""
+    return {
+        RM_ROOT: _any_run(_rm_deletes(ROOT)),
+        RM_HOME: _any_run(_rm_deletes(HOME)),
+        RM_SYSTEM_DIRECTORY: _any_run(_rm_deletes(SYSTEM)),
+        RM_NO_PRESERVE_ROOT: _any_run(_rm_no_preserve_root),
+        MKFS: _any_run(_formats),
+        DD_TO_DISK: _any_run(_dd_to_disk),
+        WRITE_TO_DISK: _any_run(_writes_to_disk),
+        FORK_BOMB: _defines_a_fork_bomb,
+        CHMOD_ROOT: _any_run(_changes_every_file(("chmod",))),
+        CHOWN_ROOT: _any_run(_changes_every_file(("chown", "chgrp"))),
+        POWER_OFF: _any_run(_powers_off),
+        TOO_DEEP: lambda found: found.too_deep,
+    }
+
+
+RULES: dict[str, Callable[[WhatRuns], bool]] = built_rules()
 
 REASONS: dict[str, str] = {
     RM_ROOT: "it deletes the root directory, everything on the machine",

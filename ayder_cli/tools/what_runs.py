@@ -139,29 +139,35 @@ def _long(names: str) -> frozenset[str]:
     return frozenset(names.split())
 
 
-WRAPPERS: dict[str, _Wrapper] = {
-    "sudo": _Wrapper("ugpCDrtUTR", _long("user group prompt close-from chdir role type other-user "
-                                         "command-timeout chroot host")),
-    "doas": _Wrapper("uC"),
-    "pkexec": _Wrapper(long_values=_long("user")),
-    "env": _Wrapper("uCS", _long("unset chdir split-string"), split=_long("S split-string")),
-    "nice": _Wrapper("n", _long("adjustment")),
-    "ionice": _Wrapper("cnpPu", _long("class classdata pid pgid uid")),
-    "timeout": _Wrapper("sk", _long("signal kill-after"), operands=1),
-    "stdbuf": _Wrapper("ioe", _long("input output error")),
-    "setsid": _Wrapper(),
-    "nohup": _Wrapper(),
-    "command": _Wrapper(),
-    "exec": _Wrapper("a"),
-    "builtin": _Wrapper(),
-    "time": _Wrapper("fo", _long("format output")),
-    "busybox": _Wrapper(),
-    "toybox": _Wrapper(),
-    "xargs": _Wrapper("adEILnPs", _long("arg-file delimiter max-lines max-args max-procs max-chars "
-                                        "process-slot-var"), attached="eil"),
-    "chroot": _Wrapper(operands=1),
-    "watch": _Wrapper("n", _long("interval"), attached="d"),
-}
+def built_wrappers() -> dict[str, _Wrapper]:
+    """The commands that only run another, by name. WRAPPERS holds them, built once at import; the
+    tests build them again, so a mistake in building them is noticed (as for deny.built_rules)."""
+    return {
+        "sudo": _Wrapper("ugpCDrtUTR", _long("user group prompt close-from chdir role type other-user "
+                                             "command-timeout chroot host")),
+        "doas": _Wrapper("uC"),
+        "pkexec": _Wrapper(long_values=_long("user")),
+        "env": _Wrapper("uCS", _long("unset chdir split-string"), split=_long("S split-string")),
+        "nice": _Wrapper("n", _long("adjustment")),
+        "ionice": _Wrapper("cnpPu", _long("class classdata pid pgid uid")),
+        "timeout": _Wrapper("sk", _long("signal kill-after"), operands=1),
+        "stdbuf": _Wrapper("ioe", _long("input output error")),
+        "setsid": _Wrapper(),
+        "nohup": _Wrapper(),
+        "command": _Wrapper(),
+        "exec": _Wrapper("a"),
+        "builtin": _Wrapper(),
+        "time": _Wrapper("fo", _long("format output")),
+        "busybox": _Wrapper(),
+        "toybox": _Wrapper(),
+        "xargs": _Wrapper("adEILnPs", _long("arg-file delimiter max-lines max-args max-procs max-chars "
+                                            "process-slot-var"), attached="eil"),
+        "chroot": _Wrapper(operands=1),
+        "watch": _Wrapper("n", _long("interval"), attached="d"),
+    }
+
+
+WRAPPERS: dict[str, _Wrapper] = built_wrappers()
 SHELLS = frozenset("sh bash dash zsh ksh mksh pdksh lksh ash yash posh fish csh tcsh".split())
 _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*\+?=")
 _BLANK = re.compile(r"[ \t\n]")

@@ -27,6 +27,8 @@ NUMBERED_LINE = re.compile(r"^ +\d+\t", re.M)
 FORGIVEN = ("line endings", "trailing whitespace", "line numbers", "indentation", "runs of spaces",
             "blank lines", "escaped twice", "lookalikes")
 STEP_NAMES = ("matched ignoring", "matched reading", "removed the line numbers", "read \\n")
+# Land cases that do not land today, by name: every other one must keep landing as meant.
+KNOWN_MISSES: frozenset[str] = frozenset()
 
 
 def run_case(root: Path, case: Case):
@@ -66,7 +68,7 @@ def test_every_generated_case_is_a_near_miss():
 
 def test_near_misses_land_as_meant_and_never_anywhere_else(outcomes):
     figures = Counter()
-    wrong = []
+    wrong, missed = [], []
     for case, result, after in outcomes:
         if case.lands:
             figures["land cases"] += 1
@@ -74,6 +76,8 @@ def test_near_misses_land_as_meant_and_never_anywhere_else(outcomes):
                 figures["landed as meant"] += 1
             elif result.ok:
                 wrong.append(case.name)
+            elif case.name not in KNOWN_MISSES:
+                missed.append(case.name)
         else:
             figures["refuse cases"] += 1
             if result.ok or after != case.text:
@@ -81,7 +85,8 @@ def test_near_misses_land_as_meant_and_never_anywhere_else(outcomes):
     print(f"\n{figures['landed as meant']} of {figures['land cases']} land cases landed as meant; "
           f"{figures['refuse cases']} refuse cases; {len(wrong)} landed anywhere else")
     assert wrong == []
-    assert figures["landed as meant"] >= 0.95 * figures["land cases"]
+    assert missed == [], "these landed before and no longer do"
+    assert KNOWN_MISSES <= {case.name for case in CASES if case.lands}
 
 
 def test_every_miss_shows_at_most_twenty_numbered_lines_and_every_refusal_its_places(outcomes):
