@@ -113,8 +113,10 @@ def test_a_message_tag_farther_than_a_tag_can_be_is_not_a_header(after):
     assert parse(text, TOOLS).display.startswith("<|channel|>commentary to=functions.read_file xxx")
 
 
+# A header with prose before it on its line is a mention (issue 28): shown as written, at once.
 @pytest.mark.parametrize("text, display", [("<|channel|>final<|message|>", ""),
-                                           ("Answer: <|channel|>final<|message|>", "Answer:")])
+                                           ("Answer: <|channel|>final<|message|>",
+                                            "Answer: <|channel|>final<|message|>")])
 def test_a_header_that_ends_the_reply_is_removed(text, display):
     assert parse(text, TOOLS).display == display
     assert streamed(text, list(text))[0] == display

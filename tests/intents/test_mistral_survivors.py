@@ -18,7 +18,8 @@ from ayder_cli.intents import StreamFilter, parse
                          "(Expecting property name enclosed in double quotes): {bad"),
     ("[TOOL_CALLS]list_files[ARGS]{bad", "[TOOL_CALLS]list_files[ARGS] is not followed by valid JSON "
                                          "(Expecting property name enclosed in double quotes): {bad"),
-    ("[TOOL_CALLS]list_files[ARGS][1, 2]", "[TOOL_CALLS]list_files[ARGS]: the arguments must be one JSON object: [1, 2]"),
+    ("[TOOL_CALLS]list_files[ARGS][1, 2]",
+     "[TOOL_CALLS]list_files[ARGS]: the arguments must be one JSON object: [1, 2]"),
     ('[TOOL_CALLS]["list_files"]', '[TOOL_CALLS] needs {"name": ..., "arguments": {...}}, got: list_files'),
     ('[TOOL_CALLS][{"name": 5, "arguments": {}}]',
      'a tool call has no valid tool name (got 5): [{"name": 5, "arguments": {}}]'),

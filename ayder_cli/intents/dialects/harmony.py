@@ -58,7 +58,7 @@ class Harmony(Block):
                 return Ends(last_channel)  # a stray channel before the real one: dropped, the real one read next
             self.body_start = message + len(MESSAGE)
             name = recipient.group(1) if recipient else ""
-            if not name or name == "assistant":
+            if recipient is None or name == "assistant":  # a recipient with no name is a bad call, said so
                 if last_channel >= 0 and _CHANNEL_NAME.match(header, last_channel + len(CHANNEL)).group(1) == "final":
                     self.context.final_answer = True
                 return Ends(self.body_start)  # the header goes; the message is text
