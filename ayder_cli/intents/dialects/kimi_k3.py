@@ -22,7 +22,7 @@ from typing import Any
 
 from ayder_cli.calls import json_loads
 from ayder_cli.intents.coerce import CoerceError, marked_json, schema_kinds, typed
-from ayder_cli.intents.dialects.common.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, may_become
+from ayder_cli.intents.dialects.common.base import NEED_MORE, NOT_MINE, Dialect, ToCloser, Verdict, may_become
 from ayder_cli.intents.dialects.markers import Token
 from ayder_cli.wording import short
 
@@ -33,15 +33,12 @@ _ATTRIBUTE = re.compile(r'(\w+)\s*=\s*"([^"]*)"')
 _PART = re.compile(r"<\|open\|>(argument|json)\b")
 
 
-class Channel(Block):
+class Channel(ToCloser):
     """The tools channel, from its opener to its closer (or the end of the reply); a lone call, to its closer."""
 
     def __init__(self, context, opener: str) -> None:
-        super().__init__(context, opener)
-        self.closer = TOOLS_CLOSE if opener == TOOLS_OPEN else CALL_CLOSE
-        self.search = len(opener)
+        super().__init__(context, opener, TOOLS_CLOSE if opener == TOOLS_OPEN else CALL_CLOSE)
         self.opened = False
-        self.ended = False
 
     def read(self, buf: str, final: bool) -> Verdict:
         if not self.opened:
@@ -55,12 +52,7 @@ class Channel(Block):
                 if rest != " ":
                     return NEED_MORE if not rest and not final else NOT_MINE
             self.opened = True
-        at = buf.find(self.closer, self.search)
-        if at >= 0:
-            self.ended = True
-            return Ends(at + len(self.closer))
-        self.search = max(self.search, len(buf) - len(self.closer) + 1)  # the closer may straddle the end
-        return Ends(len(buf)) if final else NEED_MORE
+        return self.to_closer(buf, final)
 
     def finish(self, text: str) -> None:
         position, calls = 0, 0

@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from ayder_cli.intents.coerce import CoerceError, typed
-from ayder_cli.intents.dialects.common.base import NEED_MORE, Block, Dialect, Ends, Verdict
+from ayder_cli.intents.dialects.common.base import Dialect, ToCloser, Verdict
 from ayder_cli.intents.found import NAME
 from ayder_cli.wording import short
 
@@ -31,22 +31,14 @@ class _Broken(ValueError):
     """The call's elements do not nest."""
 
 
-class Namespaced(Block):
+class Namespaced(ToCloser):
     """From `MARK<tool_call>` (or a bare `MARK<invoke`) to its closer, or the end of the reply."""
 
     def __init__(self, context, opener: str) -> None:
-        super().__init__(context, opener)
-        self.closer = MARK + ("</tool_call>" if opener.endswith("<tool_call>") else "</invoke>")
-        self.search = len(opener)
-        self.ended = False
+        super().__init__(context, opener, MARK + ("</tool_call>" if opener.endswith("<tool_call>") else "</invoke>"))
 
     def read(self, buf: str, final: bool) -> Verdict:
-        at = buf.find(self.closer, self.search)
-        if at >= 0:
-            self.ended = True
-            return Ends(at + len(self.closer))
-        self.search = max(self.search, len(buf) - len(self.closer) + 1)  # the closer may straddle the end
-        return Ends(len(buf)) if final else NEED_MORE
+        return self.to_closer(buf, final)
 
     def finish(self, text: str) -> None:
         if not self.ended:

@@ -109,6 +109,24 @@ class Block:
         raise NotImplementedError
 
 
+class ToCloser(Block):
+    """A block that runs from its opener to `closer`, or to the end of the reply when the closer never comes."""
+
+    def __init__(self, context: Context, opener: str, closer: str) -> None:
+        super().__init__(context, opener)
+        self.closer = closer
+        self.search = len(opener)  # where the closer is looked for next
+        self.ended = False  # the closer was found
+
+    def to_closer(self, buf: str, final: bool) -> Verdict:
+        at = buf.find(self.closer, self.search)
+        if at >= 0:
+            self.ended = True
+            return Ends(at + len(self.closer))
+        self.search = max(self.search, len(buf) - len(self.closer) + 1)  # the closer may straddle the end
+        return Ends(len(buf)) if final else NEED_MORE
+
+
 @dataclass(frozen=True)
 class Dialect:
     """One family of tool-call markup: its openers and the reader that takes over after one."""
