@@ -10,7 +10,6 @@ from __future__ import annotations
 import difflib
 import io
 import os
-import select
 import sys
 import unicodedata
 from contextlib import contextmanager
@@ -19,6 +18,7 @@ from typing import IO, Callable, ContextManager, Iterator, Mapping
 from ayder_cli.terminal.environment import Environment, is_tty
 from ayder_cli.terminal.safe_text import wrap_row
 from ayder_cli.terminal.style import BOLD, CYAN, DIM, GREEN, RED, RESET, YELLOW
+from ayder_cli.terminal.key_input import cbreak, key_fd, read_waiting
 from ayder_cli.tools.base import Preview
 from ayder_cli.tools.executor import PERMISSION_NAMES, Answer, ConfirmRequest, Decision
 
@@ -232,40 +232,11 @@ def _columns_of(writer: IO[str]) -> int | None:
         return None
 
 
-def key_fd(reader: IO[str]) -> int | None:
-    """The reader's descriptor when it is a terminal whose mode can be set: keys are read one at a time."""
-    try:
-        import termios
-
-        fd = reader.fileno()
-        if not os.isatty(fd):
-            return None
-        termios.tcgetattr(fd)
-        return fd
-    except (ImportError, AttributeError, OSError, ValueError, io.UnsupportedOperation):
-        return None
-
-
 def read_key(fd: int) -> tuple[str, str]:
     """One key from a terminal in cbreak mode (no Enter needed, no echo; Ctrl-C still interrupts), the
     mode restored whatever happens. -> (the key, text typed right after it, less an escape sequence)."""
-    import termios
-    import tty
-
-    saved = termios.tcgetattr(fd)
-    try:
-        tty.setcbreak(fd, termios.TCSANOW)
-        data = os.read(fd, 1)
-        while select.select([fd], [], [], 0.02)[0]:  # the rest of a key that sends several bytes
-            more = os.read(fd, 64)
-            if not more:
-                break
-            data += more
-    finally:
-        try:
-            termios.tcsetattr(fd, termios.TCSANOW, saved)
-        except termios.error:  # the terminal went away (hung up): nothing left to restore
-            pass
+    with cbreak(fd):
+        data = read_waiting(fd, os.read(fd, 1), wait_s=0.02, size=64)  # the rest of a key that sends several bytes
     text = data.decode("utf-8", errors="replace")
     if not text:
         return END_OF_INPUT, ""

@@ -4,9 +4,9 @@ handed back to the prompt after (whole lines as entries, a line not ended as the
 
 from __future__ import annotations
 
-import os
-import select
 from typing import IO
+
+from ayder_cli.terminal.key_input import cbreak, key_fd, read_waiting
 
 
 class TypedAhead:
@@ -38,26 +38,11 @@ def _printable(text: str) -> str:
 
 def pending_input(stream: IO[str]) -> str:
     """The bytes typed and not yet read, a line not ended with Enter included; "" when the stream is no terminal."""
-    from ayder_cli.terminal.confirm import key_fd  # lazy: it loads the tools, which the first prompt does not wait for
-    import termios
-    import tty
-
     fd = key_fd(stream)
     if fd is None:
         return ""
 
-    saved = termios.tcgetattr(fd)
-    data = b""
-    try:
-        tty.setcbreak(fd, termios.TCSANOW)  # out of line mode: a line not ended can be read too
-        while select.select([fd], [], [], 0)[0]:
-            more = os.read(fd, 4096)
-            if not more:
-                break
-            data += more
-    finally:
-        try:
-            termios.tcsetattr(fd, termios.TCSANOW, saved)
-        except termios.error:  # the terminal went away
-            pass
+    with cbreak(fd):  # out of line mode: a line not ended can be read too
+        data = read_waiting(fd)
     return data.decode("utf-8", errors="replace")
+
