@@ -26,16 +26,9 @@ import urllib.request
 from pathlib import Path
 
 from prefix_reuse import _env, tool_loop  # benchmarks/ is this script's folder
+from real_prompt_progress import server_up
 
 from ayder_cli.cli import main
-
-
-def server_up(base_url: str) -> bool:
-    try:
-        with urllib.request.urlopen(base_url.removesuffix("/v1") + "/props", timeout=2) as response:
-            return response.status == 200
-    except OSError:
-        return False
 
 
 def post(base_url: str, body: dict) -> dict:

@@ -16,11 +16,7 @@ import pytest
 from support.fakellm import Reply
 from support.harness import server_args
 
-from ayder_cli.tools.landlock import probe
-
-ABI, WHY_NOT = probe()
-needs_landlock = pytest.mark.skipif(ABI == 0, reason=f"Landlock is not available here: {WHY_NOT}")
-REFUSED_TAIL = "was refused (outside the project; add it to sandbox_writable in your config, or set sandbox to off)"
+from test_e2e_sandbox import REFUSED_TAIL, needs_landlock
 
 
 @pytest.fixture
