@@ -19,7 +19,7 @@ import statistics
 import sys
 import time
 
-from ayder_cli.tools.deny import DEFAULT_SHELL_DENY, denied_by
+from ayder_cli.command_policy.deny import DEFAULT_SHELL_DENY, denied_by
 
 RATIO_TARGET = 8.0
 PIECE = "'a b' \"c $d\" $(e) "

@@ -25,9 +25,9 @@ import time
 from pathlib import Path
 
 from ayder_cli.errors import ToolError
-from ayder_cli.tools.base import ToolContext
+from ayder_cli.tools.spec import ToolContext
 from ayder_cli.tools.edit import plan_replace_string
-from ayder_cli.tools.edit_match import EditMiss, find_edit
+from ayder_cli.matching.edit_match import EditMiss, find_edit
 
 LAND_TARGET = 0.95
 BEYOND_EXACT_MS = 20.0

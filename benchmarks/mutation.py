@@ -29,16 +29,16 @@ REPO = Path(__file__).resolve().parent.parent
 
 # group: (modules mutated, test files that reach them)
 GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "edit": (("ayder_cli/tools/edit_match.py", "ayder_cli/tools/edit_search.py"),
+    "edit": (("ayder_cli/matching/edit_match.py", "ayder_cli/matching/edit_search.py"),
              ("tests/tools/test_edit_match.py", "tests/tools/test_edit_survivors.py",
               "tests/tools/test_edit_corpus.py", "tests/tools/test_edit_tools.py",
               "tests/tools/test_e2e_forgiving_edit.py")),
-    "policy": (("ayder_cli/tools/deny.py", "ayder_cli/tools/what_runs.py"),
+    "policy": (("ayder_cli/command_policy/deny.py", "ayder_cli/command_policy/what_runs.py"),
                ("tests/tools/test_shell_deny.py", "tests/tools/test_deny_survivors.py")),
     "dialects": (("ayder_cli/intents/dialects/harmony.py", "ayder_cli/intents/dialects/mistral.py"),
                  ("tests/intents/test_intents_corpus.py", "tests/intents/test_harmony_survivors.py",
                   "tests/intents/test_mistral_survivors.py", "tests/intents/test_dialect_properties.py")),
-    "sandbox": (("ayder_cli/tools/sandbox.py", "ayder_cli/tools/landlock.py"),
+    "sandbox": (("ayder_cli/processes/sandbox.py", "ayder_cli/processes/landlock.py"),
                 ("tests/tools/test_landlock.py", "tests/tools/test_e2e_sandbox.py")),
     "scanner": (("ayder_cli/intents/scanner.py",),
                 ("tests/intents/test_intents_corpus.py", "tests/intents/test_think_filter.py",

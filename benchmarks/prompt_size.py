@@ -65,8 +65,8 @@ def isolated_env(home: Path) -> dict[str, str]:
 def first_request(root: Path, env: dict[str, str], flags: dict, native: bool, wire=None):
     """(services, the ChatRequest ayder sends first for PROMPT) in one mode; `wire(services)` may change
     the services before the request is built."""
-    from ayder_cli.setup.config_layers import load_config
-    from ayder_cli.setup.services import build_services
+    from ayder_cli.config.config_layers import load_config
+    from ayder_cli.session.services import build_services
     from ayder_cli.terminal.console import Console
     from ayder_cli.terminal.environment import Environment
 
@@ -89,7 +89,7 @@ def mcp_wiring(share: float):
     """A wire() that gives the services 64 MCP tools of one server, listed by a hub that starts nothing."""
     from types import SimpleNamespace
 
-    from ayder_cli.mcp_servers.config import servers_of
+    from ayder_cli.mcp_servers.server_config import servers_of
     from ayder_cli.mcp_servers.tools import McpTools
 
     configs = servers_of({"records": {"command": "records-server", "permission": "r"}})

@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ayder_cli.tools.base import ToolContext
+from ayder_cli.tools.spec import ToolContext
 from ayder_cli.tools.files import read_file
 
 AFTER_TARGET = 1.3  # read_file on the whole file / on the copy that ends after the range

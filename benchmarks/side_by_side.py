@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ayder_cli.agent.side_by_side import MAX_AT_ONCE, _one_by_one, run_calls
 from ayder_cli.calls import ToolCall, ToolResult
-from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolSpec
+from ayder_cli.tools.spec import ToolContext, ToolRegistry, ToolSpec
 from ayder_cli.tools.executor import ToolExecutor
 
 MORE_THAN_ONE_TARGET_S = 1.5  # four calls minus one call, with 1-second calls

@@ -234,8 +234,8 @@ def floor_run(endpoint: str, protocol: str) -> int:
 
 def ayder_client(base_url: str, protocol: str):
     from ayder_cli.llm import make_client
-    from ayder_cli.setup.config import Config
-    from ayder_cli.setup.keys import endpoint_of
+    from ayder_cli.config.schema import Config
+    from ayder_cli.config.keys import endpoint_of
 
     provider = "openai" if protocol == "sse" else "ollama"
     return make_client(endpoint_of(Config(provider=provider, base_url=base_url, max_retries=0), {}))
@@ -244,7 +244,7 @@ def ayder_client(base_url: str, protocol: str):
 def ayder_run(client, expected_text: int) -> int:
     """What the chat loop does per delta: stream, and feed every delta to an Accumulator."""
     from ayder_cli.llm.accumulate import Accumulator
-    from ayder_cli.llm.base import ChatRequest
+    from ayder_cli.llm.wire_types import ChatRequest
 
     accumulator = Accumulator()
     add = accumulator.add
@@ -299,7 +299,7 @@ def timed_once(run, expected: int) -> list[float]:
 
 def first_token_s(client) -> float:
     """Seconds from the request until ayder's client yields the first content delta."""
-    from ayder_cli.llm.base import ChatRequest
+    from ayder_cli.llm.wire_types import ChatRequest
 
     started = time.perf_counter()
     stream = client.stream(ChatRequest(model="bench", messages=MESSAGES))

@@ -13,7 +13,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from ayder_cli.llm.base import ToolCallFragment
+from ayder_cli.llm.wire_types import ToolCallFragment
 
 # What a call works on, in the order a tool's schema names it: the first of these shown.
 SUBJECT_KEYS = ("file_path", "path", "directory", "command", "pattern", "identifier")

@@ -18,7 +18,7 @@ from ayder_cli.intents import parse
 from ayder_cli.intents.cut_calls import calls_before_the_cut
 from ayder_cli.intents.dialects.edit_blocks import SEARCH
 from ayder_cli.intents.in_reasoning import calls_ending_reasoning
-from ayder_cli.llm.base import Reply
+from ayder_cli.llm.wire_types import Reply
 from ayder_cli.tools.executor import ToolExecutor
 from ayder_cli.wording import counted
 

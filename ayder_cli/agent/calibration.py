@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from ayder_cli.agent.conversation import estimate_tokens
 from ayder_cli.agent.fit import CHARS_PER_ESTIMATED_TOKEN
-from ayder_cli.llm.base import ChatRequest
+from ayder_cli.llm.wire_types import ChatRequest
 
 # What a count taught (Calibration.learn): the ratio, or nothing, for one of these reasons.
 LEARNED, CUT, IMPLAUSIBLE, PARTIAL = "learned", "cut", "implausible", "partial"

@@ -12,7 +12,7 @@ from typing import Protocol
 
 from ayder_cli.agent.arriving import ArrivingCall
 from ayder_cli.calls import ToolCall, ToolResult
-from ayder_cli.llm.base import PromptProgress, Reply, Usage
+from ayder_cli.llm.wire_types import PromptProgress, Reply, Usage
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """Checkpoints, the agent's side: when a message's tool budget is spent, the model summarizes the work
-(without tools), the summary is saved (storage/checkpoint.py), and the work goes on in a fresh context
+(without tools), the summary is saved (storage/checkpoint_store.py), and the work goes on in a fresh context
 that starts from it. --restore and the REPL's question start from a saved one the same way.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ayder_cli.agent.conversation import Conversation
-from ayder_cli.storage.checkpoint import CheckpointStore
+from ayder_cli.storage.checkpoint_store import CheckpointStore
 
 SUMMARY_REQUEST = (
     "Stop working for a moment and write a checkpoint summary of this task, so that it can be "

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from ayder_cli.agent.calibration import Calibration
 from ayder_cli.agent.conversation import Conversation, estimate_tokens, holds_results
 from ayder_cli.agent.fit import latest_round
-from ayder_cli.setup.config import Config
+from ayder_cli.config.schema import Config
 
 COMPACT_REQUEST = (
     "The conversation is getting too long for the context window. Summarize everything above "

@@ -26,10 +26,10 @@ from ayder_cli.agent.request import whole_reply
 from ayder_cli.agent.usage import SessionUsage
 from ayder_cli.agent.window import WindowHold
 from ayder_cli.intents import parse
-from ayder_cli.llm.base import ChatClient, ChatRequest, LLMError, Reply
+from ayder_cli.llm.wire_types import ChatClient, ChatRequest, LLMError, Reply
 from ayder_cli.llm.providers import provider_named
 from ayder_cli.llm.served import context_overflow
-from ayder_cli.setup.config import Config
+from ayder_cli.config.schema import Config
 from ayder_cli.storage.profiles import ServerProfiles
 
 

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from ayder_cli.agent.template_needs import REASONING, reasoning_of_this_turn
 from ayder_cli.calls import ToolCall, ToolResult
-from ayder_cli.llm.base import Reply
+from ayder_cli.llm.wire_types import Reply
 
 INTERRUPTED_NOTE = "[reply interrupted by the user]"
 STREAM_CUT_NOTE = "[reply cut off: the connection to the server broke]"

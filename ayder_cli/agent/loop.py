@@ -29,10 +29,10 @@ from ayder_cli.agent.tool_fallback import ToolMode
 from ayder_cli.agent.usage import SessionUsage
 from ayder_cli.agent.verify import Verifier
 from ayder_cli.intents import StreamFilter
-from ayder_cli.llm.base import ChatClient, ChatRequest, LLMError, Reply, StreamCutError
-from ayder_cli.setup.config import Config
-from ayder_cli.setup.runtime import Runtime
-from ayder_cli.storage.checkpoint import CheckpointStore
+from ayder_cli.llm.wire_types import ChatClient, ChatRequest, LLMError, Reply, StreamCutError
+from ayder_cli.config.schema import Config
+from ayder_cli.config.runtime import Runtime
+from ayder_cli.storage.checkpoint_store import CheckpointStore
 from ayder_cli.storage.profiles import ServerProfiles
 from ayder_cli.tools.executor import ToolExecutor
 

@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 from ayder_cli.agent.conversation import estimate_tokens
-from ayder_cli.llm.base import ChatRequest
+from ayder_cli.llm.wire_types import ChatRequest
 from ayder_cli.storage.profiles import ServerProfiles
 
 PROFILE_KEY = "partial_prefix_reuse"  # the doctor's finding: the server reuses a partial prefix (bool)

@@ -10,7 +10,7 @@ next run starts from it.
 
 from __future__ import annotations
 
-from ayder_cli.llm.base import ReadingTime, Usage
+from ayder_cli.llm.wire_types import ReadingTime, Usage
 from ayder_cli.storage.profiles import ServerProfiles
 
 PROFILE_KEY = "prompt_per_second"

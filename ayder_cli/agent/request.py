@@ -14,9 +14,9 @@ from ayder_cli.agent.conversation import Conversation
 from ayder_cli.agent.template_needs import ids_for
 from ayder_cli.intents import call_format_instructions
 from ayder_cli.llm.accumulate import Accumulator
-from ayder_cli.llm.base import ChatClient, ChatRequest, Reply
-from ayder_cli.setup.config import Config
-from ayder_cli.setup.edit_formats import TEACHING, resolve
+from ayder_cli.llm.wire_types import ChatClient, ChatRequest, Reply
+from ayder_cli.config.schema import Config
+from ayder_cli.config.edit_formats import TEACHING, resolve
 from ayder_cli.storage.profiles import ServerProfiles
 from ayder_cli.tools.executor import ToolExecutor
 

@@ -10,7 +10,7 @@ from ayder_cli.agent.callbacks import Callbacks
 from ayder_cli.agent.repeats import BLOCK_TIMES, RepeatingText, RestartCheck
 from ayder_cli.intents import StreamFilter
 from ayder_cli.llm.accumulate import Accumulator
-from ayder_cli.llm.base import Delta, Reply, StreamCutError
+from ayder_cli.llm.wire_types import Delta, Reply, StreamCutError
 
 
 def stream_reply(start: Callable[[], Iterator[Delta]], display: StreamFilter, callbacks: Callbacks,

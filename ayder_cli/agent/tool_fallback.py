@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from ayder_cli.llm.base import ChatClient, ChatRequest, Delta, LLMError
-from ayder_cli.setup.config import Config
+from ayder_cli.llm.wire_types import ChatClient, ChatRequest, Delta, LLMError
+from ayder_cli.config.schema import Config
 from ayder_cli.storage.profiles import ServerProfiles
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ayder_cli.llm.base import Usage
+from ayder_cli.llm.wire_types import Usage
 from ayder_cli.storage.transcript import USAGE_FIELDS
 
 

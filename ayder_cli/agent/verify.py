@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ayder_cli.calls import ToolCall, ToolResult
-from ayder_cli.tools.checks import (CheckRun, git_prefix, git_status, missing_program, run_check, status_paths,
-                                   with_files)
+from ayder_cli.agent.checks.run_checks import (CheckRun, git_prefix, git_status, missing_program, run_check,
+                                               status_paths, with_files)
 from ayder_cli.tools.executor import ToolExecutor, normalize
-from ayder_cli.tools.failure_excerpt import failure_excerpt
+from ayder_cli.agent.checks.failure_excerpt import failure_excerpt
 
 MAX_REPAIR_ROUNDS = 2  # failing checks the model is asked to repair per user message; the next one stops the turn
 EXCERPT_CHARS = 1200  # what tool output beyond this costs small models: they stop or wander

@@ -39,9 +39,9 @@ from ayder_cli.agent.compaction import Compaction
 from ayder_cli.agent.conversation import Conversation, estimate_tokens
 from ayder_cli.agent.fit import MARKER, MIN_KEPT_CHARS, WindowShare, clear_old_results, latest_round, shorten_middles
 from ayder_cli.agent.prompt_cache import PromptCache
-from ayder_cli.llm.base import ChatRequest, LLMError
+from ayder_cli.llm.wire_types import ChatRequest, LLMError
 from ayder_cli.llm.served import context_overflow
-from ayder_cli.setup.config import Config
+from ayder_cli.config.schema import Config
 from ayder_cli.wording import counted
 
 SMALLEST_CUT_SYSTEM = 2 * MIN_KEPT_CHARS + len(MARKER)  # what a system prompt cut to its least still holds

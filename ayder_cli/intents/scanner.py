@@ -18,7 +18,7 @@ from enum import Enum
 
 from ayder_cli.intents import think
 from ayder_cli.intents.dialects import FENCES, OpenerIndex
-from ayder_cli.intents.dialects.common.base import Block, Context, Ends, NeedMore, NotMine, Where
+from ayder_cli.intents.dialects.common.dialect_parts import Block, Context, Ends, NeedMore, NotMine, Where
 from ayder_cli.intents.dialects.edit_blocks import EditFence
 from ayder_cli.intents.display import Output
 from ayder_cli.intents.found import Found, ParsedReply

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import Callable
 
-from ayder_cli.llm.base import ChatClient, LLMError
+from ayder_cli.llm.wire_types import ChatClient, LLMError
 from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.llm.providers import provider_named
 

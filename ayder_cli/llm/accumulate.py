@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ayder_cli.calls import ToolCall, decode_arguments
-from ayder_cli.llm.base import Delta, Reply, Usage
+from ayder_cli.llm.wire_types import Delta, Reply, Usage
 
 
 class _PendingCall:

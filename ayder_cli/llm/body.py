@@ -12,7 +12,7 @@ from typing import Callable
 import requests
 import urllib3
 
-from ayder_cli.llm.base import LLMError
+from ayder_cli.llm.wire_types import LLMError
 
 MAX_BODY_BYTES = 4 * 1024 * 1024  # the largest whole answer ayder reads; real ones are a few KB
 PIECE = 65536  # read1 returns what the socket has, up to this: a trickle cannot stall one read

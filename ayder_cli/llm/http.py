@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterator
 import requests
 import urllib3
 
-from ayder_cli.llm.base import Delta, LLMError, ReadingTime, StreamCutError
+from ayder_cli.llm.wire_types import Delta, LLMError, ReadingTime, StreamCutError
 from ayder_cli.llm.body import load_capped
 from ayder_cli.llm.odd_answers import describe_body, html_page_error, html_title, is_html, is_json, out_of_quota
 

@@ -10,7 +10,7 @@ import re
 
 import requests
 
-from ayder_cli.llm.base import LLMError
+from ayder_cli.llm.wire_types import LLMError
 
 # What a spent quota or an unpaid bill says (OpenAI's 429 insufficient_quota, OpenRouter's and DeepSeek's 402):
 # no wait makes the request pass. Not "billing" alone: OpenAI's plain rate limit links its billing page too.

@@ -8,7 +8,7 @@ from typing import Any, Iterator
 import requests
 
 from ayder_cli.calls import decode_arguments
-from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
+from ayder_cli.llm.wire_types import ChatRequest, Delta, LLMError, StreamCutError, ToolCallFragment, Usage
 from ayder_cli.llm.discover import model_names
 from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.llm.http import Transport, empty_reply_error, server_message, whole_json_asked_twice

@@ -7,7 +7,7 @@ from typing import Any, Iterator
 
 import requests
 
-from ayder_cli.llm.base import (
+from ayder_cli.llm.wire_types import (
     ChatRequest,
     Delta,
     LLMError,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Iterator
 
-from ayder_cli.llm.base import StreamCutError
+from ayder_cli.llm.wire_types import StreamCutError
 from ayder_cli.wording import counted
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from ayder_cli.errors import ConfigError
-from ayder_cli.mcp_servers.config import ServerConfig, expand
+from ayder_cli.mcp_servers.server_config import ServerConfig, expand
 
 INSTALL_HINT = "MCP servers need the mcp package: pip install 'ayder[mcp]'"
 CLOSE_WAIT_S = 5.0  # the SDK asks a stdio server to end, then terminates its process group

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable
 
 from ayder_cli.calls import ToolResult
 from ayder_cli.tool_groups import FIND_TOOLS  # named there: the allowlist (tools.enabled) lets it through
-from ayder_cli.tools.base import ToolSpec
+from ayder_cli.tools.spec import ToolSpec
 from ayder_cli.wording import counted
 
 MAX_FOUND = 5  # schemas per answer: a few, so an answer stays small

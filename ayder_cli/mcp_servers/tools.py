@@ -18,10 +18,10 @@ from typing import Any, Callable, Mapping
 from ayder_cli.calls import ToolResult
 from ayder_cli.errors import ToolError
 from ayder_cli.mcp_servers import schema_room
-from ayder_cli.mcp_servers.config import ServerConfig
+from ayder_cli.mcp_servers.server_config import ServerConfig
 from ayder_cli.spelling import closest
 from ayder_cli.tool_groups import MCP_SEPARATOR
-from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolSpec
+from ayder_cli.tools.spec import ToolContext, ToolRegistry, ToolSpec
 from ayder_cli.wording import counted
 
 MAX_NAME = 64  # what OpenAI-compatible servers accept as a function name
@@ -31,7 +31,7 @@ UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 def full_name(server: str, tool: str) -> str:
     """SERVER__TOOL in [A-Za-z0-9_-]: as the config's tools.enabled / tools.disabled name it. No two
-    servers build the same one: a server's name holds no "__" and does not end in "_" (config.py)."""
+    servers build the same one: a server's name holds no "__" and does not end in "_" (server_config.py)."""
     return UNSAFE.sub("_", f"{server}{MCP_SEPARATOR}{tool}")
 
 

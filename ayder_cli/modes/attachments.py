@@ -14,7 +14,7 @@ import re
 from typing import Callable
 
 from ayder_cli.errors import AyderError, ToolError
-from ayder_cli.tools.base import ToolContext
+from ayder_cli.tools.spec import ToolContext
 from ayder_cli.tools.files import read_file
 
 AT_WORD = re.compile(r"(?<!\S)@(\S+)")

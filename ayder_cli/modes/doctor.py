@@ -21,7 +21,7 @@ from ayder_cli.agent.tool_fallback import refuses_tools
 from ayder_cli.calls import ToolCall, ToolResult
 from ayder_cli.errors import ExitStatus
 from ayder_cli.intents import call_format_instructions, parse
-from ayder_cli.llm.base import ChatRequest, LLMError, Reply
+from ayder_cli.llm.wire_types import ChatRequest, LLMError, Reply
 from ayder_cli.llm.providers import provider_named
 from ayder_cli.llm.served import ServedWindow
 from ayder_cli.modes.doctor_replies import (
@@ -33,7 +33,7 @@ from ayder_cli.modes.doctor_replies import (
     served_name,
     server_words,
 )
-from ayder_cli.setup.edit_formats import doctor_line
+from ayder_cli.config.edit_formats import doctor_line
 from ayder_cli.storage.profiles import ServerProfiles, profiles_path
 from ayder_cli.terminal.console import describe_call
 from ayder_cli.wording import counted, short

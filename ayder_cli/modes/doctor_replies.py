@@ -6,7 +6,7 @@ from typing import Any
 
 from ayder_cli.calls import ToolCall
 from ayder_cli.intents import parse
-from ayder_cli.llm.base import LLMError, Reply
+from ayder_cli.llm.wire_types import LLMError, Reply
 from ayder_cli.wording import short
 
 ADD_TOOL = {"type": "function", "function": {

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Callable, Iterator
 
 from ayder_cli.errors import AyderError
 from ayder_cli.modes.oneshot import ended_on_a_failed_check
-from ayder_cli.terminal.commands import CommandContext, CommandResult, ModeCommands, run_command
+from ayder_cli.repl.commands import CommandContext, CommandResult, ModeCommands, run_command
 
 if TYPE_CHECKING:
-    from ayder_cli.setup.services import Services
+    from ayder_cli.session.services import Services
 
 BLOCK_FENCE = '"""'
 

@@ -8,7 +8,7 @@ from ayder_cli.errors import AyderError, ExitStatus
 from ayder_cli.storage.tasks import Task, find_task, load_tasks, set_status
 
 if TYPE_CHECKING:
-    from ayder_cli.setup.services import Services
+    from ayder_cli.session.services import Services
 
 
 def task_prompt(task: Task, shown_path: str) -> str:

@@ -13,7 +13,7 @@ from ayder_cli.terminal.piped_stdin import attach_context, read_piped_stdin
 
 if TYPE_CHECKING:
     from ayder_cli.agent.callbacks import RunResult
-    from ayder_cli.setup.services import Services
+    from ayder_cli.session.services import Services
 
 
 def one_shot_prompt(options: Options, environment: Environment, console: Console) -> str | None:

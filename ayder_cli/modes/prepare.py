@@ -14,8 +14,8 @@ from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
 
 if TYPE_CHECKING:
-    from ayder_cli.setup.config import Config
-    from ayder_cli.setup.services import Services
+    from ayder_cli.config.schema import Config
+    from ayder_cli.session.services import Services
 
 CHECKPOINT_THERE = "a checkpoint from an earlier run is in .ayder/memory/current_memory.md"
 
@@ -96,7 +96,7 @@ def ready_services(options: Options, environment: Environment, config: Config, r
     """The services built once, with what the mode needs done before its first message.
     root: the tools' root; repo_root: where .ayder/ is (None: root)."""
     # Loaded here, not above: the REPL draws its first prompt before the services are built.
-    from ayder_cli.setup.services import build_services
+    from ayder_cli.session.services import build_services
     from ayder_cli.terminal.signals import adopt_orphans
 
     if any(not command.strip() for command in options.verify):

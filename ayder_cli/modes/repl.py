@@ -19,14 +19,14 @@ from prompt_toolkit.output import create_output
 from ayder_cli.errors import ExitStatus
 from ayder_cli.modes.entries import EntryOutcome, handle_entry, read_entries
 from ayder_cli.modes.prepare import offer_checkpoint
-from ayder_cli.setup.config import Config
-from ayder_cli.setup.deferred import Deferred
-from ayder_cli.setup.url_server import known_before_asking, names_only_a_url
+from ayder_cli.config.schema import Config
+from ayder_cli.session.deferred import Deferred
+from ayder_cli.session.url_server import known_before_asking, names_only_a_url
 from ayder_cli.storage.profiles import ServerProfiles, profiles_path
 from ayder_cli.storage.layout import Layout
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
-from ayder_cli.terminal.repl_input import prompt_session
+from ayder_cli.repl.line_input import prompt_session
 from ayder_cli.terminal.signals import raise_if_terminated
 from ayder_cli.terminal.typed_ahead import TypedAhead
 

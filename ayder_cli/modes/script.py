@@ -9,7 +9,7 @@ from ayder_cli.errors import ExitStatus
 from ayder_cli.modes.entries import EntryOutcome, handle_entry, read_entries
 
 if TYPE_CHECKING:
-    from ayder_cli.setup.services import Services
+    from ayder_cli.session.services import Services
 
 
 def run_script(services: Services, stdin: IO[str]) -> int:

@@ -17,9 +17,9 @@ from ayder_cli.modes.oneshot import one_shot_prompt, run_one_shot
 from ayder_cli.modes.options import Mode, Options
 from ayder_cli.modes.prepare import (project_root, ready_services, repository_root_of, system_prompt,
                                      taken_repository, widened_root)
-from ayder_cli.setup.config import Config
-from ayder_cli.setup.config_layers import load_config, names_a_server
-from ayder_cli.setup.deferred import Deferred
+from ayder_cli.config.schema import Config
+from ayder_cli.config.config_layers import load_config, names_a_server
+from ayder_cli.session.deferred import Deferred
 from ayder_cli.storage.layout import Layout
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
@@ -113,7 +113,7 @@ def _trust_decider(options: Options, environment: Environment, root: Path, conso
     it asks for such a setting. The question is asked only with a person at the terminal."""
 
     def decide(path, data, asked):
-        from ayder_cli.setup.project_trust import decide_trust
+        from ayder_cli.config.project_trust import decide_trust
 
         ask = None
         if environment.stdin_is_tty and environment.stdout_is_tty and not options.json_events:
@@ -128,9 +128,9 @@ def _trust_decider(options: Options, environment: Environment, root: Path, conso
 
 def _with_mcp_json(options: Options, environment: Environment, root: Path, console: Console,
                    config: Config) -> Config:
-    """The servers of the project's .mcp.json joined to the config once approved (setup/project_mcp.py);
+    """The servers of the project's .mcp.json joined to the config once approved (config/project_mcp.py);
     a file that cannot be used is said in one line and the run goes on without it."""
-    from ayder_cli.setup.project_mcp import McpJsonError, approved, read_servers, with_project_servers
+    from ayder_cli.config.project_mcp import McpJsonError, approved, read_servers, with_project_servers
 
     path = Layout(root).mcp_json
     try:

@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from ayder_cli.errors import ToolError
-from ayder_cli.tools.capture import READ_CHUNK, Capture
-from ayder_cli.tools.process_groups import COMMAND_SHELL, group_alive, kill_group, spawn
+from ayder_cli.processes.capture import READ_CHUNK, Capture
+from ayder_cli.processes.process_groups import COMMAND_SHELL, group_alive, kill_group, spawn
 
 if TYPE_CHECKING:
-    from ayder_cli.setup.services import Services
+    from ayder_cli.session.services import Services
 
 POLL_S = 0.05  # how often a quiet command is checked on
 PIPE_GRACE_S = 0.3  # after the shell exits, how long what it left behind may still write

@@ -47,7 +47,7 @@ class Layout:
 
     @property
     def mcp_json(self) -> Path:
-        """Not ours: the MCP servers file other agents read at the project root (setup/project_mcp.py)."""
+        """Not ours: the MCP servers file other agents read at the project root (config/project_mcp.py)."""
         return self.root / ".mcp.json"
 
 

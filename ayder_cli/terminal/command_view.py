@@ -1,7 +1,7 @@
 """CommandView: what a command prints, shown on stderr while it runs, and its last lines after it.
 
 run_shell_command (a model's command, a check) hands each chunk it reads to the view
-(ToolContext.watch, wired in setup/services.py). Where it goes:
+(ToolContext.watch, wired in session/services.py). Where it goes:
 
 - a terminal: the last LIVE_LINES lines, dimmed, redrawn in place under the activity
   line; when the command ends, its last TAIL_LINES lines stay;
@@ -39,7 +39,7 @@ SCROLL_BATCH = 1000  # with -v, the most lines written per redraw; more are coun
 
 
 class CommandView:
-    """One command's output on the console's stderr (the OutputWatch of tools/base.py)."""
+    """One command's output on the console's stderr (the OutputWatch of tools/spec.py)."""
 
     def __init__(self, console, secrets: Secrets, command: str = "",
                  clock: Callable[[], float] = time.monotonic) -> None:

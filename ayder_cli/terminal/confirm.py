@@ -19,7 +19,7 @@ from ayder_cli.terminal.environment import Environment, is_tty
 from ayder_cli.terminal.safe_text import wrap_row
 from ayder_cli.terminal.style import BOLD, CYAN, DIM, GREEN, RED, RESET, YELLOW
 from ayder_cli.terminal.key_input import cbreak, key_fd, read_waiting
-from ayder_cli.tools.base import Preview
+from ayder_cli.tools.spec import Preview
 from ayder_cli.tools.executor import PERMISSION_NAMES, Answer, ConfirmRequest, Decision
 
 QUESTION = "Allow? y yes, n no, a always for this tool, d deny with a reason [y/N/a/d] "

@@ -11,7 +11,7 @@ import threading
 from typing import IO
 
 from ayder_cli.calls import describe
-from ayder_cli.llm.base import Reply, Usage
+from ayder_cli.llm.wire_types import Reply, Usage
 from ayder_cli.masking import MaskedStream, Secrets
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.terminal.safe_text import StreamSanitizer, cut_to_width, safe_text, terminal_columns, wrap_row

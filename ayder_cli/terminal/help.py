@@ -99,7 +99,7 @@ def show_config_keys(ctx: click.Context, param: click.Parameter, value: bool) ->
     if value and not ctx.resilient_parsing:
         import json
 
-        from ayder_cli.setup.config import KEYS, Config  # only this flag needs them: --help stays fast
+        from ayder_cli.config.schema import KEYS, Config  # only this flag needs them: --help stays fast
 
         defaults = Config()
         width = max(map(len, KEYS))

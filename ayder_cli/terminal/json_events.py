@@ -33,7 +33,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ayder_cli.llm.base import Reply, Usage
+from ayder_cli.llm.wire_types import Reply, Usage
 from ayder_cli.masking import MaskedStream, Secrets, masked_within
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment

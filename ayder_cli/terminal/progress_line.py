@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ayder_cli.llm.base import PromptProgress
+from ayder_cli.llm.wire_types import PromptProgress
 
 
 def describe_progress(progress: PromptProgress) -> str:

@@ -8,7 +8,7 @@ from ayder_cli.storage.binary import looks_binary
 from ayder_cli.storage.undo import UndoError, UndoJournal
 from ayder_cli.terminal.confirm import DIFF_STYLES, painted_diff, painter
 from ayder_cli.terminal.safe_text import safe_text
-from ayder_cli.tools.base import Preview
+from ayder_cli.tools.spec import Preview
 from ayder_cli.wording import counted
 
 MAX_FILES = 20  # files shown as diffs; the rest are named

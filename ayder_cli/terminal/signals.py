@@ -126,7 +126,7 @@ def ending_cleanly() -> Iterator[_Ending]:
         try:
             if ending.adopting:
                 # Loaded only here: the tools package is not needed for --version.
-                from ayder_cli.tools.process_groups import stop_descendants
+                from ayder_cli.processes.process_groups import stop_descendants
 
                 try:
                     stop_descendants()

@@ -3,7 +3,7 @@ context the last request used of the served window, and tokens/s where the serve
 
 from __future__ import annotations
 
-from ayder_cli.llm.base import Usage
+from ayder_cli.llm.wire_types import Usage
 
 
 def describe_message_usage(usages: list[Usage], window: int | None = None) -> str | None:

@@ -9,8 +9,8 @@ import os
 import shutil
 from pathlib import Path
 
-from ayder_cli.setup.project_trust import remember_written
-from ayder_cli.setup.verify_proposals import installed, propose_checks
+from ayder_cli.config.project_trust import remember_written
+from ayder_cli.config.verify_proposals import installed, propose_checks
 from ayder_cli.storage.project_config import (ProjectConfigError, project_config_path, read_project_config,
                                                set_project_value)
 from ayder_cli.terminal.confirm import painter, visible, yes_or_no

@@ -6,7 +6,7 @@ from ayder_cli.calls import ToolResult
 from ayder_cli.errors import ToolError
 from ayder_cli.tool_groups import GROUPS
 from ayder_cli.tools.background import BACKGROUND_TOOLS
-from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolSpec
+from ayder_cli.tools.spec import ToolContext, ToolRegistry, ToolSpec
 from ayder_cli.tools.edit import EDIT_TOOLS
 from ayder_cli.tools.file_info import GET_FILE_INFO
 from ayder_cli.tools.files import LIST_FILES, READ_FILE

@@ -13,11 +13,12 @@ from typing import Any, Mapping, NamedTuple
 
 from ayder_cli.calls import ToolResult
 from ayder_cli.errors import ToolError
-from ayder_cli.tools.base import ToolContext, ToolSpec
-from ayder_cli.tools.capture import READ_CHUNK, Capture
-from ayder_cli.tools.deny import check_command, refuse_before_asking
-from ayder_cli.tools.process_groups import kill_group, kill_groups, spawn
-from ayder_cli.tools.sandbox_refusals import refused_line
+from ayder_cli.tools.spec import ToolContext, ToolSpec
+from ayder_cli.processes.capture import READ_CHUNK, Capture
+from ayder_cli.command_policy.deny import check_command
+from ayder_cli.tools.shell import refuse_before_asking
+from ayder_cli.processes.process_groups import kill_group, kill_groups, spawn
+from ayder_cli.processes.sandbox_refusals import refused_line
 from ayder_cli.wording import short
 
 START_PEEK_S = 0.5  # run_background_process waits this long, so a command that fails at once says why

@@ -17,11 +17,11 @@ from ayder_cli.errors import ToolError
 from ayder_cli.storage.atomic import atomic_write, check_writable_path
 from ayder_cli.storage.binary import looks_binary
 from ayder_cli.storage.paths import display_path, resolve_in_root
-from ayder_cli.tools.base import Preview, ToolContext, ToolSpec
+from ayder_cli.tools.spec import Preview, ToolContext, ToolSpec
 from ayder_cli.tools.edit_compiles import still_compiles
-from ayder_cli.tools.edit_match import EditMiss, find_edit
-from ayder_cli.tools.edit_nearest import closest_region
-from ayder_cli.tools.edit_text import Lines
+from ayder_cli.matching.edit_match import EditMiss, find_edit
+from ayder_cli.matching.edit_nearest import closest_region
+from ayder_cli.matching.edit_text import Lines
 from ayder_cli.wording import counted
 
 

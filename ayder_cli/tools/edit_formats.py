@@ -1,4 +1,4 @@
-"""Which write tools each edit format offers (the format itself, and what auto picks: setup/edit_formats.py).
+"""Which write tools each edit format offers (the format itself, and what auto picks: config/edit_formats.py).
 
 write_file stays in every format: it creates new files. The text formats (search-replace, whole)
 offer no replace_string: the model writes its edits in the reply instead of in a JSON string.

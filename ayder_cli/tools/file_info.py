@@ -11,7 +11,7 @@ from ayder_cli.calls import ToolResult
 from ayder_cli.errors import ToolError
 from ayder_cli.storage.binary import SNIFF_BYTES, looks_binary
 from ayder_cli.storage.paths import display_path, resolve_in_root
-from ayder_cli.tools.base import ToolContext, ToolSpec
+from ayder_cli.tools.spec import ToolContext, ToolSpec
 from ayder_cli.tools.gitignore import IgnoreRules
 from ayder_cli.tools.walk import scan
 

@@ -12,7 +12,7 @@ from ayder_cli.calls import ToolResult
 from ayder_cli.errors import ToolError
 from ayder_cli.storage.binary import SNIFF_BYTES, looks_binary
 from ayder_cli.storage.paths import display_path, resolve_in_root
-from ayder_cli.tools.base import ToolContext, ToolSpec
+from ayder_cli.tools.spec import ToolContext, ToolSpec
 from ayder_cli.tools.deadline import Deadline
 from ayder_cli.tools.gitignore import IgnoreRules, InvalidPattern, compile_glob
 from ayder_cli.tools.long_lines import CutLine, bounded_lines, bytes_after

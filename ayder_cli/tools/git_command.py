@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Mapping, NamedTuple, Sequence
 
-from ayder_cli.tools.process_groups import kill_group
+from ayder_cli.processes.process_groups import kill_group
 
 # Set with -c, which outranks every config file.
 SAFE_CONFIG = (

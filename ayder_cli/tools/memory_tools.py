@@ -7,7 +7,7 @@ from typing import Any
 from ayder_cli.calls import ToolResult
 from ayder_cli.errors import ToolError
 from ayder_cli.storage.notes import append_note, read_notes
-from ayder_cli.tools.base import ToolContext, ToolSpec
+from ayder_cli.tools.spec import ToolContext, ToolSpec
 from ayder_cli.wording import counted
 
 DEFAULT_LIMIT = 10

@@ -19,7 +19,7 @@ from ayder_cli.calls import ToolResult
 from ayder_cli.errors import ToolError
 from ayder_cli.storage.binary import looks_binary
 from ayder_cli.storage.paths import display_path, resolve_in_root
-from ayder_cli.tools.base import ToolContext, ToolSpec
+from ayder_cli.tools.spec import ToolContext, ToolSpec
 from ayder_cli.tools.big_file_search import BIG_FILE_BYTES, big_file_records
 from ayder_cli.tools.deadline import NEVER, Deadline
 from ayder_cli.tools.gitignore import IgnoreRules, InvalidPattern, compile_glob

@@ -21,16 +21,22 @@ from typing import Any
 
 from ayder_cli.calls import ToolResult
 from ayder_cli.errors import ToolError
-from ayder_cli.tools.base import OutputWatch, ToolContext, ToolSpec
-from ayder_cli.tools.capture import READ_CHUNK, Capture
-from ayder_cli.tools.deny import check_command, refuse_before_asking
-from ayder_cli.tools.process_groups import group_alive, kill_group, spawn
-from ayder_cli.tools.sandbox_refusals import refused_line
+from ayder_cli.tools.spec import OutputWatch, ToolContext, ToolSpec
+from ayder_cli.processes.capture import READ_CHUNK, Capture
+from ayder_cli.command_policy.deny import check_command
+from ayder_cli.processes.process_groups import group_alive, kill_group, spawn
+from ayder_cli.processes.sandbox_refusals import refused_line
 
 PIPE_GRACE_S = 0.3  # after the shell exits, how long output from what it left behind is still awaited
 POLL_S = 0.05  # how often the shell is checked on while its pipes are quiet
 FRAME_ROOM = 400  # characters kept for the status lines and the section headers
 OUTPUT_HEADER = "--- output ---"  # above what the command wrote, stdout and stderr together
+
+
+def refuse_before_asking(context: ToolContext, args: dict[str, Any]) -> None:
+    """The preview of a tool that runs a command: no diff to show, but a denied command is
+    refused here, before the user is asked to confirm it."""
+    check_command(str(args.get("command", "")), context.shell_deny)
 
 
 def run_shell_command(context: ToolContext, args: dict[str, Any]) -> ToolResult:

@@ -8,7 +8,7 @@ from ayder_cli.calls import ToolResult
 from ayder_cli.errors import AyderError, ToolError
 from ayder_cli.storage import tasks
 from ayder_cli.storage.paths import display_path
-from ayder_cli.tools.base import Preview, ToolContext, ToolSpec
+from ayder_cli.tools.spec import Preview, ToolContext, ToolSpec
 from ayder_cli.wording import counted
 
 STATUS = {"type": "string", "enum": list(tasks.STATUSES)}

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ayder_cli.calls import ToolResult
-from ayder_cli.tools.base import ToolContext, ToolSpec
+from ayder_cli.tools.spec import ToolContext, ToolSpec
 from ayder_cli.tools.deadline import NEVER, Deadline
 from ayder_cli.tools.gitignore import IgnoreRules
 from ayder_cli.tools.walk import scan

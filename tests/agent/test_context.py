@@ -9,8 +9,8 @@ from ayder_cli.agent.context import ContextKeeper
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.agent.request import next_request
 from ayder_cli.agent.usage import SessionUsage
-from ayder_cli.llm.base import Delta, LLMError
-from ayder_cli.setup.config import Config
+from ayder_cli.llm.wire_types import Delta, LLMError
+from ayder_cli.config.schema import Config
 
 
 class Summarizing:

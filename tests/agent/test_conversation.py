@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from ayder_cli.agent.conversation import NO_RESULT, Conversation, render_result
 from ayder_cli.calls import ToolCall, ToolResult
-from ayder_cli.llm.base import Reply
+from ayder_cli.llm.wire_types import Reply
 
 
 def call(call_id: str = "call_0", name: str = "read_file", **arguments) -> ToolCall:

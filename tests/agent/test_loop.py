@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from ayder_cli.setup.config import Config
-from ayder_cli.setup.keys import endpoint_of
+from ayder_cli.config.schema import Config
+from ayder_cli.config.keys import endpoint_of
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.calls import ToolResult
-from ayder_cli.llm.base import Delta, ToolCallFragment, Usage
+from ayder_cli.llm.wire_types import Delta, ToolCallFragment, Usage
 from ayder_cli.agent.loop import ChatLoop
-from ayder_cli.setup.runtime import Runtime
-from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolSpec
+from ayder_cli.config.runtime import Runtime
+from ayder_cli.tools.spec import ToolContext, ToolRegistry, ToolSpec
 from ayder_cli.tools.executor import ToolExecutor
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from ayder_cli.agent.conversation import estimate_tokens
 from ayder_cli.agent.prompt_cache import TRIM_TO_REUSED, TRIM_TO_WHOLE, PromptCache, describe_reread
-from ayder_cli.llm.base import ChatRequest
+from ayder_cli.llm.wire_types import ChatRequest
 from ayder_cli.storage.profiles import ServerProfiles
 
 URL, MODEL = "http://127.0.0.1:8080/v1", "m"

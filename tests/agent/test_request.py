@@ -5,9 +5,9 @@ from __future__ import annotations
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.agent.request import next_request, whole_reply, with_settings
 from ayder_cli.calls import ToolResult
-from ayder_cli.llm.base import Delta, Usage
-from ayder_cli.setup.config import Config
-from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolSpec
+from ayder_cli.llm.wire_types import Delta, Usage
+from ayder_cli.config.schema import Config
+from ayder_cli.tools.spec import ToolContext, ToolRegistry, ToolSpec
 from ayder_cli.tools.executor import ToolExecutor
 
 

@@ -8,7 +8,7 @@ import threading
 
 from ayder_cli.agent.side_by_side import MAX_AT_ONCE, groups, run_calls
 from ayder_cli.calls import ToolCall, ToolResult
-from ayder_cli.tools.base import ToolContext, ToolRegistry, ToolSpec
+from ayder_cli.tools.spec import ToolContext, ToolRegistry, ToolSpec
 from ayder_cli.tools.deadline import Deadline
 from ayder_cli.tools.executor import Permissions, ToolExecutor, ToolPolicy
 

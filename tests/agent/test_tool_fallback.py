@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ayder_cli.agent.tool_fallback import ToolMode, parser_failed, refuses_tools
-from ayder_cli.llm.base import ChatRequest, Delta, LLMError
-from ayder_cli.setup.config import Config
+from ayder_cli.llm.wire_types import ChatRequest, Delta, LLMError
+from ayder_cli.config.schema import Config
 from ayder_cli.storage.profiles import ServerProfiles
 
 

@@ -6,7 +6,7 @@ import json
 
 from ayder_cli.calls import decode_arguments
 from ayder_cli.llm.accumulate import Accumulator
-from ayder_cli.llm.base import Delta, ToolCallFragment, Usage
+from ayder_cli.llm.wire_types import Delta, ToolCallFragment, Usage
 from ayder_cli.llm.ollama import line_delta
 from ayder_cli.llm.openai_compat import chunk_delta
 

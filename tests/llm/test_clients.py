@@ -8,11 +8,11 @@ import pytest
 import requests
 import responses
 
-from ayder_cli.setup.config import Config
-from ayder_cli.setup.keys import endpoint_of
+from ayder_cli.config.schema import Config
+from ayder_cli.config.keys import endpoint_of
 from ayder_cli.llm import make_client
 from ayder_cli.llm.accumulate import Accumulator
-from ayder_cli.llm.base import ChatRequest, LLMError, StreamCutError, Usage
+from ayder_cli.llm.wire_types import ChatRequest, LLMError, StreamCutError, Usage
 from ayder_cli.llm.http import retry_after_s
 from ayder_cli.llm.ollama import OllamaClient
 from ayder_cli.llm.openai_compat import OpenAIClient

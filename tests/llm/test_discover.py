@@ -16,13 +16,13 @@ from support.fakellm import FakeLLM, Reply
 from support.files import write_json
 from support.harness import run_in_process
 
-from ayder_cli.setup.config import ProjectTrust
-from ayder_cli.setup.config_layers import load_config
+from ayder_cli.config.schema import ProjectTrust
+from ayder_cli.config.config_layers import load_config
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.llm import providers
 from ayder_cli.llm.discover import Candidate, find_local_server
-from ayder_cli.setup.server import with_discovered_server
+from ayder_cli.session.server import with_discovered_server
 
 
 def ollama_at(url: str) -> Candidate:

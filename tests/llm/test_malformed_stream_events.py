@@ -10,10 +10,10 @@ import responses
 from support.fakellm import Reply
 from support.harness import server_args
 
-from ayder_cli.setup.config import Config
-from ayder_cli.setup.keys import endpoint_of
+from ayder_cli.config.schema import Config
+from ayder_cli.config.keys import endpoint_of
 from ayder_cli.llm import make_client
-from ayder_cli.llm.base import ChatRequest, StreamCutError
+from ayder_cli.llm.wire_types import ChatRequest, StreamCutError
 
 OPENAI = "http://llm.test/v1"
 OLLAMA = "http://ollama.test:11434"

@@ -12,7 +12,7 @@ from support.files import write_json
 from support.harness import server_args
 from support.pty_harness import finish
 
-from ayder_cli.llm.base import ProgressDelta, PromptProgress, ReadingTime, StreamCutError
+from ayder_cli.llm.wire_types import ProgressDelta, PromptProgress, ReadingTime, StreamCutError
 from ayder_cli.llm.http import ReplyWatch
 from ayder_cli.llm.openai_compat import chunk_delta
 from ayder_cli.storage.profiles import profiles_path

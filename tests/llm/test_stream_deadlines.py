@@ -12,12 +12,12 @@ from support.fakellm import Reply
 from support.files import write_json
 from support.harness import server_args
 
-from ayder_cli.setup.config import Config
-from ayder_cli.setup.config_checks import check_value
-from ayder_cli.setup.keys import endpoint_of
+from ayder_cli.config.schema import Config
+from ayder_cli.config.config_checks import check_value
+from ayder_cli.config.keys import endpoint_of
 from ayder_cli.errors import ConfigError
 from ayder_cli.llm import make_client
-from ayder_cli.llm.base import ChatRequest, Delta, LLMError, StreamCutError, Usage
+from ayder_cli.llm.wire_types import ChatRequest, Delta, LLMError, StreamCutError, Usage
 from ayder_cli.llm.http import ReplyWatch
 
 OPENAI = "http://llm.test/v1"

@@ -6,7 +6,7 @@ from types import SimpleNamespace as Item
 
 import pytest
 
-from ayder_cli.mcp_servers.config import check_servers, secrets_of, servers_of
+from ayder_cli.mcp_servers.server_config import check_servers, secrets_of, servers_of
 from ayder_cli.mcp_servers.tools import MAX_NAME, result_text, tool_name
 
 

@@ -239,7 +239,7 @@ def test_the_executor_counts_every_denial_and_says_the_policy_once(project):
     """Denied by policy (no terminal) or by the user: each is counted; the policy is said once."""
     from ayder_cli.calls import ToolCall
     from ayder_cli.tools import default_registry
-    from ayder_cli.tools.base import ToolContext
+    from ayder_cli.tools.spec import ToolContext
     from ayder_cli.tools.executor import Answer, Decision, NoTerminal, ToolExecutor
 
     said: list[str] = []

@@ -20,7 +20,7 @@ from support.requests_seen import sent_messages
 from ayder_cli import __version__
 from ayder_cli.cli import main, run_in
 from ayder_cli.terminal.environment import Environment
-from ayder_cli.setup.prompts import bundled_prompts_dir
+from ayder_cli.config.prompts import bundled_prompts_dir
 
 USAGE = (812, 7)  # what the fake server reports, plausible for the request
 USAGE_LINE = "tokens: in 812 · out 7"

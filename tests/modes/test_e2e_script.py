@@ -8,7 +8,7 @@ from support.fakellm import Reply
 from support.harness import server_args
 from support.requests_seen import sent_messages
 
-from ayder_cli.setup.prompts import bundled_prompts_dir
+from ayder_cli.config.prompts import bundled_prompts_dir
 
 SYSTEM_TXT = (bundled_prompts_dir() / "system.txt").read_text().strip("\n")
 PLAIN_TXT = (bundled_prompts_dir() / "plain.txt").read_text().strip("\n")

@@ -14,8 +14,8 @@ _spec.loader.exec_module(ratchet)
 
 # mypy's own lines: errors with and without a column, a note (not counted), the summary.
 OUTPUT = """\
-ayder_cli/tools/braces.py:42: error: Need type annotation for "commas"  [var-annotated]
-ayder_cli/tools/landlock.py:100:12: error: Argument 1 to "get" of "dict" has incompatible type  [arg-type]
+ayder_cli/tools/files.py:42: error: Need type annotation for "commas"  [var-annotated]
+ayder_cli/tools/shell.py:100:12: error: Argument 1 to "get" of "dict" has incompatible type  [arg-type]
 ayder_cli/intents/dialects/harmony.py:7: error: Incompatible return value type  [return-value]
 ayder_cli/intents/dialects/harmony.py:7: note: Revealed type is "builtins.str"
 ayder_cli/cli.py:3: error: Name "x" is not defined  [name-defined]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 from support.models_table import example_reply, models_table_rows
 
-from ayder_cli.terminal.commands import COMMANDS
-from ayder_cli.setup.config import KEYS, Config
-from ayder_cli.setup.config_layers import read_config_file
+from ayder_cli.repl.commands import COMMANDS
+from ayder_cli.config.schema import KEYS, Config
+from ayder_cli.config.config_layers import read_config_file
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")

@@ -102,27 +102,61 @@ def test_there_is_no_import_cycle_counting_imports_inside_functions():
             visit(name, [name])
 
 
-# What each lower part may import from ayder_cli besides itself: arrows point down only.
-ALLOWED = {
-    "leaves": set(),
-    "storage": {"leaves"},
-    "intents": {"leaves"},
-    "llm": {"leaves"},
-    "tools": {"leaves", "storage"},
-    "mcp_servers": {"leaves", "storage", "tools"},  # setup/services.py wires it in
-}
+# The packages from the bottom of the stack to the top: each imports only from the layers below its own
+# (and from itself); two parts of one layer do not import each other. A new package gets a place here.
+LAYERS = (
+    {"leaves"},
+    {"llm", "intents", "storage"},
+    {"processes", "command_policy", "matching"},  # engines the tools (and the terminal, !cmd) use
+    {"tools"},
+    {"mcp_servers"},
+    {"config"},
+    {"terminal", "agent"},
+    {"session"},
+    {"repl"},
+    {"modes"},
+    {"cli"},
+    {"__main__"},
+)
+LAYER_OF = {part: number for number, layer in enumerate(LAYERS) for part in layer}
 
 
 def kind(module: str) -> str:
     name = area(module)
-    return "leaves" if name in LEAVES or module in {f"ayder_cli.{leaf}" for leaf in LEAVES} else name
+    leaves = {f"ayder_cli.{leaf}" for leaf in LEAVES} | {"ayder_cli"}
+    return "leaves" if name in LEAVES or module in leaves else name
 
 
-@pytest.mark.parametrize("part", sorted(ALLOWED))
-def test_lower_parts_import_only_what_is_below_them(part):
+def test_every_package_has_its_place_in_the_layers():
+    assert sorted({kind(name) for name in modules()} - LAYER_OF.keys()) == []
+
+
+@pytest.mark.parametrize("part", sorted(LAYER_OF))
+def test_each_part_imports_only_the_layers_below_it(part):
     upward = sorted(f"{source} -> {target}" for source, targets in graph().items() if kind(source) == part
-                    for target in targets if kind(target) != part and kind(target) not in ALLOWED[part])
+                    for target in targets if kind(target) != part and LAYER_OF[kind(target)] >= LAYER_OF[part])
     assert upward == []
+
+
+def test_there_is_no_cycle_between_packages():
+    folded: dict[str, set[str]] = {}
+    for source, targets in graph().items():
+        folded.setdefault(kind(source), set()).update(kind(target) for target in targets if kind(target) != kind(source))
+    seen: set[str] = set()
+    for start in sorted(folded):
+        stack, path = [(start, iter(sorted(folded[start])))], [start]
+        while stack:
+            node, targets = stack[-1]
+            target = next(targets, None)
+            if target is None:
+                stack.pop()
+                path.pop()
+                seen.add(node)
+            elif target in path:
+                pytest.fail("package cycle: " + " -> ".join(path[path.index(target):] + [target]))
+            elif target not in seen:
+                stack.append((target, iter(sorted(folded.get(target, ())))))
+                path.append(target)
 
 
 def test_nothing_below_the_modes_imports_a_mode_or_the_command():

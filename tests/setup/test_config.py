@@ -10,9 +10,9 @@ import pytest
 
 from ayder_cli.errors import ConfigError, ExitStatus
 from ayder_cli.llm.providers import normalize_ollama_host
-from ayder_cli.setup.config import ProjectTrust
-from ayder_cli.setup.config_layers import load_config
-from ayder_cli.setup.keys import endpoint_of
+from ayder_cli.config.schema import ProjectTrust
+from ayder_cli.config.config_layers import load_config
+from ayder_cli.config.keys import endpoint_of
 
 SECRET = "sk-test-0123456789abcdef"
 

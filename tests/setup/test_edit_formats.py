@@ -1,10 +1,10 @@
-"""The edit formats' table (setup/edit_formats.py) and the write tools each offers (tools/edit_formats.py)."""
+"""The edit formats' table (config/edit_formats.py) and the write tools each offers (tools/edit_formats.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from ayder_cli.setup.edit_formats import CHOICES, FORMATS, TEACHING, doctor_line, from_table, resolve
+from ayder_cli.config.edit_formats import CHOICES, FORMATS, TEACHING, doctor_line, from_table, resolve
 from ayder_cli.tools import default_registry
 from ayder_cli.tools.edit_formats import EDIT_TOOL_NAMES, OFFERED_BY_FORMAT
 from ayder_cli.tools.executor import ToolPolicy

@@ -17,9 +17,9 @@ from support.files import write_json
 from support.harness import server_args
 from support.requests_seen import without_environment
 
-from ayder_cli.terminal.commands.info import INIT_REQUEST
-from ayder_cli.setup.instructions import git_state, load_instructions
-from ayder_cli.setup.prompts import bundled_prompts_dir
+from ayder_cli.repl.commands.info_commands import INIT_REQUEST
+from ayder_cli.config.instructions import git_state, load_instructions
+from ayder_cli.config.prompts import bundled_prompts_dir
 
 SYSTEM_TXT = (bundled_prompts_dir() / "system.txt").read_text().strip("\n")
 HAS_GIT = shutil.which("git") is not None

@@ -323,7 +323,7 @@ def test_provider_switch_keeps_the_decision_made_at_start(fake, other, run_ayder
 
 
 def test_trust_is_decided_only_when_the_project_asks_for_something_that_needs_it(project, isolated_env):
-    from ayder_cli.setup.config_layers import load_config
+    from ayder_cli.config.config_layers import load_config
 
     def decide(path, data, values):
         raise AssertionError(f"decided though nothing needs trust: {values}")
@@ -336,7 +336,7 @@ def test_trust_is_decided_only_when_the_project_asks_for_something_that_needs_it
 
 
 def test_a_project_setting_only_an_untrusted_deny_list_leaves_your_tools_whole(project, isolated_env):
-    from ayder_cli.setup.config_layers import load_config
+    from ayder_cli.config.config_layers import load_config
 
     env = {"HOME": str(isolated_env), "XDG_CONFIG_HOME": str(isolated_env / ".config")}
     mine = {"disabled": ["run_shell_command"], "shell_deny": ["curl"]}

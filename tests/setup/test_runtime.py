@@ -12,16 +12,16 @@ import sys
 import pytest
 from support.fakellm import Reply
 
-from ayder_cli.terminal.commands import CommandResult, run_command
-from ayder_cli.setup.config import Config
-from ayder_cli.setup.config_layers import load_config
-from ayder_cli.setup.keys import endpoint_of
+from ayder_cli.repl.commands import CommandResult, run_command
+from ayder_cli.config.schema import Config
+from ayder_cli.config.config_layers import load_config
+from ayder_cli.config.keys import endpoint_of
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.modes.entries import command_context
 from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.errors import ConfigError
-from ayder_cli.setup.services import build_services
+from ayder_cli.session.services import build_services
 
 KEY = "sk-live-RUNTIME-7319"
 
@@ -97,11 +97,11 @@ def test_an_unreadable_key_file_is_a_config_error_when_the_endpoint_is_resolved(
 
 
 def test_the_clients_load_without_the_config_module(tmp_path):
-    # The llm package takes an Endpoint: with ayder_cli.setup.config unimportable, every module of it
+    # The llm package takes an Endpoint: with ayder_cli.config.schema unimportable, every module of it
     # still loads and make_client still makes both clients.
     script = """
 import importlib, pkgutil, sys
-sys.modules["ayder_cli.setup.config"] = None  # any import of it now fails
+sys.modules["ayder_cli.config.schema"] = None  # any import of it now fails
 import ayder_cli.llm
 from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.llm import make_client

@@ -12,7 +12,7 @@ from support.fakellm import Reply
 from support.files import write_json
 from support.harness import server_args
 
-from ayder_cli.setup.verify_proposals import propose_checks
+from ayder_cli.config.verify_proposals import propose_checks
 from ayder_cli.storage.project_config import ProjectConfigError, set_project_value
 
 

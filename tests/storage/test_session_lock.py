@@ -17,7 +17,7 @@ from support.fakellm import Reply
 from support.files import write_json
 from support.harness import server_args
 
-from ayder_cli.setup.config import KEYS, Config
+from ayder_cli.config.schema import KEYS, Config
 from ayder_cli.storage.session_lock import EMPTY_PID_FILE_STALE_S, SessionLock, read_holder
 from ayder_cli.storage.sessions import Session, SessionInUse, SessionStore
 from ayder_cli.storage.transcript import load
@@ -148,7 +148,7 @@ def test_a_second_continue_while_the_first_runs_starts_a_new_session(fake, first
 
 
 def session_in_use_fail(project: Path, monkeypatch) -> list[str]:
-    """The flags that set session_in_use: "fail" (until setup/config.py knows the key: set on the Config class)."""
+    """The flags that set session_in_use: "fail" (until config/schema.py knows the key: set on the Config class)."""
     if "session_in_use" in KEYS:
         return ["-c", str(write_json(project / "fail.json", {"session_in_use": "fail"}))]
     monkeypatch.setattr(Config, "session_in_use", "fail", raising=False)

@@ -19,7 +19,7 @@ from ayder_cli.storage.tasks import (
     slugify,
     task_warnings,
 )
-from ayder_cli.tools.base import ToolContext, ToolRegistry
+from ayder_cli.tools.spec import ToolContext, ToolRegistry
 from ayder_cli.tools.executor import Permissions, ToolExecutor
 from ayder_cli.tools.task_tools import TASK_TOOLS
 from ayder_cli.storage.undo import UndoJournal

@@ -31,7 +31,7 @@ PROTOCOLS = ("ollama", "openai")
 
 def server_args(fake: FakeLLM, protocol: str) -> list[str]:
     """The flags that point ayder at the fake server in one protocol. The provider is named: the fake
-    speaks both on one port, and a URL given alone would be asked which (setup/url_server.py)."""
+    speaks both on one port, and a URL given alone would be asked which (session/url_server.py)."""
     if protocol == "ollama":
         return ["-p", "ollama", "--base-url", fake.url]
     return ["-p", "openai", "--base-url", fake.openai_url]

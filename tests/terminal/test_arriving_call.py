@@ -12,7 +12,7 @@ import threading
 import pytest
 
 from ayder_cli.agent.arriving import TAIL_CHARS, ArrivingCalls
-from ayder_cli.llm.base import ToolCallFragment
+from ayder_cli.llm.wire_types import ToolCallFragment
 from support.fakellm import Reply
 from support.files import write_json
 from support.harness import server_args

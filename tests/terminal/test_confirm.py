@@ -13,7 +13,7 @@ import pytest
 from support.harness import read_until
 
 from ayder_cli.terminal.confirm import QUESTION, REASON_QUESTION, TerminalConfirmer, tty_opener
-from ayder_cli.tools.base import Preview
+from ayder_cli.tools.spec import Preview
 from ayder_cli.tools.executor import Answer, ConfirmRequest, Decision
 
 ANSI = re.compile(r"\033\[[0-9;]*m")

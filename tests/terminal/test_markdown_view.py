@@ -11,7 +11,7 @@ from support.harness import server_args
 
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
-from ayder_cli.llm.base import Reply as ModelReply  # fakellm.Reply is the scripted server reply
+from ayder_cli.llm.wire_types import Reply as ModelReply  # fakellm.Reply is the scripted server reply
 from ayder_cli.terminal.markdown_view import MarkdownView
 from ayder_cli.masking import Secrets
 
@@ -110,7 +110,7 @@ def test_pygments_is_not_imported_when_stdout_is_not_a_terminal():
 import io, sys
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
-from ayder_cli.llm.base import Reply
+from ayder_cli.llm.wire_types import Reply
 out = io.StringIO()
 console = Console(Environment(stdout=out, stderr=io.StringIO()))
 console.on_text({REPLY!r})

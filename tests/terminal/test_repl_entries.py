@@ -8,7 +8,7 @@ import time
 import pytest
 
 from ayder_cli.modes.entries import read_entries
-from ayder_cli.terminal.commands import CommandResult, run_command
+from ayder_cli.repl.commands import CommandResult, run_command
 from ayder_cli.terminal.piped_stdin import attach_context, read_piped_stdin
 
 

@@ -11,7 +11,7 @@ from support.harness import server_args
 from support.pty_harness import expect_prompt, finish, wait_for_raw_mode
 from support.requests_seen import sent_messages
 
-from ayder_cli.terminal.path_completion import AtPathCompleter
+from ayder_cli.repl.path_completion import AtPathCompleter
 
 pexpect = pytest.importorskip("pexpect")
 

@@ -457,7 +457,7 @@ def test_the_http_stack_parser_and_tools_load_after_the_first_prompt(fake, ayder
                 if line.startswith("import time:")}
     assert {"prompt_toolkit", "click", "ayder_cli.modes.repl"} <= imported  # the check sees imports
     for module in ("requests", "urllib3", "ayder_cli.agent.loop", "ayder_cli.intents", "ayder_cli.tools",
-                   "ayder_cli.setup.services", "ayder_cli.llm.http"):
+                   "ayder_cli.session.services", "ayder_cli.llm.http"):
         assert module not in imported, module
     child.sendcontrol("d")
     assert finish(child) == 0

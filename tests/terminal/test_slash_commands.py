@@ -8,9 +8,9 @@ from support.harness import server_args
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from ayder_cli.terminal.commands import COMMANDS
+from ayder_cli.repl.commands import COMMANDS
 from ayder_cli.terminal.safe_text import wrap_row
-from ayder_cli.terminal.repl_input import command_completer
+from ayder_cli.repl.line_input import command_completer
 from ayder_cli.wording import counted
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ayder_cli.terminal.commands import COMMANDS
+from ayder_cli.repl.commands import COMMANDS
 from ayder_cli.spelling import closest, edit_distance
 
 

@@ -10,7 +10,7 @@ from support.harness import server_args
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.terminal.usage_line import describe_message_usage
-from ayder_cli.llm.base import Usage
+from ayder_cli.llm.wire_types import Usage
 from ayder_cli.llm.ollama import _speed
 from ayder_cli.llm.openai_compat import _usage as openai_usage
 

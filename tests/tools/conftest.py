@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from ayder_cli.tools import deny, what_runs
+from ayder_cli.command_policy import deny
+from ayder_cli.command_policy import what_runs
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,7 @@ import pytest
 
 from ayder_cli.calls import ToolCall
 from ayder_cli.tools import default_registry
-from ayder_cli.tools.base import ToolContext
+from ayder_cli.tools.spec import ToolContext
 from ayder_cli.tools.executor import Permissions, ToolExecutor
 from ayder_cli.storage.undo import UndoJournal
 

@@ -12,14 +12,15 @@ from support.fakellm import Reply
 from support.harness import server_args
 
 from ayder_cli.errors import ToolError
-from ayder_cli.tools.base import ToolContext
-from ayder_cli.tools.deny import (
+from ayder_cli.tools.spec import ToolContext
+from ayder_cli.command_policy.deny import (
     CHMOD_ROOT, CHOWN_ROOT, DD_TO_DISK, DEFAULT_SHELL_DENY, FORK_BOMB, MKFS, POWER_OFF, REASONS, RM_HOME,
     RM_NO_PRESERVE_ROOT, RM_ROOT, RM_SYSTEM_DIRECTORY, RULES, TOO_DEEP, WRITE_TO_DISK, built_rules, check_command,
-    denied_by, refuse_before_asking,
+    denied_by,
 )
-from ayder_cli.tools.shell_words import MAX_DEPTH
-from ayder_cli.tools.what_runs import WRAPPERS, built_wrappers, what_runs
+from ayder_cli.tools.shell import refuse_before_asking
+from ayder_cli.command_policy.shell_words import MAX_DEPTH
+from ayder_cli.command_policy.what_runs import WRAPPERS, built_wrappers, what_runs
 
 
 @pytest.mark.parametrize(("command", "rule"), [

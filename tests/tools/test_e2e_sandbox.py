@@ -15,7 +15,7 @@ from support.files import write_user_config
 from support.fakellm import Reply
 from support.harness import server_args
 
-from ayder_cli.tools.landlock import probe
+from ayder_cli.processes.landlock import probe
 
 ABI, WHY_NOT = probe()
 needs_landlock = pytest.mark.skipif(ABI == 0, reason=f"Landlock is not available here: {WHY_NOT}")

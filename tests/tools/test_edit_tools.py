@@ -14,12 +14,12 @@ from support.files import OUTSIDE_SECRET
 from support.harness import server_args
 from support.tool_calls import call_tool
 
-from ayder_cli.terminal.commands import CommandResult, run_command
+from ayder_cli.repl.commands import CommandResult, run_command
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.modes.entries import command_context
-from ayder_cli.setup.config import Config
-from ayder_cli.setup.services import build_services
+from ayder_cli.config.schema import Config
+from ayder_cli.session.services import build_services
 from ayder_cli.calls import ToolCall
 from ayder_cli.tools import ToolContext, ToolError, ToolRegistry
 from ayder_cli.storage.atomic import TEMP_PREFIX, atomic_write

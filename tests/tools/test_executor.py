@@ -6,7 +6,7 @@ import pytest
 
 from ayder_cli.calls import ToolCall, ToolResult
 from ayder_cli.errors import ToolError
-from ayder_cli.tools.base import Preview, ToolContext, ToolRegistry, ToolSpec
+from ayder_cli.tools.spec import Preview, ToolContext, ToolRegistry, ToolSpec
 from ayder_cli.tools.executor import (
     Answer,
     Decision,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ayder_cli.tools.failure_excerpt import failure_excerpt
+from ayder_cli.agent.checks.failure_excerpt import failure_excerpt
 
 NOISE_MARK = "noise-pkg"
 

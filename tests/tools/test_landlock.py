@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from ayder_cli.tools import landlock
-from ayder_cli.tools.sandbox import Sandbox
-from ayder_cli.tools.sandbox_refusals import refused_line
+from ayder_cli.processes import landlock
+from ayder_cli.processes.sandbox import Sandbox
+from ayder_cli.processes.sandbox_refusals import refused_line
 
 ABI, WHY_NOT = landlock.probe()
 needs_landlock = pytest.mark.skipif(ABI == 0, reason=f"Landlock is not available here: {WHY_NOT}")
@@ -242,7 +242,7 @@ def test_a_refusal_in_the_projects_git_says_it_is_read_only_there(places):
 
 @needs_landlock
 def test_where_no_mount_namespace_can_be_made_landlock_stands_alone_and_says_so_once(places, monkeypatch):
-    from ayder_cli.tools import read_only_binds
+    from ayder_cli.processes import read_only_binds
 
     def refused(self):
         raise PermissionError(1, "Operation not permitted")
@@ -264,7 +264,7 @@ def test_where_no_mount_namespace_can_be_made_landlock_stands_alone_and_says_so_
 SANDBOX_AS = """\
 import subprocess, sys
 from pathlib import Path
-from ayder_cli.tools.sandbox import Sandbox
+from ayder_cli.processes.sandbox import Sandbox
 base = Path(sys.argv[1])
 env = {"HOME": str(base / "home"), "TMPDIR": str(base / "tmp"), "PATH": "/usr/bin:/bin"}
 box = Sandbox("workspace-write", base / "project", env, warn=print)
@@ -298,7 +298,7 @@ def test_a_user_other_than_root_gets_the_git_read_only_too(open_places):
     (project / ".git" / "config").chmod(0o666)
     as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c"]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    if subprocess.run([*as_nobody, "import ayder_cli.tools.sandbox"], capture_output=True, env=env,
+    if subprocess.run([*as_nobody, "import ayder_cli.processes.sandbox"], capture_output=True, env=env,
                       timeout=60, check=False).returncode:
         pytest.skip("the other user cannot run this Python or read this checkout")
     done = subprocess.run([*as_nobody, SANDBOX_AS, str(project.parent)], capture_output=True, text=True, timeout=60,

@@ -8,7 +8,7 @@ import time
 from support.fakellm import Reply
 from support.harness import server_args
 
-from ayder_cli.tools.base import ToolContext
+from ayder_cli.tools.spec import ToolContext
 from ayder_cli.tools.files import list_files
 from ayder_cli.tools.leftovers import remove_stale_temp_files
 from ayder_cli.tools.search import search_codebase

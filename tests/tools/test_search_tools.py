@@ -18,7 +18,7 @@ from ayder_cli.errors import ToolError
 from ayder_cli.tools import gitignore, ripgrep, search
 from ayder_cli.tools import tree as tree_module
 from ayder_cli.tools import walk as walk_module
-from ayder_cli.tools.base import ToolContext
+from ayder_cli.tools.spec import ToolContext
 from ayder_cli.tools.file_info import GET_FILE_INFO
 from ayder_cli.tools.files import LIST_FILES
 from ayder_cli.tools.gitignore import IgnoreRules, glob_to_regex, parse

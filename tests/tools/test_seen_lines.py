@@ -12,7 +12,7 @@ import pytest
 from support.tool_calls import call_tool
 
 from ayder_cli.storage.undo import UndoJournal
-from ayder_cli.tools.base import ToolContext
+from ayder_cli.tools.spec import ToolContext
 from ayder_cli.tools.seen_lines import CUT, SeenLines, lines_of
 
 PATH = Path("/project/a.py")

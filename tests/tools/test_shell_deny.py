@@ -19,14 +19,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ayder_cli.tools import background as background_module
-from ayder_cli.tools.base import ToolContext
-from ayder_cli.tools.braces import MAX_WORDS, expand_braces
+from ayder_cli.tools.spec import ToolContext
+from ayder_cli.command_policy.braces import MAX_WORDS, expand_braces
 from ayder_cli.tools.background import ProcessManager
-from ayder_cli.tools.deny import (
+from ayder_cli.command_policy.deny import (
     CHMOD_ROOT, CHOWN_ROOT, DD_TO_DISK, DEFAULT_SHELL_DENY, FORK_BOMB, MKFS, POWER_OFF, REASONS, RM_HOME,
     RM_NO_PRESERVE_ROOT, RM_ROOT, RM_SYSTEM_DIRECTORY, RULES, TOO_DEEP, WRITE_TO_DISK, denied_by, refusal,
 )
-from ayder_cli.tools.what_runs import what_runs
+from ayder_cli.command_policy.what_runs import what_runs
 
 # (command, the first rule that refuses it)
 DENIED = [

@@ -22,8 +22,8 @@ from ayder_cli.calls import ToolCall, ToolResult
 from ayder_cli.tools import background as background_module
 from ayder_cli.tools import shell as shell_module
 from ayder_cli.tools.background import BACKGROUND_TOOLS, ProcessManager
-from ayder_cli.tools.base import ToolContext, ToolRegistry
-from ayder_cli.tools.deny import DEFAULT_SHELL_DENY, REASONS, denied_by
+from ayder_cli.tools.spec import ToolContext, ToolRegistry
+from ayder_cli.command_policy.deny import DEFAULT_SHELL_DENY, REASONS, denied_by
 from ayder_cli.tools.executor import Answer, Decision, Permissions, ToolExecutor
 from ayder_cli.tools.shell import RUN_SHELL_COMMAND
 

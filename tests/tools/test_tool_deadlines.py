@@ -13,9 +13,9 @@ from support.harness import server_args
 from support.tool_calls import call_tool
 
 from ayder_cli.errors import ConfigError
-from ayder_cli.setup.config_checks import check_value
+from ayder_cli.config.config_checks import check_value
 from ayder_cli.tools import search
-from ayder_cli.tools.base import ToolContext
+from ayder_cli.tools.spec import ToolContext
 from ayder_cli.tools.deadline import Deadline
 from ayder_cli.tools.gitignore import IgnoreRules
 from ayder_cli.tools.walk import walk_entries

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ayder_cli.terminal.commands import CommandResult, run_command
-from ayder_cli.setup.config import TOOL_GROUPS, Config
+from ayder_cli.repl.commands import CommandResult, run_command
+from ayder_cli.config.schema import TOOL_GROUPS, Config
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.modes.entries import command_context
@@ -468,7 +468,7 @@ def test_every_tool_is_in_a_known_group_and_core_is_the_small_default():
 
 
 def test_tools_command_lists_each_tool_with_its_permission(root):
-    from ayder_cli.setup.services import build_services
+    from ayder_cli.session.services import build_services
 
     err = io.StringIO()
     environment = Environment(stdout=io.StringIO(), stderr=err, no_color=True, local_servers=())
@@ -486,7 +486,7 @@ def test_tools_command_lists_each_tool_with_its_permission(root):
 
 
 def test_tools_command_names_the_groups_not_offered_and_offers_them(root):
-    from ayder_cli.setup.services import build_services
+    from ayder_cli.session.services import build_services
 
     err = io.StringIO()
     environment = Environment(stdout=io.StringIO(), stderr=err, no_color=True, local_servers=())

@@ -34,7 +34,7 @@ from ayder_cli.intents.dialects import (
     tool_fence,
     xml_function,
 )
-from ayder_cli.intents.dialects.common.base import Dialect, Where
+from ayder_cli.intents.dialects.common.dialect_parts import Dialect, Where
 
 TABLE: list[Dialect] = [
     *call_line.DIALECTS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ayder_cli.calls import json_raw_decode
-from ayder_cli.intents.dialects.common.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
+from ayder_cli.intents.dialects.common.dialect_parts import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
 from ayder_cli.intents.found import NAME
 from ayder_cli.wording import short
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from ayder_cli.intents.dialects.common.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict
+from ayder_cli.intents.dialects.common.dialect_parts import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict
 from ayder_cli.intents.dialects.common.xml_calls import in_wrapper
 from ayder_cli.intents.dialects.common.xml_tags import PREFIXES, dsml_only
 

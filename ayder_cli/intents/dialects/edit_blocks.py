@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from ayder_cli.intents.dialects.common.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
+from ayder_cli.intents.dialects.common.dialect_parts import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
 from ayder_cli.intents.dialects.common.edit_paths import (MAX_PATH, fits_fence, path_of_info,
                                                           path_of_line)
 from ayder_cli.wording import short

@@ -21,7 +21,7 @@ from typing import Any
 
 from ayder_cli.calls import json_raw_decode
 from ayder_cli.intents.coerce import CoerceError, schema_kinds, typed
-from ayder_cli.intents.dialects.common.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict
+from ayder_cli.intents.dialects.common.dialect_parts import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict
 from ayder_cli.intents.dialects.markers import Token
 from ayder_cli.wording import short
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from ayder_cli.intents.coerce import CoerceError, typed
-from ayder_cli.intents.dialects.common.base import (
+from ayder_cli.intents.dialects.common.dialect_parts import (
     MAX_TAG,
     NEED_MORE,
     NON_SPACE,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from ayder_cli.intents.dialects.common.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
+from ayder_cli.intents.dialects.common.dialect_parts import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
 from ayder_cli.intents.dialects.common.json_extent import JsonSequence
 from ayder_cli.wording import short
 

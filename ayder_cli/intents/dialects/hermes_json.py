@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from ayder_cli.intents.dialects.common.base import (
+from ayder_cli.intents.dialects.common.dialect_parts import (
     MAX_TAG,
     NEED_MORE,
     NON_SPACE,

@@ -8,7 +8,7 @@ its arguments as one JSON object instead of parameter tags.
 
 from __future__ import annotations
 
-from ayder_cli.intents.dialects.common.base import Dialect
+from ayder_cli.intents.dialects.common.dialect_parts import Dialect
 from ayder_cli.intents.dialects.common.xml_calls import XmlCalls, in_wrapper
 from ayder_cli.intents.dialects.common.xml_tags import variants
 

@@ -21,7 +21,8 @@ import re
 from typing import Any
 
 from ayder_cli.calls import json_raw_decode
-from ayder_cli.intents.dialects.common.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
+from ayder_cli.intents.dialects.common.dialect_parts import (MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends,
+                                                            Verdict, Where)
 from ayder_cli.intents.dialects.common.json_extent import JsonSequence
 from ayder_cli.intents.found import is_call_object
 from ayder_cli.wording import short

@@ -22,7 +22,7 @@ from typing import Any
 
 from ayder_cli.calls import json_loads
 from ayder_cli.intents.coerce import CoerceError, marked_json, schema_kinds, typed
-from ayder_cli.intents.dialects.common.base import NEED_MORE, NOT_MINE, Dialect, ToCloser, Verdict, may_become
+from ayder_cli.intents.dialects.common.dialect_parts import NEED_MORE, NOT_MINE, Dialect, ToCloser, Verdict, may_become
 from ayder_cli.intents.dialects.markers import Token
 from ayder_cli.wording import short
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 
-from ayder_cli.intents.dialects.common.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict
+from ayder_cli.intents.dialects.common.dialect_parts import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict
 from ayder_cli.intents.dialects.common.json_extent import json_values
 from ayder_cli.intents.dialects.common.python_args import NotPython, python_calls
 from ayder_cli.wording import short

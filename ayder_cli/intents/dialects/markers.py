@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ayder_cli.intents.dialects.common.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict
+from ayder_cli.intents.dialects.common.dialect_parts import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict
 from ayder_cli.intents.dialects.common.xml_tags import PREFIXES, variants
 
 # Special tokens a server sometimes leaves in the text: end-of-turn markers, role headers.

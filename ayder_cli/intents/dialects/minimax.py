@@ -13,7 +13,7 @@ import json
 import re
 
 from ayder_cli.calls import json_loads, json_raw_decode
-from ayder_cli.intents.dialects.common.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict
+from ayder_cli.intents.dialects.common.dialect_parts import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict
 from ayder_cli.intents.dialects.common.json_extent import JsonExtent
 from ayder_cli.wording import short
 

@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from ayder_cli.intents.coerce import CoerceError, typed
-from ayder_cli.intents.dialects.common.base import Dialect, ToCloser, Verdict
+from ayder_cli.intents.dialects.common.dialect_parts import Dialect, ToCloser, Verdict
 from ayder_cli.intents.found import NAME
 from ayder_cli.wording import short
 

@@ -8,7 +8,7 @@ import json
 import re
 
 from ayder_cli.calls import json_raw_decode
-from ayder_cli.intents.dialects.common.base import (
+from ayder_cli.intents.dialects.common.dialect_parts import (
     MAX_TAG,
     NEED_MORE,
     NON_SPACE,

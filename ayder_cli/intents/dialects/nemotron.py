@@ -9,7 +9,7 @@ is reported, not run, when the reply was cut at max_tokens.
 
 from __future__ import annotations
 
-from ayder_cli.intents.dialects.common.base import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict
+from ayder_cli.intents.dialects.common.dialect_parts import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict
 from ayder_cli.intents.dialects.common.json_extent import JsonSequence
 from ayder_cli.wording import short
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import ast
 import re
 
-from ayder_cli.intents.dialects.common.base import MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
+from ayder_cli.intents.dialects.common.dialect_parts import (MAX_TAG, NEED_MORE, NOT_MINE, Block, Dialect, Ends,
+                                                            Verdict, Where)
 from ayder_cli.intents.found import Found
 from ayder_cli.wording import short
 

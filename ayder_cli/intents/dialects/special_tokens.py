@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from ayder_cli.calls import json_loads
-from ayder_cli.intents.dialects.common.base import (
+from ayder_cli.intents.dialects.common.dialect_parts import (
     MAX_TAG,
     NEED_MORE,
     NOT_MINE,

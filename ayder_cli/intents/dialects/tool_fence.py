@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ayder_cli.calls import json_loads
-from ayder_cli.intents.dialects.common.base import NEED_MORE, Block, Dialect, Ends, Verdict
+from ayder_cli.intents.dialects.common.dialect_parts import NEED_MORE, Block, Dialect, Ends, Verdict
 from ayder_cli.intents.dialects.pythonic import add_python_calls
 from ayder_cli.wording import short
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from ayder_cli.intents.dialects.common.base import Dialect
+from ayder_cli.intents.dialects.common.dialect_parts import Dialect
 from ayder_cli.intents.dialects.common.xml_calls import XmlCalls, in_wrapper
 
 _NAMESPACED = re.compile(r"<([A-Za-z][\w.\-]{0,31}):tool_call>")

@@ -22,7 +22,7 @@ import re
 
 from ayder_cli.calls import json_loads
 from ayder_cli.intents.coerce import CoerceError, marked_json, typed
-from ayder_cli.intents.dialects.common.base import (
+from ayder_cli.intents.dialects.common.dialect_parts import (
     MAX_TAG,
     NEED_MORE,
     NON_SPACE,
