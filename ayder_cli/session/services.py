@@ -157,7 +157,6 @@ def _mcp_tools(servers: dict[str, ServerConfig], config: Config, env, console: C
                window: Callable[[], int | None]) -> McpTools:
     """The MCP servers' tools, started at the first request."""
     from ayder_cli.mcp_servers.adapter import McpHub
-    from ayder_cli.mcp_servers.server_config import ServerConfig
     from ayder_cli.mcp_servers.tools import McpTools
 
     def hub():

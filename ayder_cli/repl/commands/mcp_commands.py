@@ -7,7 +7,8 @@ from ayder_cli.repl.commands.registry import CommandContext, command
 
 @command("mcp", help="the MCP servers (started now if not yet): their tools with their token cost, which are deferred")
 def _mcp(context: CommandContext, args: str) -> None:
-    mcp = getattr(context.session.executor.registry, "mcp", None)  # mcp_servers/tools.WithMcpTools, when servers are named
+    # mcp_servers/tools.WithMcpTools, when servers are named
+    mcp = getattr(context.session.executor.registry, "mcp", None)
     if mcp is None:
         context.console.info("no MCP servers configured (mcp_servers; see the README's MCP servers)")
         return
