@@ -4,7 +4,7 @@ Run:  python benchmarks/prompt_size.py [--base-url URL [--model M] [--provider o
                                        [--tools LIST] [--edit-format F] [--strict]
 
 The first request is the one ayder sends for "Say hello." in an empty project, built by
-the same wiring as the CLI (build_services, with a temporary HOME so no user config or
+the same wiring as the CLI (build_session, with a temporary HOME so no user config or
 instructions file is read), once with native tools and once with the tools taught as
 text ([CALL] lines). Its size in tokens is read from a server when --base-url is given
 (the request is sent with max_tokens 1 and the reply's usage.prompt_tokens, or Ollama's
@@ -66,14 +66,14 @@ def first_request(root: Path, env: dict[str, str], flags: dict, native: bool, wi
     """(services, the ChatRequest ayder sends first for PROMPT) in one mode; `wire(services)` may change
     the services before the request is built."""
     from ayder_cli.config.config_layers import load_config
-    from ayder_cli.session.services import build_services
+    from ayder_cli.session.services import build_session
     from ayder_cli.terminal.console import Console
     from ayder_cli.terminal.environment import Environment
 
     config = load_config(env=env, root=root, flags=flags)
     config = replace(config, native_tools="on" if native else "off")
     quiet = Environment(stdout=io.StringIO(), stderr=io.StringIO(), env=env, cwd=root, no_color=True)
-    services = build_services(config, quiet, root=root, console=Console(quiet))
+    services = build_session(config, quiet, root=root, console=Console(quiet))
     if wire is not None:
         wire(services)
     services.conversation.add_user(PROMPT)

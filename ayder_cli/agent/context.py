@@ -13,7 +13,6 @@ ayder assumes (num_ctx, in the loop's settings).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Protocol
 
 from ayder_cli.agent.calibration import CUT, IMPLAUSIBLE, Calibration, prompt_estimate
@@ -38,11 +37,16 @@ class Host(Protocol):
 
     conversation: Conversation
     usage: SessionUsage
-    config: Config  # the keeper narrows num_ctx to what the server shows it serves
     profiles: ServerProfiles | None  # what earlier runs learned of the server (its prompt speed)
 
     @property
+    def config(self) -> Config: ...
+
+    @property
     def client(self) -> ChatClient: ...
+
+    def narrow_window(self, num_ctx: int) -> None:
+        """Ask the runtime's owner to assume the server serves num_ctx tokens (the keeper never writes the config)."""
 
     def request(self) -> ChatRequest:
         """The next request for the conversation as it stands."""
@@ -88,7 +92,7 @@ class ContextKeeper:
                                         "set --num-ctx to what it serves, or /reset") from exc
                 config = self.host.config
                 if available and available < (config.num_ctx or available + 1):
-                    self.host.config = replace(config, num_ctx=available)  # what the server really serves
+                    self.host.narrow_window(available)  # what the server really serves
                 self.notice("the server found the conversation too long; compacting and asking once more")
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -176,7 +180,7 @@ class ContextKeeper:
             # Ollama serves the num_ctx ayder pins: the prompt was bigger than the estimate said.
             self.calibration.at_least(window / estimate * 1.1)
         else:  # it serves less than ayder was told: at most what it read
-            self.host.config = replace(config, num_ctx=reported)
+            self.host.narrow_window(reported)
         self.server_cut = True
 
     def prefix_tokens(self) -> int:

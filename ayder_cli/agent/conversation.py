@@ -22,14 +22,15 @@ RESULTS_HEADER = "Tool results:\n\n"  # starts the user message that holds the r
 
 
 class Conversation:
-    def __init__(self, system_prompt: str, on_message: Callable[[dict[str, Any]], None] | None = None) -> None:
+    def __init__(self, system_prompt: str, on_message: Callable[[dict[str, Any]], None] | None = None,
+                 preamble: str = "") -> None:
         self.system_prompt = system_prompt
         self.messages: list[dict[str, Any]] = []
         self.on_message = on_message  # e.g. the session transcript, told of every message as it is added
         # Sent before the text of the first user message (the environment note), never stored in
         # messages: the system prompt before it stays the same from run to run, the transcript
         # holds what the user wrote.
-        self.preamble = ""
+        self.preamble = preamble
 
     def _add(self, message: dict[str, Any]) -> None:
         self.messages.append(message)

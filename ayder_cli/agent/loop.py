@@ -13,8 +13,8 @@ edits (verify).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Callable
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
 
 from ayder_cli.agent.batch import Batch, within_call_limit
 from ayder_cli.agent.budget import MessageBudget, Stop
@@ -51,10 +51,21 @@ class ReplyCounts:
     repeats: RepeatGuard = field(default_factory=RepeatGuard)
 
 
+class RuntimeView(Protocol):
+    """The runtime as the loop sees it: read, never assigned. Its owner (session/session.py) replaces it
+    (/model, /provider, a changed setting) and narrows its window when the keeper finds the server serves less."""
+
+    @property
+    def runtime(self) -> Runtime: ...
+
+    def narrow_window(self, num_ctx: int) -> None:
+        """From the next request on, assume the server serves num_ctx tokens."""
+
+
 class ChatLoop:
     def __init__(
         self,
-        runtime: Runtime,
+        runtime: RuntimeView,
         conversation: Conversation,
         callbacks: Callbacks,
         executor: ToolExecutor | None = None,
@@ -62,41 +73,43 @@ class ChatLoop:
         log: Callable[[str], None] = lambda message: None,
         profiles: ServerProfiles | None = None,
         verify: Verifier | None = None,
+        usage: SessionUsage | None = None,
     ) -> None:
-        self.runtime = runtime
+        self.view = runtime  # the server and model in use, read at every request
         self.conversation = conversation
         self.callbacks = callbacks
         self.executor = executor
         self.checkpoints = checkpoints  # where checkpoints go; None: the loop stops when the budget is spent
         self.log = log
-        self.usage = SessionUsage()
+        self.usage = usage or SessionUsage()  # the session's, which the transcript saves
         self.profiles = profiles  # what earlier runs learned about this server and model
         self.verify = verify or Verifier()  # the checks after a reply that changed files; none by default
         # The keeper reads the settings and the next request, and narrows num_ctx to what the server serves.
         self.context = ContextKeeper(self, callbacks.on_notice)
         self._meet_the_server()
 
-    # --- the server and model: one Runtime, replaced whole
+    # --- the server and model: one Runtime, replaced whole by its owner
+
+    @property
+    def runtime(self) -> Runtime:
+        return self.view.runtime
 
     @property
     def config(self) -> Config:
-        return self.runtime.config
-
-    @config.setter
-    def config(self, config: Config) -> None:
-        """The loop learns the window the server really serves (num_ctx) as it goes."""
-        self.runtime = replace(self.runtime, config=config)
+        return self.view.runtime.config
 
     @property
     def client(self) -> ChatClient:
-        return self.runtime.client
+        return self.view.runtime.client
 
-    def use(self, runtime: Runtime) -> None:
-        """Talk through `runtime` from the next request on (/model, /provider, a changed setting);
-        what was learned of the server and model starts again when they are others."""
-        known = runtime.endpoint.serves_as(self.runtime.endpoint)
-        self.runtime = runtime
-        if not known:
+    def narrow_window(self, num_ctx: int) -> None:
+        """The keeper learned the server serves less than num_ctx said: the runtime's owner narrows it."""
+        self.view.narrow_window(num_ctx)
+
+    def runtime_replaced(self, previous: Runtime) -> None:
+        """The owner now talks through another runtime (/model, /provider, a changed setting); what was
+        learned of the server and model starts again when they are others than `previous`'s."""
+        if not self.runtime.endpoint.serves_as(previous.endpoint):
             self._meet_the_server()
         else:  # the same model; its edit_format setting may have changed
             pick_edit_format(self.config, self.profiles, self.executor, self.log)

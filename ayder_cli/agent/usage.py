@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from ayder_cli.llm.wire_types import Usage
@@ -26,7 +26,9 @@ class SessionUsage:
         return {key: getattr(self, key) for key in USAGE_FIELDS}
 
     def restore(self, totals: dict[str, int]) -> None:
-        """Go on from the totals an earlier run saved."""
+        """Go on from the totals an earlier run saved (a resumed session): what this run counted is let go."""
+        for each in fields(self):
+            setattr(self, each.name, each.default)
         for key, value in totals.items():
             if key in USAGE_FIELDS:
                 setattr(self, key, value)

@@ -74,7 +74,9 @@ class Host(Protocol):
     """What the hold uses of the loop: the conversation it may shorten, the settings, the next request."""
 
     conversation: Conversation
-    config: Config
+
+    @property
+    def config(self) -> Config: ...  # read only: the hold never changes the settings
 
     def request(self) -> ChatRequest: ...
 

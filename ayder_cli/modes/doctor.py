@@ -93,12 +93,12 @@ class Findings:
 class Doctor:
     """The checks against the session's client, config and prompt; `found` holds what they learned."""
 
-    def __init__(self, services, pick_model: str = "-m NAME") -> None:
-        self.services = services
+    def __init__(self, session, pick_model: str = "-m NAME") -> None:
+        self.session = session
         self.pick_model = pick_model  # how this run switches model: the flag, or /model in a session
-        self.loop = services.loop
-        self.client = services.loop.client
-        self.config = services.loop.config
+        self.loop = session.loop
+        self.client = session.loop.client
+        self.config = session.loop.config
         self.found = Findings()
         self.tool_choice: str | None = FORCED  # None once the server refuses tool_choice
 
@@ -332,18 +332,18 @@ class Doctor:
         }
         if found.native_tools is False:
             facts["reason"] = f"the server refused native tool calling ({found.refusal})"
-        profiles = self.loop.profiles or ServerProfiles(profiles_path(self.services.environment.env))
+        profiles = self.loop.profiles or ServerProfiles(profiles_path(self.session.environment.env))
         profiles.remember(config.resolved_base_url, config.resolved_model,
                           **{key: value for key, value in facts.items() if value is not None})
         return profiles.path
 
 
-def run_doctor(services, in_session: bool = False) -> int:
+def run_doctor(session, in_session: bool = False) -> int:
     """Run the checks, one line each on stderr, and remember what they learned; the exit status.
     in_session: /doctor, where a model is picked with /model rather than -m."""
-    console = services.console
-    doctor = Doctor(services, "/model NAME" if in_session else "-m NAME")
-    mcp_started = services.mcp is not None and services.mcp.hub is not None  # else starting them says their line
+    console = session.console
+    doctor = Doctor(session, "/model NAME" if in_session else "-m NAME")
+    mcp_started = session.mcp is not None and session.mcp.hub is not None  # else starting them says their line
     try:
         doctor.found.models = doctor.client.list_models()
     except LLMError as exc:
@@ -361,13 +361,13 @@ def run_doctor(services, in_session: bool = False) -> int:
             break
         if result is not None:
             show(console, label, result)
-    sandbox = services.executor.context.sandbox
+    sandbox = session.executor.context.sandbox
     if sandbox is not None:  # not a check of the server (no mark): it never fails the doctor
         console.info(f"sandbox: {sandbox.describe()}")
-    if services.mcp is not None:  # what the MCP tools' schemas take of the window
-        services.executor.offered()  # starts them if the first request did not
+    if session.mcp is not None:  # what the MCP tools' schemas take of the window
+        session.executor.offered()  # starts them if the first request did not
         if mcp_started:
-            console.info(services.mcp.report()[0])
+            console.info(session.mcp.report()[0])
     config = doctor.config  # a suggestion, not a check: it never fails the doctor
     profiles = doctor.loop.profiles
     console.info(doctor_line(config.edit_format, config.resolved_model,

@@ -17,7 +17,7 @@ from ayder_cli.modes.oneshot import ended_on_a_failed_check
 from ayder_cli.repl.commands import CommandContext, CommandResult, ModeCommands, run_command
 
 if TYPE_CHECKING:
-    from ayder_cli.session.services import Services
+    from ayder_cli.session.session import Session
 
 BLOCK_FENCE = '"""'
 
@@ -68,55 +68,53 @@ def read_entries(
             yield "\n".join(block)
 
 
-def handle_entry(services: Services, text: str) -> EntryOutcome:
+def handle_entry(session: Session, text: str) -> EntryOutcome:
     """Run one entry: a slash command or a prompt. Errors are reported, not raised."""
     if text.startswith("/"):
-        result = run_command(text, command_context(services))
+        result = run_command(text, command_context(session))
         return {CommandResult.OK: EntryOutcome.OK, CommandResult.FAILED: EntryOutcome.FAILED}.get(
             result, EntryOutcome.EXIT)
     if text.startswith("!"):
         from ayder_cli.modes.user_command import handle_user_command  # subprocess and the rest, when used
 
-        status = handle_user_command(services, text)
+        status = handle_user_command(session, text)
         return EntryOutcome.INTERRUPTED if status is None else EntryOutcome.OK if status == 0 else EntryOutcome.FAILED
     try:
         if "@" in text:
             from ayder_cli.modes.attachments import attach_files  # read_file's module, when a line has an @
 
-            text = attach_files(text, services.executor.context, services.console.dim_line)
-        denials = services.executor.denials
-        result = services.loop.run(text)
+            text = attach_files(text, session.executor.context, session.console.dim_line)
+        denials = session.executor.denials
+        result = session.run(text)
     except AyderError as exc:
-        services.console.error(exc.message, exc.hint)
+        session.console.error(exc.message, exc.hint)
         return EntryOutcome.FAILED
     if result.interrupted:
         return EntryOutcome.INTERRUPTED
-    if result.stopped or ended_on_a_failed_check(services, result):  # no answer, or one on a failing check
+    if result.stopped or ended_on_a_failed_check(session, result):  # no answer, or one on a failing check
         return EntryOutcome.FAILED
-    if services.executor.denials > denials:  # what it asked for was not done, as a denied /plan
+    if session.executor.denials > denials:  # what it asked for was not done, as a denied /plan
         return EntryOutcome.FAILED
     return EntryOutcome.OK
 
 
-def command_context(services: Services) -> CommandContext:
-    """What the slash commands may use of this run's services; the modes they start are given from here."""
+def command_context(session: Session) -> CommandContext:
+    """What the slash commands may use of this run's session; the modes they start are given from here."""
 
     def implement(identifier: str) -> tuple[int, str]:
         from ayder_cli.modes.implement import implement_task  # loaded when asked for: the prompt comes sooner
 
-        return implement_task(services, identifier)
+        return implement_task(session, identifier)
 
     def implement_all() -> int:
         from ayder_cli.modes.implement import implement_all as run_all
 
-        return run_all(services)
+        return run_all(session)
 
     def doctor() -> int:
         from ayder_cli.modes.doctor import run_doctor  # the heaviest of them: only when asked for
 
-        return run_doctor(services, in_session=True)
+        return run_doctor(session, in_session=True)
 
-    return CommandContext(console=services.console, root=services.root, conversation=services.conversation,
-                          loop=services.loop, executor=services.executor, sessions=services.sessions,
-                          settings=services.settings, repo_root=services.state_root,
+    return CommandContext(console=session.console, session=session,
                           modes=ModeCommands(implement=implement, implement_all=implement_all, doctor=doctor))

@@ -8,7 +8,7 @@ from ayder_cli.errors import AyderError, ExitStatus
 from ayder_cli.storage.tasks import Task, find_task, load_tasks, set_status
 
 if TYPE_CHECKING:
-    from ayder_cli.session.services import Services
+    from ayder_cli.session.session import Session
 
 
 def task_prompt(task: Task, shown_path: str) -> str:
@@ -18,47 +18,46 @@ def task_prompt(task: Task, shown_path: str) -> str:
     )
 
 
-def implement_task(services: Services, identifier: str) -> tuple[int, str]:
+def implement_task(session: Session, identifier: str) -> tuple[int, str]:
     """Run the agent on one task in the current conversation -> (exit status, one-line outcome)."""
-    task = find_task(services.state_root, identifier)
-    services.executor.offer("tasks")  # the model marks the task done with update_task_status
-    set_status(services.state_root, task.id, "in_progress", services.sessions.journal)
-    shown = task.path.relative_to(services.state_root).as_posix()
-    services.console.dim_line(f"implementing {task.id}: {task.title}")
+    task = find_task(session.state_root, identifier)
+    session.executor.offer("tasks")  # the model marks the task done with update_task_status
+    set_status(session.state_root, task.id, "in_progress", session.journal)
+    shown = task.path.relative_to(session.state_root).as_posix()
+    session.console.dim_line(f"implementing {task.id}: {task.title}")
     try:
-        result = services.loop.run(task_prompt(task, shown))
+        result = session.run(task_prompt(task, shown))
     except AyderError as exc:
-        services.console.error(exc.message, exc.hint)
+        session.console.error(exc.message, exc.hint)
         return ExitStatus.ERROR, f"{task.id} failed: {exc.message}"
     if result.interrupted:
         return ExitStatus.INTERRUPTED, f"{task.id} interrupted"
     if result.stopped:
         return ExitStatus.ERROR, f"{task.id} stopped: {result.stopped}"
-    status = find_task(services.state_root, task.id).status
-    if services.loop.verify.passed is False:  # done only when its checks pass
+    status = find_task(session.state_root, task.id).status
+    if session.loop.verify.passed is False:  # done only when its checks pass
         if status == "done":
-            set_status(services.state_root, task.id, "in_progress", services.sessions.journal)
+            set_status(session.state_root, task.id, "in_progress", session.journal)
         return ExitStatus.ERROR, f"{task.id} not done: its last check failed"
     if status != "done":
         return ExitStatus.ERROR, f"{task.id} was not marked done (status: {status})"
     return ExitStatus.OK, f"{task.id} done"
 
 
-def implement_all(services: Services) -> int:
+def implement_all(session: Session) -> int:
     """Every pending task in order, each in a fresh conversation; stop at the first that fails."""
-    pending = [task for task in load_tasks(services.state_root) if task.status == "pending"]
+    pending = [task for task in load_tasks(session.state_root) if task.status == "pending"]
     if not pending:
-        services.console.info("no pending tasks")
+        session.console.info("no pending tasks")
         return ExitStatus.OK
     outcomes: list[str] = []
     status = ExitStatus.OK
     for index, task in enumerate(pending):
-        services.conversation.reset()
-        services.sessions.new()
-        status, outcome = implement_task(services, task.id)
+        session.reset()
+        status, outcome = implement_task(session, task.id)
         outcomes.append(outcome)
         if status != ExitStatus.OK:
             outcomes += [f"{later.id} not run" for later in pending[index + 1 :]]
             break
-    services.console.info("tasks: " + "; ".join(outcomes))
+    session.console.info("tasks: " + "; ".join(outcomes))
     return status

@@ -13,7 +13,7 @@ from ayder_cli.terminal.piped_stdin import attach_context, read_piped_stdin
 
 if TYPE_CHECKING:
     from ayder_cli.agent.callbacks import RunResult
-    from ayder_cli.session.services import Services
+    from ayder_cli.session.session import Session
 
 
 def one_shot_prompt(options: Options, environment: Environment, console: Console) -> str | None:
@@ -50,21 +50,21 @@ def one_shot_prompt(options: Options, environment: Environment, console: Console
     return prompt
 
 
-def run_one_shot(services: Services, prompt: str) -> int:
+def run_one_shot(session: Session, prompt: str) -> int:
     """Send the prompt once -> 0 with an answer, 130 interrupted, 1 when the loop gave up or the last check failed."""
-    result = services.loop.run(prompt)
+    result = session.run(prompt)
     if result.interrupted:
         return ExitStatus.INTERRUPTED
-    if ended_on_a_failed_check(services, result):
+    if ended_on_a_failed_check(session, result):
         return ExitStatus.ERROR
     return ExitStatus.ERROR if result.stopped else ExitStatus.OK  # the loop gave up: a failure
 
 
-def ended_on_a_failed_check(services: Services, result: RunResult) -> bool:
+def ended_on_a_failed_check(session: Session, result: RunResult) -> bool:
     """The model ended its answer with the last check still failing: shown to the user, and a failure
     of the prompt (a one-shot run exits 1, a script names the line)."""
-    if result.stopped or services.loop.verify.passed is not False:
+    if result.stopped or session.loop.verify.passed is not False:
         return False
-    services.console.info(services.loop.verify.failure)  # the model ended its turn on it: the user sees it
-    services.console.notice("the last check failed; fix it, or run again to let the model try")
+    session.console.info(session.loop.verify.failure)  # the model ended its turn on it: the user sees it
+    session.console.notice("the last check failed; fix it, or run again to let the model try")
     return True

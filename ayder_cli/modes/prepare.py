@@ -1,4 +1,4 @@
-"""Before a mode runs: the project root and the --system prompt read from the options, the services
+"""Before a mode runs: the project root and the --system prompt read from the options, the session
 built once, the session resumed, a checkpoint offered, the config logged."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from ayder_cli.terminal.environment import Environment
 
 if TYPE_CHECKING:
     from ayder_cli.config.schema import Config
-    from ayder_cli.session.services import Services
+    from ayder_cli.session.session import Session
 
 CHECKPOINT_THERE = "a checkpoint from an earlier run is in .ayder/memory/current_memory.md"
 
@@ -91,65 +91,65 @@ def system_prompt(given_text: str | None, environment: Environment) -> str | Non
     return text.strip("\n")
 
 
-def ready_services(options: Options, environment: Environment, config: Config, root: Path, console: Console,
-                   config_file: Path | None, system: str | None, mode: Mode, repo_root: Path | None = None) -> Services:
-    """The services built once, with what the mode needs done before its first message.
+def ready_session(options: Options, environment: Environment, config: Config, root: Path, console: Console,
+                   config_file: Path | None, system: str | None, mode: Mode, repo_root: Path | None = None) -> Session:
+    """The session built once, with what the mode needs done before its first message.
     root: the tools' root; repo_root: where .ayder/ is (None: root)."""
-    # Loaded here, not above: the REPL draws its first prompt before the services are built.
-    from ayder_cli.session.services import build_services
+    # Loaded here, not above: the REPL draws its first prompt before the session is built.
+    from ayder_cli.session.services import build_session
     from ayder_cli.terminal.signals import adopt_orphans
 
     if any(not command.strip() for command in options.verify):
         raise UsageError("--verify: the command is empty", hint='give a command, e.g. --verify "pytest -q"')
-    services = build_services(config, environment, root=root, repo_root=repo_root, console=console,
+    session = build_session(config, environment, root=root, repo_root=repo_root, console=console,
                               config_file=config_file,
                               flags=options.config_flags(), granted=options.granted,
                               use_instructions=not options.no_instructions,
                               verify=tuple(command.strip() for command in options.verify))
     try:
         if system is not None:
-            services.settings.use_system_prompt(system)
+            session.use_system_prompt(system)
         if options.json_events:
-            console.watch(services)
+            console.watch(session)
         if options.resuming:
-            services.sessions.resume(options.resume_id)
+            session.resume(options.resume_id)
         if mode is not Mode.DOCTOR and (mode is not Mode.REPL or options.restore):  # without --restore, the REPL asks
-            offer_checkpoint(services, restore=options.restore)
-        _log_config(console, services.settings.config, services.settings.runtime.endpoint,  # with the server found
-                    services.executor.context.sandbox)
-        if services.state_root != root:
-            console.log(f"root: {root}, in the git work tree {services.state_root} (which holds .ayder/)")
+            offer_checkpoint(session, restore=options.restore)
+        _log_config(console, session.config, session.runtime.endpoint,  # with the server found
+                    session.executor.context.sandbox)
+        if session.state_root != root:
+            console.log(f"root: {root}, in the git work tree {session.state_root} (which holds .ayder/)")
         if mode is not Mode.DOCTOR:
             adopt_orphans()  # tools may run from here: what they detach is stopped at exit too
     except BaseException:
-        services.close()
+        session.close()
         raise
-    return services
+    return session
 
 
-def offer_checkpoint(services: Services, restore: bool = False, ask: Callable[[str], str] | None = None) -> None:
+def offer_checkpoint(session: Session, restore: bool = False, ask: Callable[[str], str] | None = None) -> None:
     """A checkpoint left by an earlier run: --restore starts from it; the REPL asks (`ask` puts a
     question and reads the answer); other modes say it is there and how to use it."""
     from ayder_cli.agent.checkpoint import restore_message
 
-    checkpoints, console = services.loop.checkpoints, services.console
+    checkpoints, console = session.loop.checkpoints, session.console
     if checkpoints is None or not checkpoints.exists():
         if restore:
             console.notice("--restore: there is no checkpoint in .ayder/memory/; starting fresh")
         return
-    if restore or (ask is not None and _wants_the_checkpoint(services, ask)):
-        services.conversation.add_user(restore_message(checkpoints.summary(), 1))
+    if restore or (ask is not None and _wants_the_checkpoint(session, ask)):
+        session.conversation.add_user(restore_message(checkpoints.summary(), 1))
         console.dim_line("restored the checkpoint from .ayder/memory/current_memory.md")
     elif ask is None:
         console.notice(f"{CHECKPOINT_THERE}; ayder --restore continues from it "
                        "(/checkpoint show shows it, /checkpoint clear removes it)")
 
 
-def _wants_the_checkpoint(services: Services, ask: Callable[[str], str]) -> bool:
+def _wants_the_checkpoint(session: Session, ask: Callable[[str], str]) -> bool:
     """The REPL's question; a resumed session goes on where it was, unasked."""
-    if services.conversation.messages:
+    if session.conversation.messages:
         return False
-    services.console.notice(CHECKPOINT_THERE)
+    session.console.notice(CHECKPOINT_THERE)
     try:
         answer = ask("Restore it? [y/N] ")
     except (KeyboardInterrupt, EOFError):

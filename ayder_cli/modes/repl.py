@@ -1,7 +1,7 @@
 """The interactive REPL: line editing, history and slash commands completed at a prompt on the
 terminal; each entry handled as a piped script's would be (modes/entries.py).
 
-The services are built at the first entry (or before the prompt when the run
+The Session is built at the first entry (or before the prompt when the run
 needed them first): the prompt is ready to type in before the HTTP stack, the
 parser and the tools are loaded.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_input
@@ -30,10 +30,13 @@ from ayder_cli.repl.line_input import prompt_session
 from ayder_cli.terminal.signals import raise_if_terminated
 from ayder_cli.terminal.typed_ahead import TypedAhead
 
+if TYPE_CHECKING:
+    from ayder_cli.session.session import Session
+
 LEAVE_HINT = "Ctrl-C again within a second leaves (so does Ctrl-D or /exit)"
 
 
-def run_repl(services: Deferred, console: Console, config: Config, root: Path, environment: Environment,
+def run_repl(session: Deferred[Session], console: Console, config: Config, root: Path, environment: Environment,
              repo_root: Path | None = None) -> int:
     """Read and handle entries at the prompt until /exit, Ctrl-D or Ctrl-C twice at an empty prompt.
     root: the tools' root; repo_root: where .ayder/ is (None: root)."""
@@ -41,14 +44,14 @@ def run_repl(services: Deferred, console: Console, config: Config, root: Path, e
     # redirected, so `ayder > log` stays clean.
     output = create_output(stdout=environment.stdout if environment.stdout_is_tty else environment.stderr)
     with create_app_session(input=create_input(environment.stdin), output=output):
-        session = prompt_session(environment.env, None if environment.stdout_is_tty else output,
+        prompts = prompt_session(environment.env, None if environment.stdout_is_tty else output,
                                  environment.no_color, root)
         leave = CtrlCToLeave(lambda: console.dim_line(LEAVE_HINT), clock=environment.clock)
         typed = TypedAhead()  # what was typed before the checkpoint question: not its answer, and not lost
 
         def ask(question: str) -> str:
             typed.take_from(environment.stdin)
-            return session.prompt(question)
+            return prompts.prompt(question)
 
         def read_line(in_block: bool) -> str:
             ahead = typed.next_line()
@@ -57,26 +60,26 @@ def run_repl(services: Deferred, console: Console, config: Config, root: Path, e
                 return ahead
             while True:
                 try:
-                    line = session.prompt("... " if in_block else "> ", default=typed.take_partial())
+                    line = prompts.prompt("... " if in_block else "> ", default=typed.take_partial())
                 except KeyboardInterrupt:
                     raise_if_terminated()
                     if in_block:
                         raise
-                    if leave.pressed(empty=not session.default_buffer.text.strip()):
+                    if leave.pressed(empty=not prompts.default_buffer.text.strip()):
                         raise EOFError from None  # twice at an empty prompt: leave, as Ctrl-D does
                     continue  # Ctrl-C at the prompt clears the line
                 raise_if_terminated()  # a SIGTERM or SIGHUP as the prompt returned
                 leave.reset()
                 return line
 
-        if services.built:
-            config = services.get().settings.config  # with the server that was looked for
+        if session.built:
+            config = session.get().config  # with the server that was looked for
         console.dim_line(banner(config, root, repo_root or root, environment))
         if Layout(repo_root or root).checkpoint.is_file():  # asked of the path: no checkpoint, nothing to build yet
-            offer_checkpoint(services.get(), ask=ask)
+            offer_checkpoint(session.get(), ask=ask)
         for entry in read_entries(read_line, lambda: None, lambda: console.dim_line("block discarded")):
             try:
-                if handle_entry(services.get(), entry) is EntryOutcome.EXIT:
+                if handle_entry(session.get(), entry) is EntryOutcome.EXIT:
                     break
             except KeyboardInterrupt:  # Ctrl-C in a slash command: back to the prompt
                 console.notice("interrupted")

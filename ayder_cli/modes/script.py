@@ -9,10 +9,10 @@ from ayder_cli.errors import ExitStatus
 from ayder_cli.modes.entries import EntryOutcome, handle_entry, read_entries
 
 if TYPE_CHECKING:
-    from ayder_cli.session.services import Services
+    from ayder_cli.session.session import Session
 
 
-def run_script(services: Services, stdin: IO[str]) -> int:
+def run_script(session: Session, stdin: IO[str]) -> int:
     """Every entry in order; go on after a failure, exit 1 if any failed."""
     read = 0  # lines read so far
     start = 0  # the line the entry being read began on (a block: its opening """ line)
@@ -20,7 +20,7 @@ def run_script(services: Services, stdin: IO[str]) -> int:
     def read_line(in_block: bool) -> str:
         nonlocal read, start
         line = stdin.readline()
-        services.console.say_replaced_stdin()
+        session.console.say_replaced_stdin()
         if not line:
             raise EOFError
         read += 1
@@ -29,11 +29,11 @@ def run_script(services: Services, stdin: IO[str]) -> int:
         return line.rstrip("\n").rstrip("\r")
 
     def unclosed() -> None:
-        services.console.notice('end of input inside a """ block; sending what it holds')
+        session.console.notice('end of input inside a """ block; sending what it holds')
 
     failed: list[int] = []
     for entry in read_entries(read_line, unclosed):
-        outcome = handle_entry(services, entry)
+        outcome = handle_entry(session, entry)
         if outcome is EntryOutcome.INTERRUPTED:
             return ExitStatus.INTERRUPTED
         if outcome is EntryOutcome.EXIT:
@@ -42,7 +42,7 @@ def run_script(services: Services, stdin: IO[str]) -> int:
             failed.append(start)
     if not failed:
         return ExitStatus.OK
-    services.console.error(f"script {failed_lines(failed)} failed")
+    session.console.error(f"script {failed_lines(failed)} failed")
     return ExitStatus.ERROR
 
 

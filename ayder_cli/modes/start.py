@@ -1,4 +1,4 @@
-"""One run from its Options: the config resolved, the mode chosen, the services built once, the
+"""One run from its Options: the config resolved, the mode chosen, the session built once, the
 mode run with them; every error said in one or two lines, with its exit status.
 
 The error policy (run) is kept apart from the program (start), as httpie keeps main()
@@ -15,7 +15,7 @@ from typing import IO
 from ayder_cli.errors import AyderError, ExitStatus, UsageError
 from ayder_cli.modes.oneshot import one_shot_prompt, run_one_shot
 from ayder_cli.modes.options import Mode, Options
-from ayder_cli.modes.prepare import (project_root, ready_services, repository_root_of, system_prompt,
+from ayder_cli.modes.prepare import (project_root, ready_session, repository_root_of, system_prompt,
                                      taken_repository, widened_root)
 from ayder_cli.config.schema import Config
 from ayder_cli.config.config_layers import load_config, names_a_server
@@ -55,7 +55,7 @@ def _run_reporting_errors(options: Options, environment: Environment, console: C
     except KeyboardInterrupt:
         console.notice("interrupted")
         return ExitStatus.INTERRUPTED
-    except Terminated as exc:  # services.close() has stopped the background processes on the way here
+    except Terminated as exc:  # session.close() has stopped the background processes on the way here
         try:
             console.notice(f"stopped by {exc}")
         except OSError:  # SIGHUP: the terminal may be gone
@@ -73,7 +73,7 @@ def _run_reporting_errors(options: Options, environment: Environment, console: C
 
 
 def _start(options: Options, environment: Environment, console: Console) -> int:
-    """Config; then the task list, or services built once and the mode run with them."""
+    """Config; then the task list, or the session built once and the mode run with it."""
     root = project_root(options.root, environment)  # the tools' root: --root DIR or the working directory
     repo = repository_root_of(root, environment)  # .ayder/ and the project config: the git work tree's top
     repo = taken_repository(repo, root, environment, console, ask=not options.json_events)
@@ -95,16 +95,16 @@ def _start(options: Options, environment: Environment, console: Console) -> int:
     mode, prompt = _mode(options, environment, console)
     console.say_replaced_stdin()
     system = system_prompt(options.system_text, environment)
-    services = Deferred(lambda: ready_services(options, environment, config, root, console, config_file,
+    session = Deferred(lambda: ready_session(options, environment, config, root, console, config_file,
                                                system, mode, repo_root=repo))
     try:
-        # The REPL draws its first prompt before building the services unless it must say something
+        # The REPL draws its first prompt before building the session unless it must say something
         # they decide first: the session resumed or restored, or the server it looked for.
         if mode is not Mode.REPL or options.resuming or options.restore or not names_a_server(config, environment.env):
-            services.get()  # errors in building them (a server to look for, a session) come before any prompt
-        return _run_mode(mode, services, options, prompt, console, config, root, environment, repo)
+            session.get()  # errors in building it (a server to look for, a session) come before any prompt
+        return _run_mode(mode, session, options, prompt, console, config, root, environment, repo)
     finally:
-        services.close()  # background processes end with ayder
+        session.close()  # background processes end with ayder
         console.settle()
 
 
@@ -171,31 +171,31 @@ def _mode(options: Options, environment: Environment, console: Console) -> tuple
     return Mode.SCRIPT, None
 
 
-def _run_mode(mode: Mode, services: Deferred, options: Options, prompt: str | None, console: Console,
+def _run_mode(mode: Mode, session: Deferred, options: Options, prompt: str | None, console: Console,
               config: Config, root: Path, environment: Environment, repo: Path) -> int:
-    """Run the mode with `services` (a Deferred: the REPL builds them at its first entry)."""
+    """Run the mode with `session` (a Deferred: the REPL builds it at its first entry)."""
     # Each mode's module is loaded when it is the one chosen: the REPL's prompt comes sooner.
     if mode is Mode.REPL:
         from ayder_cli.modes.repl import run_repl
 
-        return run_repl(services, console, config, root, environment, repo_root=repo)
+        return run_repl(session, console, config, root, environment, repo_root=repo)
     if mode is Mode.DOCTOR:
         from ayder_cli.modes.doctor import run_doctor
 
-        return run_doctor(services.get())
+        return run_doctor(session.get())
     if mode is Mode.IMPLEMENT:
         from ayder_cli.modes.implement import implement_all, implement_task
 
         if options.implement_all:
-            return implement_all(services.get())
-        status, outcome = implement_task(services.get(), options.implement_id)
+            return implement_all(session.get())
+        status, outcome = implement_task(session.get(), options.implement_id)
         console.info(outcome)
         return status
     if mode is Mode.ONE_SHOT:
-        return run_one_shot(services.get(), prompt)
+        return run_one_shot(session.get(), prompt)
     from ayder_cli.modes.script import run_script
 
-    return run_script(services.get(), environment.stdin)
+    return run_script(session.get(), environment.stdin)
 
 
 def _traceback(console: Console, exc: BaseException) -> None:

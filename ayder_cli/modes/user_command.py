@@ -27,7 +27,7 @@ from ayder_cli.processes.capture import READ_CHUNK, Capture
 from ayder_cli.processes.process_groups import COMMAND_SHELL, group_alive, kill_group, spawn
 
 if TYPE_CHECKING:
-    from ayder_cli.session.services import Services
+    from ayder_cli.session.session import Session
 
 POLL_S = 0.05  # how often a quiet command is checked on
 PIPE_GRACE_S = 0.3  # after the shell exits, how long what it left behind may still write
@@ -41,10 +41,10 @@ class UserCommandRun:
     leftovers: bool = False  # it left processes running, which were stopped
 
 
-def handle_user_command(services: Services, line: str) -> int | None:
+def handle_user_command(session: Session, line: str) -> int | None:
     """One `!` or `!!` line, shown on the terminal: its exit status (1: no command); None: stopped with Ctrl-C."""
     command, share = parse(line)
-    console = services.console
+    console = session.console
     if not command:
         console.error("! needs a command after it", "e.g. !git status; !!git status also shows it to the model")
         return 1
@@ -57,9 +57,9 @@ def handle_user_command(services: Services, line: str) -> int | None:
             console.err.flush()
             ended_line[0] = text.endswith("\n")
 
-    max_chars = services.executor.context.max_output_chars
+    max_chars = session.executor.context.max_output_chars
     try:
-        run = run_user_command(command, services.root, services.environment.env, show, max_chars)
+        run = run_user_command(command, session.root, session.environment.env, show, max_chars)
     except ToolError as exc:  # /bin/sh could not be started
         console.error(str(exc))
         return 1
@@ -67,7 +67,7 @@ def handle_user_command(services: Services, line: str) -> int | None:
         show("\n")
     (console.dim_line if run.status == 0 else console.notice)(status_line(run))
     if share:
-        services.conversation.add_user(for_the_model(command, run, max_chars))
+        session.conversation.add_user(for_the_model(command, run, max_chars))
         console.dim_line("the command and its output were added to the conversation")
     return run.status
 

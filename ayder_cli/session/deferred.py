@@ -1,8 +1,8 @@
 """Deferred: a value built the first time it is needed, and closed only if it was built.
 
-The REPL holds its services this way, so its first prompt is drawn before the
+The REPL holds its Session this way, so its first prompt is drawn before the
 HTTP stack, the parser and the tools are imported and before the server is
-asked anything; the first entry typed builds them.
+asked anything; the first entry typed builds it.
 """
 
 from __future__ import annotations

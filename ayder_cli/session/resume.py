@@ -11,32 +11,26 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ayder_cli.agent.conversation import Conversation
-from ayder_cli.agent.loop import ChatLoop
 from ayder_cli.agent.usage import SessionUsage
 from ayder_cli.masking import Secrets
-from ayder_cli.config.instructions import environment_note
 from ayder_cli.storage.sessions import Session, SessionInfo, SessionInUse, SessionStore
 from ayder_cli.storage.transcript import SessionError, usage_of
 from ayder_cli.storage.transcript import load as load_session
 from ayder_cli.storage.undo import UndoJournal
 from ayder_cli.storage.undo_store import UndoStore
 from ayder_cli.terminal.console import Console
-from ayder_cli.terminal.environment import Environment
 from ayder_cli.tools.spec import ToolContext
 from ayder_cli.wording import counted
 
 
 class SessionKeeper:
-    def __init__(self, store: SessionStore, *, conversation: Conversation, loop: ChatLoop, tools: ToolContext,
-                 console: Console, secrets: Secrets, environment: Environment, root: Path,
-                 repo_root: Path | None = None, undo_root: Path | None = None) -> None:
+    def __init__(self, store: SessionStore, *, usage: SessionUsage, tools: ToolContext, console: Console,
+                 secrets: Secrets, undo_root: Path) -> None:
         self.store = store  # transcripts under .ayder/sessions/
         self.current: Session | None = None  # the transcript this conversation is appended to
-        self.conversation, self.loop, self.tools = conversation, loop, tools
-        self.console, self.secrets, self.environment, self.root = console, secrets, environment, root
-        self.repo_root = repo_root or root  # named in the environment note when it is not root
-        self.undo_root = undo_root or root  # what the journal's paths are relative to: it holds all ayder writes
+        self.usage = usage  # the conversation's tokens, saved with each reply
+        self.tools, self.console, self.secrets = tools, console, secrets
+        self.undo_root = undo_root  # what the journal's paths are relative to: it holds all ayder writes
 
     @property
     def journal(self) -> UndoJournal | None:
@@ -58,29 +52,28 @@ class SessionKeeper:
         try:
             self.current.append(message)
             if message.get("role") == "assistant":  # the request's tokens are counted by now
-                self.current.append_usage(self.loop.usage.totals(), self.loop.usage.last_reply)
+                self.current.append_usage(self.usage.totals(), self.usage.last_reply)
         except SessionError as exc:
             self.console.notice(f"the session transcript stopped: {exc.message}")
             self.current = None
 
     def new(self) -> None:
-        """A new conversation gets a new transcript and undo journal, and a fresh environment note."""
-        self.conversation.preamble = environment_note(self.root, self.environment.cwd, self.environment.env,
-                                                      repo=self.repo_root)
+        """A new conversation gets a new transcript and undo journal."""
         self._switch(self.store.start())
 
-    def resume(self, identifier: str | None) -> None:
-        """--continue (identifier None: the latest) or --resume ID: the transcript's messages and
-        the undo journal come back -- unless another ayder is writing to that session."""
+    def resume(self, identifier: str | None, fail_in_use: bool = False) -> list[dict[str, Any]] | None:
+        """--continue (identifier None: the latest) or --resume ID: the transcript's messages (returned, for
+        the conversation), its usage and the undo journal come back -- unless another ayder is writing to that
+        session (fail_in_use: then SessionInUse; else a new session goes on, and None)."""
         path = self.store.latest() if identifier is None else self.store.find(identifier)
         if path is None:
             self.console.notice("no earlier session in this project; starting a new one")
-            return
+            return None
         session = Session.resume(path, self.store.redact)
         holder = session.lock()
         if holder is not None:
-            self._in_use(f"session {session.id} is in use by {holder.describe()}")
-            return
+            self._in_use(f"session {session.id} is in use by {holder.describe()}", fail_in_use)
+            return None
         if session.lock_error:
             self.console.log(f"session {session.id} is not locked ({session.lock_error})")
         try:
@@ -90,13 +83,12 @@ class SessionKeeper:
             raise
         for warning in warnings:
             self.console.notice(warning)
-        self.conversation.messages = messages
-        self.loop.usage = SessionUsage()
-        self.loop.usage.restore(usage_of(path) or {})  # /usage goes on from the earlier runs
+        self.usage.restore(usage_of(path) or {})  # /usage goes on from the earlier runs
         self._switch(session, resumed=True)
         changes = len(self.journal)
         undo = f", {counted(changes, 'change')} to /undo" if changes else ""
         self.console.dim_line(f"resumed session {session.id}: {counted(len(messages), 'message')}{undo}")
+        return messages
 
     def close(self) -> None:
         """At exit: another ayder may --continue this session now; one this run started that never
@@ -104,9 +96,9 @@ class SessionKeeper:
         if self.current is not None:
             self.current.close(keep_unanswered=False)
 
-    def _in_use(self, in_use: str) -> None:
+    def _in_use(self, in_use: str, fail: bool) -> None:
         """The session asked for has another writer: start a new one (the default) or stop with exit 1."""
-        if self.loop.config.session_in_use == "fail":
+        if fail:
             raise SessionInUse(in_use, hint="wait until it ends, or start without --continue/--resume")
         self.console.notice(f"{in_use}; starting a new session")
 

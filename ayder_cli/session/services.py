@@ -1,14 +1,13 @@
-"""build_services(): the one place where the objects of a run are wired together."""
+"""build_session(): the one place where the objects of a run are built, each whole, into a Session."""
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.agent.loop import ChatLoop
+from ayder_cli.agent.usage import SessionUsage
 from ayder_cli.agent.verify import Consent, Verifier
 from ayder_cli.masking import Secrets
 from ayder_cli.config.schema import Config
@@ -16,6 +15,7 @@ from ayder_cli.config.instructions import environment_note
 from ayder_cli.config.prompts import compose_system_prompt, load_system_prompt
 from ayder_cli.session.resume import SessionKeeper
 from ayder_cli.session.server import runtime_for, secrets_of, with_discovered_server
+from ayder_cli.session.session import RuntimeHold, Session
 from ayder_cli.session.settings import Settings, no_instructions, read_instructions
 from ayder_cli.session.url_server import with_server_of_url
 from ayder_cli.storage.checkpoint_store import CheckpointStore
@@ -36,48 +36,11 @@ from ayder_cli.processes.own_process import keep_from_children
 from ayder_cli.processes.sandbox import Sandbox
 
 if TYPE_CHECKING:
+    from ayder_cli.mcp_servers.server_config import ServerConfig
     from ayder_cli.mcp_servers.tools import McpTools
 
 
-@dataclass
-class Services:
-    """The objects of one run, built once; close() ends what they started."""
-
-    environment: Environment
-    root: Path  # the tools' root: no tool reads, writes or runs outside it
-    console: Console
-    conversation: Conversation
-    loop: ChatLoop
-    executor: ToolExecutor  # every tool call goes through it
-    sessions: SessionKeeper  # the transcript and undo journal this conversation is saved to
-    settings: Settings  # model, server, config values and system prompt, as commands change them
-    secrets: Secrets  # masked in everything printed or saved
-    leftovers: threading.Thread | None = None  # removes what killed writes left (tools/leftovers.py)
-    mcp: McpTools | None = None  # the MCP servers of the config, started at the first request
-    repo_root: Path | None = None  # where .ayder/ is: the git work tree's top (storage/layout.py); None: root
-
-    @property
-    def state_root(self) -> Path:
-        """The folder whose .ayder/ holds this project's sessions, tasks, checkpoint and config."""
-        return self.repo_root or self.root
-
-    @property
-    def processes(self) -> ProcessManager | None:
-        """Background commands, killed at exit."""
-        return self.executor.context.processes
-
-    def close(self) -> None:
-        """At exit: nothing ayder started keeps running."""
-        if self.processes is not None:
-            self.processes.kill_all()
-        if self.mcp is not None:
-            self.mcp.close()
-        if self.leftovers is not None:
-            self.leftovers.join(timeout=1.0)  # a short run still cleans up; a huge project is not waited for
-        self.sessions.close()
-
-
-def build_services(
+def build_session(
     config: Config,
     environment: Environment,
     *,
@@ -89,9 +52,10 @@ def build_services(
     granted: set[str] | None = None,
     use_instructions: bool = True,
     verify: tuple[str, ...] = (),
-) -> Services:
+) -> Session:
     """root: the tools' root; repo_root: where .ayder/ is, the project config and the first AGENTS.md
-    (None: root); verify: the --verify commands, the user's own (they replace the config's for this run)."""
+    (None: root); verify: the --verify commands, the user's own (they replace the config's for this run).
+    Each object is built whole, in order, from what was built before it: nothing is set on it afterwards."""
     env, cwd = environment.env, environment.cwd
     repo = repo_root or root
     # Undo covers both: the files tools write under root, the task files under repo/.ayder/. Each
@@ -100,25 +64,25 @@ def build_services(
     secrets = secrets_of(config, env)  # as loaded: a server found below gets no key, /provider may give one
     keep_from_children(secrets)  # wiped from ayder's first environment before a command starts
     policy = _tool_policy(config)
-    mcp = _mcp_tools(config, env, console, secrets, policy)
+    servers = _mcp_servers(config, env, secrets)
     config = with_discovered_server(config, env, console, environment.local_servers)
     profiles = ServerProfiles(profiles_path(env))
     config = with_server_of_url(config, env, console, profiles)  # a URL given without -p: what it speaks
     instructions = (read_instructions(config, environment, repo, console) if use_instructions
                     else no_instructions(console))
-    conversation = Conversation(compose_system_prompt(load_system_prompt(config.prompts, repo, console.notice),
-                                                      instructions.prompt_block()))
-    # After the cached prefix (system prompt, instructions, tools): it changes from run to run.
-    conversation.preamble = environment_note(root, cwd, env, repo=repo)
+    system_prompt = compose_system_prompt(load_system_prompt(config.prompts, repo, console.notice),
+                                          instructions.prompt_block())
     console.mask_with(secrets)  # from here on, nothing printed shows a key
     store = SessionStore(repo, redact=secrets.mask, keep=config.max_sessions)
-    runtime = runtime_for(config, env, console, secrets, pause=environment.pause)
-    config = runtime.config
+    hold = RuntimeHold(runtime_for(config, env, console, secrets, pause=environment.pause))
+    config = hold.runtime.config
+    # The schemas are measured against the window served at the first request.
+    mcp = None if servers is None else _mcp_tools(servers, config, env, console, policy, window=hold.window)
     context = ToolContext(
         root,
         repo_root=repo,
         max_output_chars=config.max_tool_output_chars,
-        journal=None,  # the session's, from keeper.start() below
+        journal=None,  # the transcript's, from keeper.start() below
         processes=ProcessManager(root, max_output_chars=config.max_tool_output_chars),
         shell_deny=(*DEFAULT_SHELL_DENY, *config.tools.get("shell_deny", ())),
         shell_timeout_s=config.shell_timeout_s,
@@ -143,22 +107,22 @@ def build_services(
     consent = Consent(bool(verify), lambda: executor.permissions.allows("x"), checks_asker(environment),
                       console.notice)
     verifier = Verifier(verify or config.verify, executor, consent, report=console.on_check, show=console.info,
-                        window=lambda: loop.config.num_ctx, warn=console.notice)
-    loop = ChatLoop(runtime, conversation, console, executor=executor,
+                        window=hold.window, warn=console.notice)
+    usage = SessionUsage()
+    keeper = SessionKeeper(store, usage=usage, tools=context, console=console, secrets=secrets, undo_root=outer)
+    # The environment note goes after the cached prefix (system prompt, instructions, tools): it changes
+    # from run to run.
+    conversation = Conversation(system_prompt, on_message=keeper.record,
+                                preamble=environment_note(root, cwd, env, repo=repo))
+    loop = ChatLoop(hold, conversation, console, executor=executor,
                     checkpoints=CheckpointStore(repo, mask=secrets.mask), log=console.log,
-                    profiles=profiles, verify=verifier)
-    if mcp is not None:  # the schemas are measured against the window served at the first request
-        mcp.window = lambda: loop.config.num_ctx
-    keeper = SessionKeeper(store, conversation=conversation, loop=loop, tools=context, console=console,
-                           secrets=secrets, environment=environment, root=root, repo_root=repo, undo_root=outer)
-    keeper.start()
-    settings = Settings(loop, conversation, console=console, secrets=secrets, environment=environment, root=repo,
+                    profiles=profiles, verify=verifier, usage=usage)
+    keeper.start()  # the first transcript and undo journal; a conversation resumed later replaces them
+    settings = Settings(console=console, secrets=secrets, environment=environment, root=repo,
                         instructions=instructions, config_file=config_file, flags=flags)
-    services = Services(environment=environment, root=root, console=console, conversation=conversation, loop=loop,
-                        executor=executor, sessions=keeper, settings=settings, secrets=secrets,
-                        leftovers=start_removing_leftovers(root), mcp=mcp, repo_root=repo)
-    conversation.on_message = keeper.record
-    return services
+    return Session(environment=environment, root=root, repo_root=repo, console=console, secrets=secrets,
+                   hold=hold, conversation=conversation, loop=loop, executor=executor, keeper=keeper,
+                   settings=settings, leftovers=start_removing_leftovers(root), mcp=mcp)
 
 
 def _tool_policy(config: Config) -> ToolPolicy:
@@ -174,23 +138,31 @@ def _tool_policy(config: Config) -> ToolPolicy:
     )
 
 
-def _mcp_tools(config: Config, env, console: Console, secrets: Secrets, policy: ToolPolicy) -> McpTools | None:
-    """The config's MCP servers, started at the first request; None without any (nothing of MCP is loaded)."""
+def _mcp_servers(config: Config, env, secrets: Secrets) -> dict[str, ServerConfig] | None:
+    """The config's MCP servers, checked (the SDK is there), their ${VAR} values added to the secrets before
+    anything is printed; None without any (nothing of MCP is loaded)."""
     if not config.mcp_servers:
         return None
-    from ayder_cli.mcp_servers.adapter import McpHub, require_sdk  # not the SDK itself: that waits for a start
+    from ayder_cli.mcp_servers.adapter import require_sdk  # not the SDK itself: that waits for a start
     from ayder_cli.mcp_servers.server_config import secrets_of as mcp_secrets
     from ayder_cli.mcp_servers.server_config import servers_of
-    from ayder_cli.mcp_servers.tools import McpTools
 
     require_sdk()
     servers = servers_of(config.mcp_servers)
     secrets.add(*mcp_secrets(servers, env))  # the ${VAR} values of their env and headers
+    return servers
+
+
+def _mcp_tools(servers: dict[str, ServerConfig], config: Config, env, console: Console, policy: ToolPolicy,
+               window: Callable[[], int | None]) -> McpTools:
+    """The MCP servers' tools, started at the first request."""
+    from ayder_cli.mcp_servers.adapter import McpHub
+    from ayder_cli.mcp_servers.tools import McpTools
 
     def hub():
         return McpHub(env)
 
-    return McpTools(servers, hub, say=console.notice, log=console.log, share=config.mcp_schema_share,
+    return McpTools(servers, hub, say=console.notice, log=console.log, window=window, share=config.mcp_schema_share,
                     allowed=policy.allowed, named=tuple(name for name in policy.enabled or () if MCP_SEPARATOR in name))
 
 

@@ -64,9 +64,9 @@ class JsonEvents(Console):
             self.err = MaskedStream(self.environment.stderr, secrets)
             self.out = self.err
 
-    def watch(self, services) -> None:
+    def watch(self, session) -> None:
         """The final event counts the executor's denials and says how the last check went."""
-        executor, verify = services.executor, services.loop.verify
+        executor, verify = session.executor, session.loop.verify
         self.denials = lambda: executor.denials
         self.checks_passed = lambda: verify.passed
 

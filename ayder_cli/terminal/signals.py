@@ -4,7 +4,7 @@ main() runs everything inside `ending_cleanly()`. There, SIGTERM and SIGHUP (a
 closed terminal) raise Terminated in the main thread (from a callback of the
 REPL's event loop, while its prompt runs), which unwinds like Ctrl-C:
 run_shell_command stops the process group of the command it is running, and
-services.close() stops the background processes, exactly as on a normal exit.
+session.close() stops the background processes, exactly as on a normal exit.
 A run that may start tools calls adopt_orphans(): on Linux ayder becomes a child
 subreaper, so a process a command detaches (setsid, a double fork) is re-parented
 to ayder instead of init, and on the way out every process still running below

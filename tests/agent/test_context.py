@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from ayder_cli.agent.compaction import COMPACT_REQUEST, cut_point
@@ -37,6 +39,9 @@ class FakeLoop:
 
     def request(self):
         return next_request(self.config, self.conversation, None, tools_as_text=False)
+
+    def narrow_window(self, num_ctx: int) -> None:  # the Session's part: the keeper asks, it narrows
+        self.config = replace(self.config, num_ctx=num_ctx)
 
 
 def exchanges(conversation: Conversation, count: int, size: int = 400) -> None:

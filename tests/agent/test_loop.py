@@ -8,6 +8,7 @@ from ayder_cli.agent.conversation import Conversation
 from ayder_cli.calls import ToolResult
 from ayder_cli.llm.wire_types import Delta, ToolCallFragment, Usage
 from ayder_cli.agent.loop import ChatLoop
+from ayder_cli.session.session import RuntimeHold
 from ayder_cli.config.runtime import Runtime
 from ayder_cli.tools.spec import ToolContext, ToolRegistry, ToolSpec
 from ayder_cli.tools.executor import ToolExecutor
@@ -47,7 +48,8 @@ def tool(name: str, run) -> ToolSpec:
 def make_loop(client, tools, tmp_path, **config):
     recorder = Recorder()
     settings = Config(**config)
-    loop = ChatLoop(Runtime(settings, endpoint_of(settings, {}), client), Conversation("system"), recorder,
+    runtime = RuntimeHold(Runtime(settings, endpoint_of(settings, {}), client))
+    loop = ChatLoop(runtime, Conversation("system"), recorder,
                     executor=ToolExecutor(ToolRegistry(tools), ToolContext(tmp_path)))
     return loop, recorder
 

@@ -83,6 +83,78 @@ def test_chatloop_is_the_message_loop_only():
     assert len(methods) <= 20, [method.name for method in methods]
 
 
+RUNTIME_OWNER = "ayder_cli.session.session"  # the Session and its RuntimeHold: the one writer of the runtime
+
+
+def attribute_writes(tree: ast.AST) -> list[tuple[ast.Attribute, int]]:
+    """Every `x.name = ...` (also `+=`, annotated, in a tuple) and setattr(x, ...) in `tree`, with its line."""
+    found = []
+    for node in ast.walk(tree):
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "setattr":
+            found.append((ast.Attribute(value=node.args[0], attr="?"), node.lineno))
+        while targets:
+            target = targets.pop()
+            if isinstance(target, (ast.Tuple, ast.List)):
+                targets += list(target.elts)
+            elif isinstance(target, ast.Attribute):
+                found.append((target, node.lineno))
+    return found
+
+
+def test_only_the_session_writes_the_runtime():
+    """The runtime is assigned in the Session's module only; nothing assigns another object's config (the
+    context keeper asks the Session to narrow the window) and no property gives the runtime or config a setter."""
+    writers = []
+    for name, path in modules().items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for target, line in attribute_writes(tree):
+            if target.attr in ("runtime", "_runtime") and name != RUNTIME_OWNER:
+                writers.append(f"{name}:{line} .{target.attr} =")
+            if target.attr == "config" and not (isinstance(target.value, ast.Name) and target.value.id == "self"):
+                writers.append(f"{name}:{line} {ast.unparse(target)} =")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.name in ("runtime", "config") and any(
+                    isinstance(d, ast.Attribute) and d.attr == "setter" for d in node.decorator_list):
+                writers.append(f"{name}:{node.lineno} a {node.name} setter")
+    assert writers == []
+
+
+def construction_faults(function: ast.FunctionDef) -> list[str]:
+    """What in `function` is not construction in order: an attribute set on an object (patching after
+    building it), or a lambda or inner function that names a local assigned only after it (a forward reference)."""
+    faults = [f"{function.name}:{line} {ast.unparse(target.value)}.{target.attr} set"
+              for target, line in attribute_writes(function)]
+    first_set: dict[str, int] = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            first_set[node.id] = min(first_set.get(node.id, node.lineno), node.lineno)
+    for inner in ast.walk(function):
+        if inner is function or not isinstance(inner, (ast.Lambda, ast.FunctionDef)):
+            continue
+        faults += [f"{function.name}:{inner.lineno} uses {node.id} before it is built"
+                   for node in ast.walk(inner) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+                   and first_set.get(node.id, 0) > inner.lineno]
+    return faults
+
+
+def test_the_session_is_built_whole_with_nothing_patched_afterwards():
+    tree = ast.parse((PACKAGE / "session" / "services.py").read_text(encoding="utf-8"))
+    build = next(node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "build_session")
+    assert construction_faults(build) == []
+
+
+def test_construction_faults_sees_patching_and_a_forward_reference():
+    # The shape build_services had: a lambda over `loop` before `loop` exists, and an object patched later.
+    before = ast.parse("def build():\n    c = C()\n    v = V(window=lambda: loop.n)\n    loop = L(c, v)\n"
+                       "    c.on_message = loop.record\n    return loop\n").body[0]
+    assert construction_faults(before) == ["build:5 c.on_message set", "build:3 uses loop before it is built"]
+
+
 def test_there_is_no_import_cycle_counting_imports_inside_functions():
     edges = graph()
     state: dict[str, str] = {}
@@ -213,6 +285,8 @@ RETIRED = {
     "Outcome": "Verdict or EntryOutcome",
     "Invocation": "Environment",
     "Budget": "MessageBudget (a message's round trips) or WindowShare (a window's prompt and reply)",
+    "Services": "Session",
+    "build_services": "build_session",
 }
 
 

@@ -21,7 +21,7 @@ from ayder_cli.terminal.environment import Environment
 from ayder_cli.modes.entries import command_context
 from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.errors import ConfigError
-from ayder_cli.session.services import build_services
+from ayder_cli.session.services import build_session
 
 KEY = "sk-live-RUNTIME-7319"
 
@@ -37,7 +37,7 @@ class Session:
         environment = Environment(stdout=self.out, stderr=self.err, env={**os.environ, **env}, no_color=True,
                                   local_servers=())
         config = load_config(env=environment.env, root=project, flags=flags)
-        self.services = build_services(config, environment, root=project,
+        self.services = build_session(config, environment, root=project,
                                        console=Console(environment, verbose=True), flags=flags)
 
     def command(self, line: str) -> None:
@@ -141,10 +141,10 @@ def test_model_switch_sends_the_next_message_to_the_other_model_and_asks_its_win
 def test_model_switch_on_an_openai_compatible_server_learns_the_new_window(fake, start):
     fake.model_meta = {"max_model_len": 16384}
     session = start(provider="openai", base_url=fake.openai_url, model="qwen2.5-coder:7b")
-    assert session.services.settings.config.num_ctx == 16384
+    assert session.services.config.num_ctx == 16384
     fake.model_meta = {"max_model_len": 2048}
     session.command("/model llama3.2:3b")
-    assert session.services.settings.config.num_ctx == 2048
+    assert session.services.config.num_ctx == 2048
     assert "context window: 2048 tokens (vLLM max_model_len)" in session.err.getvalue()
 
 
@@ -159,9 +159,9 @@ def test_a_num_ctx_the_user_set_stays_when_the_model_changes(fake, start):
 def test_a_setting_that_is_not_the_server_or_model_keeps_the_client_and_the_window(fake, start):
     fake.show = SHOW_4K
     session = start(base_url=fake.url)
-    before = session.services.settings.runtime
+    before = session.services.runtime
     session.command("/prompts plain")
-    after = session.services.settings.runtime
+    after = session.services.runtime
     assert after is not before and after.config.prompts == ("plain",)
     assert after.client is before.client and after.config.num_ctx == 4096
     assert shows(fake) == ["qwen2.5-coder:7b"]  # not asked again
@@ -171,7 +171,7 @@ def test_services_and_the_loop_read_one_runtime(fake, start):
     session = start(base_url=fake.url)
     services = session.services
     session.command("/model llama3.2:3b")
-    settings = services.settings
+    settings = services  # the Session: its config and runtime
     assert settings.config is services.loop.config is settings.runtime.config
     assert settings.runtime.endpoint.model == settings.config.resolved_model == "llama3.2:3b"
     assert services.loop.client is settings.runtime.client
@@ -201,7 +201,7 @@ def test_a_key_first_set_after_the_start_is_masked_from_then_on(fake, start):
     fake.queue(Reply(text=f"the key is {KEY}"))
     session = start(base_url=fake.url)
     assert not session.services.secrets  # nothing to mask yet
-    session.services.settings.set_values(api_key=KEY)
+    session.services.set_values(api_key=KEY)
     session.say("q")
     assert fake.chat_requests()[0]["headers"]["Authorization"] == f"Bearer {KEY}"
     assert session.out.getvalue() == "the key is ***\n"
@@ -219,10 +219,10 @@ def test_a_server_that_refused_native_tools_does_not_decide_for_the_next_one(fak
 
 def test_a_failed_switch_leaves_the_runtime_as_it_was(fake, start, tmp_path):
     session = start(base_url=fake.url)
-    before = session.services.settings.runtime
+    before = session.services.runtime
     with pytest.raises(ConfigError, match="api_key_file: cannot read"):
-        session.services.settings.set_values(api_key_file=str(tmp_path / "missing"))
-    assert session.services.settings.runtime is before
+        session.services.set_values(api_key_file=str(tmp_path / "missing"))
+    assert session.services.runtime is before
 
 
 def test_an_endpoint_is_a_value():

@@ -19,7 +19,7 @@ from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.modes.entries import command_context
 from ayder_cli.config.schema import Config
-from ayder_cli.session.services import build_services
+from ayder_cli.session.services import build_session
 from ayder_cli.calls import ToolCall
 from ayder_cli.tools import ToolContext, ToolError, ToolRegistry
 from ayder_cli.storage.atomic import TEMP_PREFIX, atomic_write
@@ -593,7 +593,7 @@ def commands_for(root):
     def make(journal):
         err = io.StringIO()
         environment = Environment(stdout=io.StringIO(), stderr=err, no_color=True, local_servers=())
-        services = build_services(Config(), environment, root=root, console=Console(environment))
+        services = build_session(Config(), environment, root=root, console=Console(environment))
         built.append(services)
         services.executor.context.journal = journal  # the journal the test's own tool calls wrote to
         err.seek(0), err.truncate()  # what building said (no server configured) is not /undo's output

@@ -468,11 +468,11 @@ def test_every_tool_is_in_a_known_group_and_core_is_the_small_default():
 
 
 def test_tools_command_lists_each_tool_with_its_permission(root):
-    from ayder_cli.session.services import build_services
+    from ayder_cli.session.services import build_session
 
     err = io.StringIO()
     environment = Environment(stdout=io.StringIO(), stderr=err, no_color=True, local_servers=())
-    services = build_services(Config(), environment, root=root, console=Console(environment))
+    services = build_session(Config(), environment, root=root, console=Console(environment))
     context = command_context(services)
     err.seek(0), err.truncate()  # what building said (no server configured) is not /tools' output
     assert run_command("/tools", context) is CommandResult.OK
@@ -486,11 +486,11 @@ def test_tools_command_lists_each_tool_with_its_permission(root):
 
 
 def test_tools_command_names_the_groups_not_offered_and_offers_them(root):
-    from ayder_cli.session.services import build_services
+    from ayder_cli.session.services import build_session
 
     err = io.StringIO()
     environment = Environment(stdout=io.StringIO(), stderr=err, no_color=True, local_servers=())
-    services = build_services(Config(), environment, root=root, console=Console(environment))
+    services = build_session(Config(), environment, root=root, console=Console(environment))
     context = command_context(services)
     run_command("/tools", context)
     lines = {line.split()[1].split("(")[0]: line for line in err.getvalue().splitlines()}

@@ -9,9 +9,9 @@ from ayder_cli.repl.commands.registry import CommandContext, CommandResult, comm
 @command("checkpoint", usage="[show|clear]", old_names={"memory": "show"},
          help="summarize the conversation now into a checkpoint; show it, or remove it")
 def _checkpoint(context: CommandContext, args: str) -> CommandResult | None:
-    checkpoint = context.loop.checkpoints
+    checkpoint = context.session.loop.checkpoints
     if not args:
-        summary = context.loop.write_checkpoint(1)
+        summary = context.session.loop.write_checkpoint(1)
         context.console.info(f"checkpoint written to {checkpoint.path.relative_to(context.state_root)}")
         context.console.dim_line(summary)
         return None
@@ -28,4 +28,4 @@ def _checkpoint(context: CommandContext, args: str) -> CommandResult | None:
 
 @command("compact", help="replace older turns by a summary now, to free context")
 def _compact(context: CommandContext, args: str) -> None:
-    context.loop.context.compact()  # says in one line what it did, or why it did nothing
+    context.session.compact()  # says in one line what it did, or why it did nothing

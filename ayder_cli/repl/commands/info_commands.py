@@ -50,7 +50,7 @@ def _thinking(context: CommandContext, args: str) -> None:
 
 @command("usage", help="tokens used in this session")
 def _usage(context: CommandContext, args: str) -> None:
-    usage = context.loop.usage
+    usage = context.session.loop.usage
     context.console.info(
         f"{counted(usage.requests, 'request')} · prompt {usage.prompt_tokens}"
         f"{f' ({usage.cached_tokens} cached)' if usage.cached_tokens else ''} · completion {usage.completion_tokens}"
@@ -58,28 +58,28 @@ def _usage(context: CommandContext, args: str) -> None:
         f" · read again ~{usage.reread_tokens}"  # what trims and compactions cost the server (prompt_cache.py)
     )
     context.console.info(
-        f"conversation: {counted(len(context.conversation.messages), 'message')}, "
-        f"about {context.conversation.estimated_tokens()} tokens"
+        f"conversation: {counted(len(context.session.conversation.messages), 'message')}, "
+        f"about {context.session.conversation.estimated_tokens()} tokens"
     )
 
 
 @command("status", help="model, server, root and the project instructions in use")
 def _status(context: CommandContext, args: str) -> None:
-    settings = context.settings
-    config, instructions = settings.config, settings.instructions
+    session = context.session
+    config, instructions = session.config, session.settings.instructions
     rows = [
         ("model", config.resolved_model),
         ("provider", config.provider),
         ("server", config.resolved_base_url),
         # The note may hold its own parentheses ("the server serves 2048 tokens (llama.cpp /props)"): never nested.
-        ("context", f"{config.num_ctx or '?'} tokens: {settings.window_note or 'the window served is unknown'}"),
-        ("last request", _last_request(context.loop.usage.last)),
+        ("context", f"{config.num_ctx or '?'} tokens: {session.window_note or 'the window served is unknown'}"),
+        ("last request", _last_request(context.session.loop.usage.last)),
     ]
     rows.append(("root", str(context.root)))
     if context.state_root != context.root:  # started below the top of a git work tree
         rows.append(("repository", f"{context.state_root}: .ayder/, the project config, the first AGENTS.md"))
-    if context.executor.context.sandbox is not None:
-        rows.append(("sandbox", context.executor.context.sandbox.describe()))
+    if context.session.executor.context.sandbox is not None:
+        rows.append(("sandbox", context.session.executor.context.sandbox.describe()))
     if config.project_trust is not None:  # the project's config asked for what needs trust
         rows.append(("project", config.project_trust.describe()))
     if instructions.files:
@@ -119,7 +119,7 @@ INIT_REQUEST = (
 def _init(context: CommandContext, args: str) -> CommandResult | None:
     from ayder_cli.terminal.verify_question import propose_verify  # loaded when asked for: the REPL prompts sooner
 
-    result = context.loop.run(INIT_REQUEST + (f"\n\nAlso: {args}" if args else ""))
+    result = context.session.run(INIT_REQUEST + (f"\n\nAlso: {args}" if args else ""))
     if (context.root / "AGENTS.md").is_file():
         context.console.dim_line("AGENTS.md goes into the system prompt from the next run (or now: /reload)")
     propose_verify(context.console, context.state_root)

@@ -7,12 +7,13 @@ from ayder_cli.repl.commands.registry import CommandContext, command
 
 @command("mcp", help="the MCP servers (started now if not yet): their tools with their token cost, which are deferred")
 def _mcp(context: CommandContext, args: str) -> None:
-    mcp = getattr(context.executor.registry, "mcp", None)  # mcp_servers/tools.WithMcpTools, when servers are named
+    # mcp_servers/tools.WithMcpTools, when servers are named
+    mcp = getattr(context.session.executor.registry, "mcp", None)
     if mcp is None:
         context.console.info("no MCP servers configured (mcp_servers; see the README's MCP servers)")
         return
     started = mcp.hub is not None
-    context.executor.offered()  # before the first request too: a server just added is checked now
+    context.session.executor.offered()  # before the first request too: a server just added is checked now
     lines = mcp.report()
     for line in lines if started else lines[1:]:  # starting them said the first line
         context.console.info(line)

@@ -9,13 +9,13 @@ from ayder_cli.wording import counted
 
 @command("model", usage="[NAME]", help="switch model, or list the server's models")
 def _model(context: CommandContext, args: str) -> None:
-    settings = context.settings
+    session = context.session
     if args:
-        settings.set_values(model=args)  # a new runtime: the window is asked of the server again
-        context.console.info(f"model: {settings.runtime.endpoint.model}")
+        session.use_model(args)  # a new runtime: the window is asked of the server again
+        context.console.info(f"model: {session.runtime.endpoint.model}")
         return
-    current = settings.runtime.endpoint.model
-    models = settings.runtime.client.list_models()
+    current = session.runtime.endpoint.model
+    models = session.runtime.client.list_models()
     if not models:
         context.console.info(f"the server lists no models (current: {current})")
         return
@@ -29,8 +29,8 @@ def _model(context: CommandContext, args: str) -> None:
 @command("provider", usage="[ollama|openai]", help="show or switch the provider")
 def _provider(context: CommandContext, args: str) -> None:
     if args:
-        context.settings.switch_provider(args)  # every layer resolved again, as with -p NAME: a new runtime
-    endpoint = context.settings.runtime.endpoint
+        context.session.switch_provider(args)  # every layer resolved again, as with -p NAME: a new runtime
+    endpoint = context.session.runtime.endpoint
     key = f", {endpoint.describe_key()}" if endpoint.api_key or provider_named(endpoint.provider).wants_key else ""
     context.console.info(f"{endpoint.provider} at {endpoint.base_url}, model {endpoint.model}{key}")
 
@@ -38,16 +38,16 @@ def _provider(context: CommandContext, args: str) -> None:
 @command("system", usage="[TEXT]", help="show the system prompt, or replace it for this session")
 def _system(context: CommandContext, args: str) -> None:
     if args:
-        context.conversation.system_prompt = args
+        context.session.conversation.system_prompt = args
         context.console.info("system prompt replaced for this session")
     else:
-        context.console.info(context.conversation.system_prompt or "(empty system prompt)")
+        context.console.info(context.session.conversation.system_prompt or "(empty system prompt)")
 
 
 @command("reload", help="re-read the selected prompt files")
 def _reload(context: CommandContext, args: str) -> None:
-    prompt = context.settings.reload_prompt()
-    context.console.info(f"reloaded {','.join(context.settings.config.prompts)} "
+    prompt = context.session.reload_prompt()
+    context.console.info(f"reloaded {','.join(context.session.config.prompts)} "
                          f"({counted(len(prompt), 'character')})")
 
 
@@ -56,9 +56,9 @@ def _prompts(context: CommandContext, args: str) -> None:
     from ayder_cli.config.prompts import available_prompts  # loaded when asked for: the REPL prompts sooner
 
     if args:
-        context.settings.set_values(prompts=args)
-        context.settings.reload_prompt()
-    selected = context.settings.config.prompts
+        context.session.set_values(prompts=args)
+        context.session.reload_prompt()
+    selected = context.session.config.prompts
     for name, path in available_prompts(context.state_root).items():
         mark = f"{selected.index(name) + 1}" if name in selected else " "
         context.console.info(f"{mark} {name:<12} {path}")

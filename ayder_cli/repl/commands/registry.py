@@ -16,12 +16,8 @@ from ayder_cli.errors import AyderError
 from ayder_cli.spelling import closest
 
 if TYPE_CHECKING:  # types only: the REPL imports the commands before the loop and the tools are loaded
-    from ayder_cli.agent.conversation import Conversation
-    from ayder_cli.agent.loop import ChatLoop
-    from ayder_cli.session.resume import SessionKeeper
-    from ayder_cli.session.settings import Settings
+    from ayder_cli.session.session import Session
     from ayder_cli.terminal.console import Console
-    from ayder_cli.tools.executor import ToolExecutor
 
 
 class CommandResult(Enum):
@@ -44,19 +40,18 @@ class CommandContext:
     """Exactly what the slash commands use of a run."""
 
     console: Console
-    root: Path  # the project root
-    conversation: Conversation
-    loop: ChatLoop  # runs a message; its usage, checkpoints and compaction
-    executor: ToolExecutor  # the tools, which of them are offered, and what runs without asking
-    sessions: SessionKeeper  # the transcript and undo journal of this conversation
-    settings: Settings  # model, provider, config values and the system prompt, as commands change them
+    session: Session  # the conversation, its runtime, tools, transcript and journal, and what changes them
     modes: ModeCommands
-    repo_root: Path | None = None  # where .ayder/ is: the git work tree's top (None: root)
+
+    @property
+    def root(self) -> Path:
+        """The tools' root."""
+        return self.session.root
 
     @property
     def state_root(self) -> Path:
         """The folder whose .ayder/ holds the tasks, prompts, checkpoint and project config."""
-        return self.repo_root or self.root
+        return self.session.state_root
 
 
 Handler = Callable[[CommandContext, str], "CommandResult | None"]

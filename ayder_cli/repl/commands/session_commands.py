@@ -9,17 +9,17 @@ from ayder_cli.wording import counted
 @command("clear", "reset", help="start a new conversation (and session) with the same system prompt")
 def _clear(context: CommandContext, args: str) -> None:
     # As Codex's /clear and /new: a new session too; the last one stays listed in /sessions.
-    answered = any(message["role"] == "assistant" for message in context.conversation.messages)
-    earlier = context.sessions.current.id if context.sessions.current and answered else None  # else not kept
-    context.conversation.reset()
-    context.sessions.new()
+    answered = any(message["role"] == "assistant" for message in context.session.conversation.messages)
+    current = context.session.keeper.current
+    earlier = current.id if current and answered else None  # else not kept
+    context.session.reset()
     context.console.info(f"new conversation; the last one is kept: ayder --resume {earlier}" if earlier
                          else "new conversation")
 
 
 @command("sessions", help="list this project's saved sessions (resume one with --resume ID)")
 def _sessions(context: CommandContext, args: str) -> None:
-    sessions = context.sessions.saved()
+    sessions = context.session.keeper.saved()
     for info in sessions:
         context.console.info(f"  {info.describe()}")
     context.console.info(f"{counted(len(sessions), 'session')}; "
@@ -31,18 +31,18 @@ def _save(context: CommandContext, args: str) -> CommandResult | None:
     if not args:
         context.console.error("/save needs a name", "e.g. /save refactor-auth")
         return CommandResult.FAILED
-    session = context.sessions.current
-    if session is None:
+    transcript = context.session.keeper.current
+    if transcript is None:
         context.console.error("this session has no transcript")
         return CommandResult.FAILED
-    session.name(args)  # a SessionError is an AyderError: printed as one
+    transcript.name(args)  # a SessionError is an AyderError: printed as one
     context.console.info(f"saved as {args}; resume it with: ayder --resume {args}")
     return None
 
 
 @command("undo", usage="[list|force]", help="undo the newest file change a tool made (repeatable)")
 def _undo(context: CommandContext, args: str) -> CommandResult | None:
-    journal = context.sessions.journal
+    journal = context.session.journal
     if journal is None:
         context.console.error("undo is unavailable in this session (no change journal)")
         return CommandResult.FAILED
@@ -66,7 +66,7 @@ def _undo(context: CommandContext, args: str) -> CommandResult | None:
 def _diff(context: CommandContext, args: str) -> CommandResult | None:
     from ayder_cli.terminal.session_diff import session_diff  # its diff helpers only when asked for
 
-    journal = context.sessions.journal
+    journal = context.session.journal
     if journal is None:
         context.console.error("/diff is unavailable in this session (no change journal)")
         return CommandResult.FAILED

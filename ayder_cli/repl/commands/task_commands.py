@@ -36,16 +36,16 @@ def _plan(context: CommandContext, args: str) -> CommandResult | None:
     if not args:
         context.console.error("/plan needs a description of the work", "e.g. /plan add OAuth login")
         return CommandResult.FAILED
-    context.executor.offer("tasks")  # create_task
-    denials = context.executor.denials
-    result = context.loop.run(
+    context.session.executor.offer("tasks")  # create_task
+    denials = context.session.executor.denials
+    result = context.session.run(
         f"Plan this work as tasks: {args}\n\nBreak it into small steps in the order they should be done and "
         "call create_task(title, description) once for each, with enough detail to implement it later. "
         "Do not implement anything yet."
     )
     if result.stopped:
         return CommandResult.FAILED
-    if context.executor.denials > denials:  # a plan whose task files were refused was not made
+    if context.session.executor.denials > denials:  # a plan whose task files were refused was not made
         context.console.error("/plan: a call it needed was denied; the plan is not complete",
                               "allow writing (-w, or /permissions w) and ask again")
         return CommandResult.FAILED

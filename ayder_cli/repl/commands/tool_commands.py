@@ -14,7 +14,7 @@ from ayder_cli.terminal.environment import Environment
 
 @command("tools", usage="[GROUP,...]", help="list the tools the model may call, or offer more groups of them")
 def _tools(context: CommandContext, args: str) -> None:
-    executor = context.executor
+    executor = context.session.executor
     if args:  # an unknown group is a ConfigError naming the groups
         executor.offer(*check_value("/tools", "tool_groups", args.replace(" ", ",")))
     specs = executor.registry.specs()
@@ -44,7 +44,7 @@ def _tools(context: CommandContext, args: str) -> None:
 def _permissions(context: CommandContext, args: str) -> CommandResult | None:
     from ayder_cli.tools.executor import PERMISSION_NAMES  # the tools load with the services, after the prompt
 
-    permissions = context.executor.permissions
+    permissions = context.session.executor.permissions
     if args:
         if args not in PERMISSION_NAMES:
             context.console.error(f"unknown permission {args!r}", "use /permissions r, w or x")
