@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
 
+from ayder_cli.llm.providers import DEFAULT as DEFAULT_PROVIDER
 from ayder_cli.llm.providers import provider_named
 from ayder_cli.tool_groups import GROUPS
 
@@ -41,7 +42,7 @@ class ProjectTrust:
 
 @dataclass(frozen=True)
 class Config:
-    provider: str = "ollama"
+    provider: str = DEFAULT_PROVIDER.name
     base_url: str | None = None  # None: the provider's default
     model: str | None = None  # None: the provider's default
     api_key_env: str = "OPENAI_API_KEY"

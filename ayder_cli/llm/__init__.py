@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from ayder_cli.llm.wire_types import ChatClient, LLMError
-from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.llm.providers import provider_named
+
+if TYPE_CHECKING:  # loaded by make_client: `--help` reads the providers (llm/providers.py) and nothing more
+    from ayder_cli.llm.endpoint import Endpoint
+    from ayder_cli.llm.wire_types import ChatClient
 
 
 def make_client(endpoint: Endpoint, log: Callable[[str], None] | None = None,
@@ -16,6 +18,7 @@ def make_client(endpoint: Endpoint, log: Callable[[str], None] | None = None,
     (`pause`: how it waits between two tries; None: a real sleep)."""
     # The HTTP stack (requests) is loaded here, when a mode needs the network, not at import.
     from ayder_cli.llm.http import Transport
+    from ayder_cli.llm.wire_types import LLMError
 
     provider = provider_named(endpoint.provider)
     base_url, key = endpoint.base_url, endpoint.api_key

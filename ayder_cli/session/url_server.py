@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from ayder_cli.errors import ConfigError
 from ayder_cli.llm import make_client
-from ayder_cli.llm.providers import OLLAMA, OPENAI, PROVIDERS
+from ayder_cli.llm.providers import OLLAMA, OPENAI, PROVIDERS, provider_named
 from ayder_cli.config.schema import Config
 from ayder_cli.config.config_layers import OPENAI_URL_ALONE, names_a_server
 from ayder_cli.config.keys import endpoint_of
@@ -25,7 +25,6 @@ from ayder_cli.terminal.console import Console
 from ayder_cli.wording import listed
 
 FOUND = "found on this machine"  # the source of a discovered server (session/server.py), for -v
-KINDS = {OLLAMA.name: "Ollama", OPENAI.name: "OpenAI-compatible"}  # how messages name what answered
 
 
 def names_only_a_url(config: Config, env: Mapping[str, str]) -> bool:
@@ -55,7 +54,7 @@ def with_server_of_url(config: Config, env: Mapping[str, str], console: Console,
             return config
         provider, base_url, served = answer
         profiles.remember_server(url, provider=provider, base_url=base_url)
-        config = _speaking(config, provider, base_url, f"{url} answered as {KINDS[provider]}")
+        config = _speaking(config, provider, base_url, f"{url} answered as {provider_named(provider).kind}")
     console.log(f"{config.provider} at {config.resolved_base_url} ({config.sources['provider']})")
     return _with_its_model(config, env, served)
 
@@ -103,7 +102,7 @@ def _with_its_model(config: Config, env: Mapping[str, str], served: tuple[str, .
         return config
     if served is None:
         served = _client(config, env, config.provider, config.resolved_base_url).served_models() or ()
-    where = f"the {KINDS[config.provider]} server at {config.resolved_base_url}"
+    where = f"the {provider_named(config.provider).kind} server at {config.resolved_base_url}"
     return with_served_model(config, served, where)
 
 
