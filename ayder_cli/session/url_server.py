@@ -50,7 +50,8 @@ def with_server_of_url(config: Config, env: Mapping[str, str], console: Console,
     else:
         answer = _ask(config, env, url)
         if answer is None:  # nothing lists models there: the request itself will say what answers
-            console.log(f"no model list at {url} (/api/tags, /v1/models); taking it for {config.provider}")
+            console.log(f"no model list at {url} ({OLLAMA.models_path}, /v1{OPENAI.models_path}); "
+                        f"taking it for {config.provider}")
             return config
         provider, base_url, served = answer
         profiles.remember_server(url, provider=provider, base_url=base_url)
