@@ -8,7 +8,7 @@ auto            the model's capability profile: a format learned for this server
                 (edit_format in the server profile), else the formats' `auto` patterns by the model's name
 
 A new edit format is one record here; one written in the text also needs its dialect in
-intents/dialects/ (edit_blocks.py reads both of today's). tests/setup/test_edit_formats.py checks the
+intents/dialects/ (edit_blocks.py reads both of today's). tests/config/test_edit_formats.py checks the
 records against the tools. A leaf beside tools/, as tool_groups.py is: the config checks the names,
 the tools offer the format's, the agent teaches it, and all of them import it from below.
 """
@@ -140,5 +140,6 @@ def doctor_line(setting: str, model: str, learned: Mapping[str, object] | None =
         return f"edit format: auto picks {chosen} for {model} ({why}; set edit_format to override)"
     would, _ = resolve("auto", model, learned)
     if would != setting:
-        return f"edit format: {setting}; auto would pick {would} for {model} (set edit_format to \"auto\" or \"{would}\")"
+        return (f"edit format: {setting}; auto would pick {would} for {model} "
+                f"(set edit_format to \"auto\" or \"{would}\")")
     return f"edit format: {setting} (the one auto picks for {model} too)"

@@ -51,7 +51,8 @@ class Batch:
         if reply.tool_calls:
             batch = cls.native_calls(reply)
             batch.inside_call_cut = reply.finish_reason == "length" and bool(batch.errors)
-            if executor is not None and SEARCH_REPLACE.opener in reply.text:  # edits in the text beside them are not run
+            # Edits written in the text beside native calls are not run: the model is told.
+            if executor is not None and SEARCH_REPLACE.opener in reply.text:
                 edits = [call for call in parse(reply.text).calls if call.name == "replace_string"]
                 if edits:
                     batch.errors.append(f"not applied: {counted(len(edits), 'SEARCH/REPLACE block')} in the reply's "
