@@ -20,6 +20,7 @@ from typing import IO, Mapping
 
 import click
 
+from ayder_cli.llm.providers import PROVIDERS
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, show_config_keys, show_version
 
@@ -29,7 +30,7 @@ from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, sh
 @click.argument("prompt", nargs=-1)
 @click.option("-f", "--file", "prompt_file", metavar="FILE", help="Read the prompt from FILE.")
 @click.option("--stdin", "read_stdin", is_flag=True, help="Read the whole of stdin as one prompt.")
-@click.option("-p", "--provider", type=click.Choice(["ollama", "openai"]), help="Server type.")
+@click.option("-p", "--provider", type=click.Choice(tuple(PROVIDERS)), help="Server type.")
 @click.option("-m", "--model", metavar="NAME", help="Model name.")
 @click.option("--base-url", metavar="URL", help="Server URL (Ollama: http://host:11434; OpenAI: .../v1).")
 @click.option("-c", "--config", "config_file", metavar="FILE", help="Extra config file (JSON), over the others.")

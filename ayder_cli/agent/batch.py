@@ -14,9 +14,9 @@ from ayder_cli.agent.conversation import Conversation
 from ayder_cli.agent.repeats import RepeatGuard
 from ayder_cli.agent.side_by_side import run_calls
 from ayder_cli.calls import ToolCall, ToolResult, describe
+from ayder_cli.edit_formats import SEARCH_REPLACE
 from ayder_cli.intents import parse
 from ayder_cli.intents.cut_calls import calls_before_the_cut
-from ayder_cli.intents.dialects.edit_blocks import SEARCH
 from ayder_cli.intents.in_reasoning import calls_ending_reasoning
 from ayder_cli.llm.wire_types import Reply
 from ayder_cli.tools.executor import ToolExecutor
@@ -51,7 +51,8 @@ class Batch:
         if reply.tool_calls:
             batch = cls.native_calls(reply)
             batch.inside_call_cut = reply.finish_reason == "length" and bool(batch.errors)
-            if executor is not None and SEARCH in reply.text:  # edits in the text beside them are not run
+            # Edits written in the text beside native calls are not run: the model is told.
+            if executor is not None and SEARCH_REPLACE.opener in reply.text:
                 edits = [call for call in parse(reply.text).calls if call.name == "replace_string"]
                 if edits:
                     batch.errors.append(f"not applied: {counted(len(edits), 'SEARCH/REPLACE block')} in the reply's "

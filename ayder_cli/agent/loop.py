@@ -28,6 +28,7 @@ from ayder_cli.agent.streaming import stream_reply
 from ayder_cli.agent.tool_fallback import ToolMode
 from ayder_cli.agent.usage import SessionUsage
 from ayder_cli.agent.verify import Verifier
+from ayder_cli.edit_formats import fences_are_files
 from ayder_cli.intents import StreamFilter
 from ayder_cli.llm.wire_types import ChatClient, ChatRequest, LLMError, Reply, StreamCutError
 from ayder_cli.config.schema import Config
@@ -243,9 +244,9 @@ class ChatLoop:
 
     @property
     def _whole_files(self) -> bool:
-        """A fence under a file's path is that whole file: the edit format in use (auto resolved) is "whole"
+        """A fence under a file's path is that whole file: the edit format in use (auto resolved) says so
         (intents/dialects/edit_blocks.py)."""
-        return self.executor is not None and self.executor.policy.edit_format == "whole"
+        return self.executor is not None and fences_are_files(self.executor.policy.edit_format)
 
     def _ask(self, goes_on_from: str = "") -> Reply:
         """One model reply: streamed to the callbacks and kept in the conversation; a continuation of

@@ -12,11 +12,11 @@ from typing import Any, Callable
 
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.agent.template_needs import ids_for
+from ayder_cli.config.schema import Config
+from ayder_cli.edit_formats import edit_format_named, resolve
 from ayder_cli.intents import call_format_instructions
 from ayder_cli.llm.accumulate import Accumulator
 from ayder_cli.llm.wire_types import ChatClient, ChatRequest, Reply
-from ayder_cli.config.schema import Config
-from ayder_cli.config.edit_formats import TEACHING, resolve
 from ayder_cli.storage.profiles import ServerProfiles
 from ayder_cli.tools.executor import ToolExecutor
 
@@ -46,7 +46,8 @@ def next_request(config: Config, conversation: Conversation, executor: ToolExecu
     system = conversation.system_prompt
     tools = None
     offered = executor.offered() if executor is not None else []
-    teach_edits = TEACHING.get(executor.policy.edit_format or "", "") if offered else ""
+    edit_format = executor.policy.edit_format if offered else None
+    teach_edits = edit_format_named(edit_format).teaching if edit_format else ""
     if teach_edits:  # only the format in use; stable per model, so the prefix stays cached
         system = f"{system}\n\n{teach_edits}" if system else teach_edits
     note = executor.registry.prompt_note() if offered else ""

@@ -1,12 +1,11 @@
-"""The schema everything reads: every config key, where its value comes from, its check; the system prompt parts, the
-instructions and the edit formats. Read once; nothing here changes while a session runs.
+"""The schema everything reads: every config key, where its value comes from, its check; the system prompt parts and the
+instructions. Read once; nothing here changes while a session runs.
 
 May import: the leaves, llm, storage, processes, tools, mcp_servers.
 (The layers, bottom to top: tests/project/test_house.py.)
 
     config_checks.py     the check of every value (also for slash commands)
     config_layers.py     where values come from, later wins: files, environment, flags; load_config()
-    edit_formats.py      the edit formats, what auto picks for a model and why, each format's few lines of teaching
     instructions.py      AGENTS.md files (user-wide, root down to the working directory, 32 KB cap) and the
                          environment note sent before the first message
     keys.py              the API key a config sends and the Endpoint it resolves to

@@ -10,10 +10,10 @@ import math
 import re
 from typing import Any, Callable
 
+from ayder_cli.config.schema import KEYS, TOOL_GROUPS
+from ayder_cli.edit_formats import CHOICES as EDIT_FORMATS
 from ayder_cli.errors import ConfigError
 from ayder_cli.llm.providers import PROVIDERS
-from ayder_cli.config.schema import KEYS, TOOL_GROUPS
-from ayder_cli.config.edit_formats import CHOICES as EDIT_FORMATS
 from ayder_cli.spelling import closest
 from ayder_cli.tool_groups import FIND_TOOLS, MCP_SEPARATOR, TOOLS, tools_of
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
 
+from ayder_cli.edit_formats import DEFAULT as DEFAULT_EDIT_FORMAT
+from ayder_cli.llm.providers import DEFAULT as DEFAULT_PROVIDER
 from ayder_cli.llm.providers import provider_named
 from ayder_cli.tool_groups import GROUPS
 
@@ -41,7 +43,7 @@ class ProjectTrust:
 
 @dataclass(frozen=True)
 class Config:
-    provider: str = "ollama"
+    provider: str = DEFAULT_PROVIDER.name
     base_url: str | None = None  # None: the provider's default
     model: str | None = None  # None: the provider's default
     api_key_env: str = "OPENAI_API_KEY"
@@ -71,7 +73,7 @@ class Config:
     instructions: tuple[str, ...] = ()  # file names read beside AGENTS.md, e.g. ("CLAUDE.md",)
     show_thinking: bool = False
     native_tools: str = "auto"  # auto: native tool calling, text format if the server refuses it
-    edit_format: str = "replace"  # how the model edits files (config/edit_formats.py); auto: by the model
+    edit_format: str = DEFAULT_EDIT_FORMAT  # how the model edits files (edit_formats.py); auto: by the model
     max_tool_output_chars: int = 20000  # a tool's output sent back to the model is cut to this
     shell_timeout_s: float = 120.0  # default timeout of run_shell_command
     tool_timeout_s: float = 30.0  # time limit of the other tools (search, tree walks): they stop there with what they found

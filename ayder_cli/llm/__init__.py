@@ -11,8 +11,8 @@ May import: the leaves.
     odd_answers.py       answers that are not the API's in a few words: an HTML page's title, a spent quota
     ollama.py            POST {base_url}/api/chat, NDJSON
     openai_compat.py     POST {base_url}/chat/completions, SSE
-    providers.py         one record per provider (URLs, defaults, key, num_ctx, hints, client): a third provider is
-                         one record and one client module
+    providers.py         one record per provider (URLs, defaults, key, num_ctx, hints, client, what it is called,
+                         where it lists its models): a third provider is one record and one client module
     served.py            the window each kind of server reports, and its "too long" errors read
     sse.py               incremental SSE and NDJSON decoders (bytes in any chunking)
     unstreamed.py        a streamed request answered with one whole JSON body, read as the complete reply
@@ -22,11 +22,13 @@ May import: the leaves.
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from ayder_cli.llm.wire_types import ChatClient, LLMError
-from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.llm.providers import provider_named
+
+if TYPE_CHECKING:  # loaded by make_client: `--help` reads the providers (llm/providers.py) and nothing more
+    from ayder_cli.llm.endpoint import Endpoint
+    from ayder_cli.llm.wire_types import ChatClient
 
 
 def make_client(endpoint: Endpoint, log: Callable[[str], None] | None = None,
@@ -35,6 +37,7 @@ def make_client(endpoint: Endpoint, log: Callable[[str], None] | None = None,
     (`pause`: how it waits between two tries; None: a real sleep)."""
     # The HTTP stack (requests) is loaded here, when a mode needs the network, not at import.
     from ayder_cli.llm.http import Transport
+    from ayder_cli.llm.wire_types import LLMError
 
     provider = provider_named(endpoint.provider)
     base_url, key = endpoint.base_url, endpoint.api_key

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import requests
 
 from ayder_cli.llm.http import fetch_json
-from ayder_cli.llm.providers import OLLAMA, OPENAI
+from ayder_cli.llm.providers import OLLAMA, OPENAI, provider_named
 from ayder_cli.wording import listed
 
 # On loopback a listener accepts at once and a closed port refuses at once,
@@ -31,20 +31,24 @@ class Candidate:
     provider: str  # the provider whose client speaks to it (llm/providers.py)
     kind: str  # what usually listens there, for -v and errors
     base_url: str
-    models_path: str  # GET base_url + this lists the models
+    models_path: str = ""  # GET base_url + this lists the models; "": its provider's (llm/providers.py)
 
     @property
     def port(self) -> int | None:
         return urlsplit(self.base_url).port
 
+    @property
+    def models_url(self) -> str:
+        return self.base_url + (self.models_path or provider_named(self.provider).models_path)
+
 
 # Priority order: Ollama first, so the README's default wins whenever it runs.
 # Ollama's URL is the default one, so what ayder remembers about it still applies.
 CANDIDATES: tuple[Candidate, ...] = (
-    Candidate(OLLAMA.name, "Ollama", OLLAMA.default_base_url, "/api/tags"),
-    Candidate(OPENAI.name, "llama.cpp-style", "http://127.0.0.1:8080/v1", "/models"),
-    Candidate(OPENAI.name, "LM Studio-style", "http://127.0.0.1:1234/v1", "/models"),
-    Candidate(OPENAI.name, "vLLM-style", "http://127.0.0.1:8000/v1", "/models"),
+    Candidate(OLLAMA.name, OLLAMA.kind, OLLAMA.default_base_url),
+    Candidate(OPENAI.name, "llama.cpp-style", "http://127.0.0.1:8080/v1"),
+    Candidate(OPENAI.name, "LM Studio-style", "http://127.0.0.1:1234/v1"),
+    Candidate(OPENAI.name, "vLLM-style", "http://127.0.0.1:8000/v1"),
 )
 
 
@@ -103,7 +107,7 @@ def list_models(candidate: Candidate, cancelled: Callable[[], bool] | None = Non
     in time) or once `cancelled` says the answer is no longer wanted."""
     with requests.Session() as session:
         session.trust_env = False  # a proxy from the environment must not stand between us and loopback
-        return model_names(fetch_json(session, "GET", candidate.base_url + candidate.models_path,
+        return model_names(fetch_json(session, "GET", candidate.models_url,
                                       timeout=(CONNECT_TIMEOUT_S, READ_TIMEOUT_S), allow_redirects=False,
                                       headers={"User-Agent": "ayder"}, cancelled=cancelled))
 

@@ -13,7 +13,7 @@ from ayder_cli.llm.discover import model_names
 from ayder_cli.llm.endpoint import Endpoint
 from ayder_cli.llm.http import Transport, empty_reply_error, server_message, whole_json_asked_twice
 from ayder_cli.llm.odd_answers import out_of_quota
-from ayder_cli.llm.providers import OLLAMA
+from ayder_cli.llm.providers import OLLAMA, OPENAI
 from ayder_cli.llm.served import ServedWindow, from_ollama_show
 from ayder_cli.llm.sse import Skipped, decode_ndjson_lines, json_value
 from ayder_cli.llm.unstreamed import stream_chunks, whole_answer
@@ -105,10 +105,10 @@ class OllamaClient:
 
     def served_models(self) -> tuple[str, ...] | None:
         """The names /api/tags lists, asked once (no retry); None when no model list answers there."""
-        return model_names(self.transport.probe("GET", f"{self.base_url}/api/tags"))
+        return model_names(self.transport.probe("GET", f"{self.base_url}{OLLAMA.models_path}"))
 
     def list_models(self) -> list[str]:
-        url = f"{self.base_url}/api/tags"
+        url = f"{self.base_url}{OLLAMA.models_path}"
         response = self.transport.request("GET", url, error_for=self._error_for)
         try:
             return sorted(item["name"] for item in response.json().get("models", []))
@@ -122,7 +122,7 @@ class OllamaClient:
             return LLMError(f"Ollama has no model {model!r}: {message}", OLLAMA.missing_model_hint(model), status)
         if status == 404:  # no such path: the URL is not Ollama's root ("404 page not found")
             return LLMError(f"{response.url} not found (HTTP 404): {message}", "check base_url: Ollama's has no "
-                            "path (http://HOST:11434); a URL ending in /v1 is an OpenAI-compatible API (-p openai)",
+                            f"path (http://HOST:11434); a URL ending in /v1 is an OpenAI-compatible API (-p {OPENAI.name})",
                             status)
         if status in (401, 403):
             return LLMError(f"Ollama rejected the request (HTTP {status}): {message}", "check api_key_file / api_key in the config", status)

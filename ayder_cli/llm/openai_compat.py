@@ -154,14 +154,14 @@ class OpenAIClient:
 
     def served_models(self) -> tuple[str, ...] | None:
         """The names /models lists, asked once (no retry); None when no model list answers there."""
-        return model_names(self.transport.probe("GET", f"{self.base_url}/models"))
+        return model_names(self.transport.probe("GET", f"{self.base_url}{OPENAI.models_path}"))
 
     def is_llama_cpp(self) -> bool:
         """llama.cpp's /props answers: its Ollama-style /api/tags comes with OpenAI-style chat."""
         return isinstance(self.transport.probe("GET", f"{self.base_url.removesuffix('/v1')}/props"), dict)
 
     def list_models(self) -> list[str]:
-        url = f"{self.base_url}/models"
+        url = f"{self.base_url}{OPENAI.models_path}"
         response = self.transport.request("GET", url, error_for=self._error_for)
         try:
             return sorted(item["id"] for item in response.json().get("data", []))

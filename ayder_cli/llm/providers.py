@@ -45,6 +45,8 @@ class Provider:
     # bigger than the estimate said; other servers serve a window of their own.
     pins_num_ctx: bool
     server_called: str  # how messages name its server: "cannot reach Ollama at ..."
+    kind: str  # what answered at a URL given alone, in messages: "answered as Ollama", "the Ollama server at ..."
+    models_path: str  # GET base URL + this lists the models it serves (discovery, a URL given alone, /model)
     unreachable_hint: str  # the next step when nothing answers at its URL
     fetch_model: str  # the command that gets a model it lacks, "{model}" filled in; "": none
     thinking_field: str  # where a reply's thinking arrives, apart from the text
@@ -64,6 +66,8 @@ OLLAMA = Provider(
     wants_key=False,
     pins_num_ctx=True,
     server_called="Ollama",
+    kind="Ollama",
+    models_path="/api/tags",
     unreachable_hint="start it with `ollama serve`, or point base_url / OLLAMA_HOST at it",
     fetch_model="ollama pull {model}",
     thinking_field="Ollama's thinking",
@@ -79,12 +83,15 @@ OPENAI = Provider(  # any OpenAI-compatible server: llama.cpp, vLLM, LM Studio, 
     wants_key=True,
     pins_num_ctx=False,
     server_called="the server",
+    kind="OpenAI-compatible",
+    models_path="/models",
     unreachable_hint="is it running? check base_url / OPENAI_BASE_URL",
     fetch_model="",
     thinking_field="reasoning_content",
 )
 
 PROVIDERS: dict[str, Provider] = {provider.name: provider for provider in (OLLAMA, OPENAI)}
+DEFAULT = OLLAMA  # the config's provider when nothing names one (README: "Ollama first")
 
 
 def provider_named(name: str) -> Provider:

@@ -19,6 +19,7 @@ from ayder_cli.agent.prompt_cache import PROFILE_KEY as PARTIAL_REUSE_KEY
 from ayder_cli.agent.request import next_request, whole_reply, with_settings
 from ayder_cli.agent.tool_fallback import refuses_tools
 from ayder_cli.calls import ToolCall, ToolResult
+from ayder_cli.edit_formats import doctor_line
 from ayder_cli.errors import ExitStatus
 from ayder_cli.intents import call_format_instructions, parse
 from ayder_cli.llm.wire_types import ChatRequest, LLMError, Reply
@@ -33,7 +34,6 @@ from ayder_cli.modes.doctor_replies import (
     served_name,
     server_words,
 )
-from ayder_cli.config.edit_formats import doctor_line
 from ayder_cli.storage.profiles import ServerProfiles, profiles_path
 from ayder_cli.terminal.console import describe_call
 from ayder_cli.wording import counted, short

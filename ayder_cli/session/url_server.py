@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from ayder_cli.errors import ConfigError
 from ayder_cli.llm import make_client
-from ayder_cli.llm.providers import OLLAMA, OPENAI, PROVIDERS
+from ayder_cli.llm.providers import OLLAMA, OPENAI, PROVIDERS, provider_named
 from ayder_cli.config.schema import Config
 from ayder_cli.config.config_layers import OPENAI_URL_ALONE, names_a_server
 from ayder_cli.config.keys import endpoint_of
@@ -25,7 +25,6 @@ from ayder_cli.terminal.console import Console
 from ayder_cli.wording import listed
 
 FOUND = "found on this machine"  # the source of a discovered server (session/server.py), for -v
-KINDS = {OLLAMA.name: "Ollama", OPENAI.name: "OpenAI-compatible"}  # how messages name what answered
 
 
 def names_only_a_url(config: Config, env: Mapping[str, str]) -> bool:
@@ -51,11 +50,12 @@ def with_server_of_url(config: Config, env: Mapping[str, str], console: Console,
     else:
         answer = _ask(config, env, url)
         if answer is None:  # nothing lists models there: the request itself will say what answers
-            console.log(f"no model list at {url} (/api/tags, /v1/models); taking it for {config.provider}")
+            console.log(f"no model list at {url} ({OLLAMA.models_path}, /v1{OPENAI.models_path}); "
+                        f"taking it for {config.provider}")
             return config
         provider, base_url, served = answer
         profiles.remember_server(url, provider=provider, base_url=base_url)
-        config = _speaking(config, provider, base_url, f"{url} answered as {KINDS[provider]}")
+        config = _speaking(config, provider, base_url, f"{url} answered as {provider_named(provider).kind}")
     console.log(f"{config.provider} at {config.resolved_base_url} ({config.sources['provider']})")
     return _with_its_model(config, env, served)
 
@@ -103,7 +103,7 @@ def _with_its_model(config: Config, env: Mapping[str, str], served: tuple[str, .
         return config
     if served is None:
         served = _client(config, env, config.provider, config.resolved_base_url).served_models() or ()
-    where = f"the {KINDS[config.provider]} server at {config.resolved_base_url}"
+    where = f"the {provider_named(config.provider).kind} server at {config.resolved_base_url}"
     return with_served_model(config, served, where)
 
 

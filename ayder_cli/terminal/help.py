@@ -11,6 +11,7 @@ import os
 import click
 
 from ayder_cli import __version__
+from ayder_cli.llm.providers import PROVIDERS
 from ayder_cli.terminal.environment import Environment
 
 HELP_WIDTH = 100  # the most columns --help uses, however wide the terminal
@@ -37,7 +38,7 @@ HELP_FILES = (  # where ayder reads its config (later wins) and keeps its state
 )
 
 HELP_ENVIRONMENT = (
-    ("AYDER_PROVIDER", "the provider: ollama or openai"),
+    ("AYDER_PROVIDER", f"the provider: {' or '.join(PROVIDERS)}"),
     ("AYDER_MODEL", "the model"),
     ("AYDER_BASE_URL", "the server's URL"),
     ("OLLAMA_HOST", "Ollama's address (host, host:port or a URL)"),

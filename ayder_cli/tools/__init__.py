@@ -9,7 +9,6 @@ May import: the leaves, storage, command_policy, matching, processes.
     deadline.py          the time limit of one call, for the tools that walk
     edit.py              write_file, replace_string, insert_line, delete_line, replace_lines
     edit_compiles.py     a forgiving edit that would break a Python file that compiled is refused
-    edit_formats.py      which write tools each edit format offers
     executor.py          ToolExecutor: normalize, validate, policy, permission, confirm, execute
     file_info.py         get_file_info
     files.py             read_file, list_files

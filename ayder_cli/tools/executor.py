@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ayder_cli.calls import ToolCall, ToolResult, describe, first_line
+from ayder_cli.edit_formats import offered_with
 from ayder_cli.errors import ToolError
 from ayder_cli.tool_groups import CORE, FIND_TOOLS, tools_of
 from ayder_cli.tools.spec import Preview, ToolContext, ToolRegistry, ToolSpec, cap_output
-from ayder_cli.tools.edit_formats import offered_with
 from ayder_cli.tools.validate import aliases_of, check_arguments
 from ayder_cli.wording import counted
 

@@ -1,25 +1,35 @@
-"""The edit formats' table (config/edit_formats.py) and the write tools each offers (tools/edit_formats.py)."""
+"""The edit formats' records (ayder_cli/edit_formats.py): the write tools each offers, its teaching, what auto picks."""
 
 from __future__ import annotations
 
 import pytest
 
-from ayder_cli.config.edit_formats import CHOICES, FORMATS, TEACHING, doctor_line, from_table, resolve
+from ayder_cli.edit_formats import (CHOICES, EDIT_FORMATS, EDIT_TOOL_NAMES, FORMATS, SEARCH_REPLACE, doctor_line,
+                                    from_table, resolve)
+from ayder_cli.intents import parse
 from ayder_cli.tools import default_registry
-from ayder_cli.tools.edit_formats import EDIT_TOOL_NAMES, OFFERED_BY_FORMAT
 from ayder_cli.tools.executor import ToolPolicy
 
 
-def test_the_two_halves_name_the_same_formats_and_real_tools():
-    assert set(OFFERED_BY_FORMAT) == set(FORMATS) == set(TEACHING) and CHOICES == (*FORMATS, "auto")
+def test_each_format_offers_real_write_tools_and_write_file_for_new_files():
+    assert CHOICES == (*FORMATS, "auto") and FORMATS == ("replace", "lines", "search-replace", "whole")
     assert EDIT_TOOL_NAMES <= set(default_registry().names())
-    assert all("write_file" in offered for offered in OFFERED_BY_FORMAT.values())  # new files, in every format
-    assert not any("replace_string" in OFFERED_BY_FORMAT[name] for name in ("lines", "search-replace", "whole"))
+    for edit in EDIT_FORMATS.values():
+        assert "write_file" in edit.offers <= EDIT_TOOL_NAMES, edit.name
+        assert not (edit.written_as_text and "replace_string" in edit.offers), edit.name  # its edits are in the text
 
 
 def test_the_teaching_is_a_few_lines_and_replace_teaches_nothing():
-    assert TEACHING["replace"] == ""
-    assert all(text.count("\n") <= 6 and len(text) <= 200 for text in TEACHING.values())
+    assert EDIT_FORMATS["replace"].teaching == ""
+    assert all(edit.teaching.count("\n") <= 6 and len(edit.teaching) <= 200 for edit in EDIT_FORMATS.values())
+    assert all(edit.teaching for edit in EDIT_FORMATS.values() if edit.written_as_text)  # a form it must be taught
+
+
+def test_the_opener_taught_is_the_one_a_reply_is_read_by():
+    # The line the system prompt teaches (and agent/batch.py looks for) is the one the dialect reads.
+    assert SEARCH_REPLACE.opener in SEARCH_REPLACE.teaching
+    reply = f"src/app.py\n{SEARCH_REPLACE.opener}\n    return 1\n=======\n    return 2\n>>>>>>> REPLACE\n"
+    assert [call.name for call in parse(reply).calls] == ["replace_string"]
 
 
 @pytest.mark.parametrize("model, picked", [

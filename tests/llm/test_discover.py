@@ -25,12 +25,13 @@ from ayder_cli.llm.discover import Candidate, find_local_server
 from ayder_cli.session.server import with_discovered_server
 
 
+# As CANDIDATES are: each lists its models where its provider's record says (llm/providers.py models_path).
 def ollama_at(url: str) -> Candidate:
-    return Candidate("ollama", "Ollama", url, "/api/tags")
+    return Candidate(providers.OLLAMA.name, "Ollama", url)
 
 
 def llama_cpp_at(url: str) -> Candidate:
-    return Candidate("openai", "llama.cpp-style", url, "/models")
+    return Candidate(providers.OPENAI.name, "llama.cpp-style", url)
 
 
 class Candidates:

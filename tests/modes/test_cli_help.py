@@ -3,7 +3,10 @@ said as ayder says its own: `error: …`, a hint line, exit 2."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -83,3 +86,30 @@ def test_usage_error_of_the_real_process(run_ayder_process):
     assert result.returncode == 2
     assert result.stderr.startswith("error: no such option '--bogus'")
     assert "Traceback" not in result.stderr
+
+
+
+# ayder with a third provider added to the record before the command is built.
+WITH_A_THIRD_PROVIDER = """
+import sys
+from ayder_cli.llm import providers
+providers.PROVIDERS["third"] = providers.OPENAI
+from ayder_cli.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_every_provider_of_the_record_is_offered_where_a_user_names_one(tmp_path):
+    # -p and AYDER_PROVIDER's help line take their names from llm/providers.py: a third provider there is
+    # offered with no other list to keep in step (the house test finds provider names written elsewhere).
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config"), "COLUMNS": "100"}
+
+    def ayder(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", WITH_A_THIRD_PROVIDER, *args], capture_output=True, text=True,
+                              env=env, cwd=tmp_path, timeout=60)
+
+    help_text = ayder("--help").stdout
+    assert "--provider [ollama|openai|third]" in help_text
+    assert "the provider: ollama or openai or third" in section_of(help_text, "Environment:")
+    refused = ayder("-p", "fourth", "hi")
+    assert refused.returncode == 2 and "'fourth' is not one of 'ollama', 'openai', 'third'" in refused.stderr

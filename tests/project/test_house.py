@@ -2,7 +2,7 @@
 
 These read the source (AST), not the behaviour: each guards a promise of the README's
 layout that a later change could quietly break (a module grown past 400 lines, an arrow
-pointing up, a provider compared by name in a third place, a retired word back in a name).
+pointing up, a provider named outside its record, a retired word back in a name).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "ayder_cli"
-LEAVES = {"errors", "calls", "wording", "spelling", "masking", "partial", "tool_groups", "__init__"}
+LEAVES = {"errors", "calls", "wording", "spelling", "masking", "partial", "tool_groups", "edit_formats", "__init__"}
 MAX_LINES = 400
 SMALLER = {"ayder_cli.intents.scanner": 300}  # the scanner reads every reply: kept small enough to read in one go
 
@@ -65,8 +65,17 @@ def area(module: str) -> str:
 
 def test_the_top_level_holds_only_the_entry_point_and_leaves():
     top = sorted(path.stem for path in PACKAGE.glob("*.py"))
-    assert len(top) <= 10, top
+    assert len(top) <= 11, top
     assert set(top) - LEAVES <= {"cli", "__main__"}, top
+
+
+def test_no_two_modules_share_a_name():
+    # A name found by search, in a traceback or in the README's layout leads to one file.
+    by_name: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name != "__init__.py":
+            by_name.setdefault(path.name, []).append(str(path.relative_to(PACKAGE)))
+    assert {name: paths for name, paths in by_name.items() if len(paths) > 1} == {}
 
 
 @pytest.mark.parametrize("name", sorted(modules()))
@@ -246,13 +255,40 @@ def test_only_the_mcp_adapter_imports_the_mcp_sdk():
     assert importing in ([], ["ayder_cli.mcp_servers.adapter"]), importing
 
 
-PROVIDER_COMPARISON = re.compile(r"""[!=]=\s*["'](?:ollama|openai)["']|["'](?:ollama|openai)["']\s*[!=]=""")
+# A provider's name in a string: alone ("ollama", "[ollama|openai]", "-p openai"), not inside a longer name, a
+# URL or a path (openai_compat, OPENAI_BASE_URL, api.openai.com, llm.ollama:OllamaClient), nor the ollama
+# program's command line (`ollama serve`, ollama pull). Capitalised, it is prose: "cannot reach Ollama".
+PROVIDER_NAME = re.compile(r"(?<![\w./:-])(?:ollama|openai)(?![\w./:-])"
+                           r"(?! (?:serve|pull|run|create|show|list|ps|stop|rm|cp|push)\b)")
 
 
-def test_provider_names_are_compared_in_at_most_two_modules():
-    comparing = sorted(name for name, path in modules().items()
-                       if PROVIDER_COMPARISON.search(path.read_text(encoding="utf-8")))
-    assert len(comparing) <= 2, comparing
+def provider_names_in(source: str) -> list[int]:
+    """The lines of the strings in `source` that name a provider; docstrings, which explain, left out."""
+    tree = ast.parse(source)
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return sorted({node.lineno for node in ast.walk(tree) if isinstance(node, ast.Constant)
+                   and isinstance(node.value, str) and id(node) not in docstrings and PROVIDER_NAME.search(node.value)})
+
+
+@pytest.mark.parametrize("source, lines", [
+    ('if provider == "openai":\n    pass', [1]),
+    ('CHOICES = ["ollama", "openai"]', [1]),
+    ('usage = "[ollama|openai]"\nhint = f"an OpenAI-compatible API (-p openai) at {url}"', [1, 2]),
+    ('HOST = "https://api.openai.com/v1"\nCLIENT = "ayder_cli.llm.openai_compat:OpenAIClient"', []),
+    ('hint = "start it with `ollama serve`"\nFETCH = "ollama pull {model}"\nVAR = "OPENAI_BASE_URL"', []),
+    ('said = "cannot reach Ollama at the URL"\nkind = "OpenAI-compatible"', []),
+    ('def f():\n    """Ask ollama, then openai."""', []),
+])
+def test_the_provider_name_check_finds_names_and_only_names(source, lines):
+    assert provider_names_in(source) == lines
+
+
+def test_provider_names_are_written_only_in_the_provider_record():
+    naming = sorted(f"{name}:{line}" for name, path in modules().items() if name != "ayder_cli.llm.providers"
+                    for line in provider_names_in(path.read_text(encoding="utf-8")))
+    assert naming == []
 
 
 def test_only_storage_builds_a_path_under_dot_ayder():

@@ -455,7 +455,7 @@ def test_every_tool_is_in_a_known_group_and_core_is_the_small_default():
     specs = default_registry().specs()
     assert tuple(GROUPS) == TOOL_GROUPS
     assert {spec.group for spec in specs} == set(GROUPS)
-    # replace_lines is offered only by edit_format lines, in replace_string's place (tools/edit_formats.py)
+    # replace_lines is offered only by edit_format lines, in replace_string's place (ayder_cli/edit_formats.py)
     assert [spec.name for spec in specs if spec.group == "core"] == [
         "read_file", "list_files", "search_codebase", "write_file", "replace_string", "replace_lines",
         "run_shell_command"]

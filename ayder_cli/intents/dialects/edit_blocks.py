@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import re
 
+from ayder_cli.edit_formats import SEARCH_REPLACE
 from ayder_cli.intents.dialects.common.dialect_parts import NEED_MORE, NOT_MINE, Block, Dialect, Ends, Verdict, Where
 from ayder_cli.intents.dialects.common.edit_paths import (MAX_PATH, fits_fence, path_of_info,
                                                           path_of_line)
 from ayder_cli.wording import short
 
-SEARCH = "<<<<<<< SEARCH"
-_SEARCH_LINE = re.compile(r"[ \t]*<<<<<<< SEARCH[ \t]*")
+SEARCH = SEARCH_REPLACE.opener  # "<<<<<<< SEARCH"
+_SEARCH_LINE = re.compile(rf"[ \t]*{re.escape(SEARCH)}[ \t]*")
 _DIVIDER = re.compile(r"[ \t]*={5,9}[ \t]*")
 _REPLACE_LINE = re.compile(r"[ \t]*>{5,9} REPLACE[ \t]*")
 # What the start of a path line can look like before its end has arrived (a superset of path lines).

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ayder_cli.llm.providers import provider_named
+from ayder_cli.llm.providers import PROVIDERS, provider_named
 from ayder_cli.repl.commands.registry import CommandContext, command
 from ayder_cli.wording import counted
 
@@ -26,7 +26,7 @@ def _model(context: CommandContext, args: str) -> None:
                                "pick one with /model NAME")
 
 
-@command("provider", usage="[ollama|openai]", help="show or switch the provider")
+@command("provider", usage=f"[{'|'.join(PROVIDERS)}]", help="show or switch the provider")
 def _provider(context: CommandContext, args: str) -> None:
     if args:
         context.session.switch_provider(args)  # every layer resolved again, as with -p NAME: a new runtime
