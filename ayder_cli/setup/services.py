@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.agent.loop import ChatLoop
-from ayder_cli.agent.verify import Consent, Verifier
+from ayder_cli.agent.verify import Consent, Verifier, excerpt_limit
 from ayder_cli.masking import Secrets
 from ayder_cli.setup.config import Config
 from ayder_cli.setup.instructions import environment_note
@@ -72,6 +72,8 @@ class Services:
             self.processes.kill_all()
         if self.mcp is not None:
             self.mcp.close()
+        if self.executor.edits is not None:
+            self.executor.edits.close()  # the language servers
         if self.leftovers is not None:
             self.leftovers.join(timeout=1.0)  # a short run still cleans up; a huge project is not waited for
         self.sessions.close()
@@ -138,6 +140,7 @@ def build_services(
         policy=policy,
         warn=console.notice,
         before_confirm=console.end_activity_line,
+        edits=LazyDiagnostics(lambda: _edit_diagnostics(config, context, console, lambda: loop.config.num_ctx)),
     )
     # --verify is the user's consent; the config's commands need -x or a yes at the terminal.
     consent = Consent(bool(verify), lambda: executor.permissions.allows("x"), checks_asker(environment),
@@ -192,6 +195,41 @@ def _mcp_tools(config: Config, env, console: Console, secrets: Secrets, policy: 
 
     return McpTools(servers, hub, say=console.notice, log=console.log, share=config.mcp_schema_share,
                     allowed=policy.allowed, named=tuple(name for name in policy.enabled or () if MCP_SEPARATOR in name))
+
+
+class LazyDiagnostics:
+    """ToolExecutor.edits: the language servers' new diagnostics after each edit, their package
+    (ayder_cli.lsp) imported at the first edit, or when /status or --doctor names the servers."""
+
+    def __init__(self, build) -> None:
+        self.build = build
+        self.built = None
+
+    def hub(self):
+        if self.built is None:
+            self.built = self.build()
+        return self.built
+
+    def before(self, paths):
+        return self.hub().before(paths)
+
+    def after(self, held, result) -> None:
+        self.hub().after(held, result)
+
+    def describe(self) -> str:
+        return self.hub().describe()
+
+    def close(self) -> None:
+        if self.built is not None:
+            self.built.close()
+
+
+def _edit_diagnostics(config: Config, context: ToolContext, console: Console, window):
+    from ayder_cli.lsp.after_edit import EditDiagnostics  # at the first edit: start-up is unchanged
+
+    return EditDiagnostics(context.root, config.lsp, env=context.env, sandbox=context.sandbox,
+                           limit=lambda: excerpt_limit(window()), log=console.log,
+                           report=getattr(console, "on_diagnostics", lambda found: None))
 
 
 def _command_view(console: Console, secrets: Secrets):

@@ -110,6 +110,7 @@ ALLOWED = {
     "llm": {"leaves"},
     "tools": {"leaves", "storage"},
     "mcp_servers": {"leaves", "storage", "tools"},  # setup/services.py wires it in
+    "lsp": {"leaves", "storage", "tools"},  # the language servers after edits; setup/services.py wires it in
 }
 
 
