@@ -133,7 +133,7 @@ class EditDiagnostics:
         self.log(f"lsp: {' '.join(spec.command)} {why}; its diagnostics are skipped for this session")
         server = self.running.pop(spec.language, None)
         if server is not None:
-            server.close()
+            server.close(polite=False)
 
 
 def _text(root: Path, path: str) -> str | None:

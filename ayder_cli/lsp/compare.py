@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from typing import Any, Iterable
 
 from ayder_cli.wording import counted
@@ -78,13 +77,17 @@ def introduced(before: list[Diagnostic], after: list[Diagnostic], old: str, new:
 
 
 def _moved_lines(old: str, new: str) -> dict[int, int]:
-    """Old line number -> new line number, for the lines the edit left as they were."""
-    matcher = SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
-    moved = {}
-    for tag, old_start, old_end, new_start, _ in matcher.get_opcodes():
-        if tag == "equal":
-            for offset in range(old_end - old_start):
-                moved[old_start + offset + 1] = new_start + offset + 1
+    """Old line number -> new line number, for the lines above and below the part the edit changed
+    (an edit is one change, mostly; a line-by-line diff of a big file would cost more than the server)."""
+    before, after = old.splitlines(), new.splitlines()
+    same = min(len(before), len(after))
+    top = next((i for i in range(same) if before[i] != after[i]), same)
+    bottom = 0
+    while bottom < same - top and before[-1 - bottom] == after[-1 - bottom]:
+        bottom += 1
+    moved = {line: line for line in range(1, top + 1)}
+    shift = len(after) - len(before)
+    moved.update({line: line + shift for line in range(len(before) - bottom + 1, len(before) + 1)})
     return moved
 
 

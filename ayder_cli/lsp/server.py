@@ -76,9 +76,10 @@ class LanguageServer:
             items = self.rpc.published_after(uri, arrival, version, deadline).get("diagnostics")
         return [item for item in items or () if isinstance(item, dict)]
 
-    def close(self) -> None:
-        """shutdown and exit asked politely, then the process group stopped and reaped whatever it did."""
-        if self.process.poll() is None and not self.rpc.closed:
+    def close(self, polite: bool = True) -> None:
+        """shutdown and exit asked politely (not of a server gone silent), then the process group
+        stopped and reaped whatever it did."""
+        if polite and self.process.poll() is None and not self.rpc.closed:
             try:
                 self.rpc.request("shutdown", None, SHUTDOWN_S)
                 self.rpc.notify("exit", None, SHUTDOWN_S)
