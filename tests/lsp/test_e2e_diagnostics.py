@@ -20,6 +20,7 @@ from support.files import write_json
 from support.harness import server_args
 from support.requests_seen import messages
 
+from ayder_cli.tools.landlock import probe
 from ayder_cli.tools.process_groups import descendants
 
 APP = "def total(prices):\n    return sum(prices)\n\n\nprint(total([1, 2]))\n"
@@ -157,3 +158,33 @@ def test_a_signal_stops_the_language_server_too(fake, spawn_ayder, project, sent
     while time.monotonic() < deadline and running(servers[0]):
         time.sleep(0.05)
     assert not running(servers[0])
+
+
+def test_doctor_names_the_servers_found(fake, run_ayder):
+    result = run_ayder(*server_args(fake, "openai"), "--doctor")
+    assert "\ndiagnostics: python: ruff server" in result.stderr
+
+
+def test_a_server_missing_from_path_is_named_as_none_and_is_no_error(fake, run_ayder, project):
+    (project / "app.py").write_text(APP)
+    fake.queue(write(BROKEN, 1), Reply(text="Done."))
+    result = run_ayder(*server_args(fake, "openai"), "-w", "break it", env={"PATH": "/nonexistent"})
+    assert result.returncode == 0, result.stderr
+    [answer] = tool_results(fake)
+    assert "after this edit" not in answer
+
+
+@pytest.mark.skipif(probe()[0] == 0, reason="Landlock is not available here")
+def test_the_server_runs_in_the_kernel_sandbox(fake, spawn_ayder, project):
+    (project / "app.py").write_text(APP)
+    release = threading.Event()
+    fake.queue(write(BROKEN, 1), Reply.held("never", after=0, release=release))
+    ayder = spawn_ayder(*server_args(fake, "ollama"), "-w", "break it")
+    try:
+        fake.wait_for_chat(2, timeout_s=60)
+        [server] = ruff_servers_below(ayder.pid)
+        # Landlock needs no_new_privs, set by the child alone between fork and exec: ayder is never restricted.
+        assert "NoNewPrivs:\t1" in Path(f"/proc/{server}/status").read_text()
+        assert "NoNewPrivs:\t0" in Path(f"/proc/{ayder.pid}/status").read_text()
+    finally:
+        release.set()
