@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ayder_cli.calls import ToolResult
+from ayder_cli.errors import ToolError
 from ayder_cli.lsp.compare import Diagnostic, excerpt, introduced, read_diagnostics
 from ayder_cli.lsp.rpc import Gone, Silent
 from ayder_cli.lsp.server import LanguageServer
@@ -114,7 +115,7 @@ class EditDiagnostics:
         except Silent:
             self._skip(spec, f"did not answer within {spec.timeout_s:g}s")
             return []
-        except (Gone, OSError) as exc:
+        except (Gone, OSError, ToolError) as exc:  # ToolError: the sandbox refused to start it
             self._skip(spec, f"failed ({exc or type(exc).__name__})")
             return []
         return [d for d in introduced(before, after, old or "", new) if d.key not in known_first]

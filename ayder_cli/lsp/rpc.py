@@ -144,8 +144,8 @@ class Connection:
 
     def _file(self, message: dict) -> None:
         if "method" in message and "id" in message:  # the server asks: an empty answer serves them all
-            params = message.get("params") if isinstance(message.get("params"), dict) else {}
-            items = params.get("items")
+            params = message.get("params")
+            items = params.get("items") if isinstance(params, dict) else None
             result = [None] * len(items) if message["method"] == "workspace/configuration" and isinstance(
                 items, list) else None
             try:

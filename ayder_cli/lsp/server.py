@@ -42,6 +42,7 @@ class LanguageServer:
         self.pull = False
         before_a_command()
         self.process = _start(spec.command, root, env, sandbox)
+        assert self.process.stdin is not None and self.process.stdout is not None  # both piped
         self.rpc = Connection(self.process.stdin, self.process.stdout)
 
     def initialize(self) -> None:
@@ -89,7 +90,8 @@ class LanguageServer:
         kill_group(self.process, grace_s=SHUTDOWN_S)  # what it started too; reaps it
         for stream in (self.process.stdin, self.process.stdout):
             try:
-                stream.close()
+                if stream is not None:
+                    stream.close()
             except OSError:
                 pass
 

@@ -140,7 +140,6 @@ def build_services(
         policy=policy,
         warn=console.notice,
         before_confirm=console.end_activity_line,
-        edits=LazyDiagnostics(lambda: _edit_diagnostics(config, context, console, lambda: loop.config.num_ctx)),
     )
     # --verify is the user's consent; the config's commands need -x or a yes at the terminal.
     consent = Consent(bool(verify), lambda: executor.permissions.allows("x"), checks_asker(environment),
@@ -150,6 +149,7 @@ def build_services(
     loop = ChatLoop(runtime, conversation, console, executor=executor,
                     checkpoints=CheckpointStore(repo, mask=secrets.mask), log=console.log,
                     profiles=profiles, verify=verifier)
+    executor.edits = LazyDiagnostics(lambda: _edit_diagnostics(config, context, console, lambda: loop.config.num_ctx))
     if mcp is not None:  # the schemas are measured against the window served at the first request
         mcp.window = lambda: loop.config.num_ctx
     keeper = SessionKeeper(store, conversation=conversation, loop=loop, tools=context, console=console,

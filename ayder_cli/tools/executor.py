@@ -115,6 +115,11 @@ class EditWatch(Protocol):
 
     def after(self, held: dict[str, str | None], result: ToolResult) -> None: ...
 
+    def describe(self) -> str:
+        """One line for /status and --doctor: what looks."""
+
+    def close(self) -> None: ...
+
 
 class Confirmer(Protocol):
     def confirm(self, request: ConfirmRequest) -> Answer | None:
