@@ -88,7 +88,9 @@ class LanguageServer:
             except (Silent, Gone, subprocess.TimeoutExpired):
                 pass
         kill_group(self.process, grace_s=SHUTDOWN_S)  # what it started too; reaps it
-        for stream in (self.process.stdin, self.process.stdout):
+        self.rpc.reader.join(timeout=SHUTDOWN_S)  # at the pipe's end now: closing it under the reader would wait
+        streams = [self.process.stdin] + [self.process.stdout] * (not self.rpc.reader.is_alive())
+        for stream in streams:
             try:
                 if stream is not None:
                     stream.close()
