@@ -188,3 +188,16 @@ def test_the_server_runs_in_the_kernel_sandbox(fake, spawn_ayder, project):
         assert "NoNewPrivs:\t0" in Path(f"/proc/{ayder.pid}/status").read_text()
     finally:
         release.set()
+
+
+def test_pylsp_named_in_the_users_config_reports_the_new_error_and_its_fix_clears_it(fake, run_ayder, project,
+                                                                                    isolated_env):
+    write_json(isolated_env / ".config" / "ayder" / "config.json", {"lsp": {"python": {"command": ["pylsp"]}}})
+    (project / "app.py").write_text(APP)
+    fake.queue(write(BROKEN, 1), write(APP, 2), Reply(text="Fixed the colon."))
+    result = run_ayder(*server_args(fake, "openai"), "-w", "rename nothing")
+    assert result.returncode == 0, result.stderr
+    broke, fixed = tool_results(fake)
+    assert "new in app.py after this edit (pylsp): 1 error\napp.py:1: error: " in broke
+    assert "after this edit" not in fixed
+    assert children() == []
