@@ -29,8 +29,8 @@ from pathlib import Path
 
 TARGET_RATIO = 1.5
 REPL_TARGET_RATIO = 1.25  # the REPL ready to type, against importing what it cannot do without
-HEAVY_MODULES = ("requests", "urllib3", "prompt_toolkit", "http.client", "ssl", "json")
-MUST_NOT_IMPORT = ("requests", "prompt_toolkit")
+HEAVY_MODULES = ("requests", "urllib3", "prompt_toolkit", "http.client", "ssl", "json", "ayder_cli.lsp")
+MUST_NOT_IMPORT = ("requests", "prompt_toolkit", "ayder_cli.lsp")
 PROMPT_TIMEOUT_S = 20.0
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-B]|\x1b[=>]|\r")
 

@@ -1,7 +1,7 @@
 """The schema everything reads: every config key, where its value comes from, its check; the system prompt parts and the
 instructions. Read once; nothing here changes while a session runs.
 
-May import: the leaves, llm, storage, processes, tools, mcp_servers.
+May import: the leaves, llm, storage, processes, tools, mcp_servers, lsp.
 (The layers, bottom to top: tests/project/test_house.py.)
 
     config_checks.py     the check of every value (also for slash commands)

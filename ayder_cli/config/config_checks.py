@@ -218,6 +218,12 @@ def _mcp_servers(value: Any) -> dict[str, Any]:
     return check_servers(value)
 
 
+def _lsp(value: Any) -> dict[str, Any]:
+    from ayder_cli.lsp.servers import check_lsp  # only a config that names servers loads it
+
+    return check_lsp(value)
+
+
 CHECKS: dict[str, Callable[[Any], Any]] = {
     "provider": _text(choices=tuple(PROVIDERS)),
     "base_url": _url,
@@ -261,6 +267,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "verify": _commands,
     "mcp_servers": _mcp_servers,
     "mcp_schema_share": _number(0, maximum=1),
+    "lsp": _lsp,
 }
 assert set(CHECKS) == set(KEYS)
 

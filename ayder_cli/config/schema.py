@@ -23,7 +23,7 @@ TOOL_GROUPS = tuple(GROUPS)  # in the order they are offered
 NEEDS_TRUST = frozenset({
     "base_url", "provider", "api_key", "api_key_env", "api_key_file", "secret_env", "shell_timeout_s",
     "tools.shell_deny", "sandbox", "sandbox_writable", "sandbox_network", "verify", "root",
-    "mcp_servers",
+    "mcp_servers", "lsp",
 })
 
 
@@ -95,6 +95,9 @@ class Config:
     mcp_servers: Mapping[str, Any] = field(default_factory=dict)
     # Above this share of the context window the MCP tools' schemas are not sent but found (mcp_servers/schema_room.py).
     mcp_schema_share: float = 0.10
+    # Language servers asked for diagnostics after edits (lsp/servers.py): {LANGUAGE: {command, files, timeout_s} | null},
+    # over the built-in table of those on PATH.
+    lsp: Mapping[str, Any] = field(default_factory=dict)
     # Where each value came from ("default", a file path, "environment", "flag").
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     # None: the project's config asked for nothing that needs trust.

@@ -364,6 +364,8 @@ def run_doctor(session, in_session: bool = False) -> int:
     sandbox = session.executor.context.sandbox
     if sandbox is not None:  # not a check of the server (no mark): it never fails the doctor
         console.info(f"sandbox: {sandbox.describe()}")
+    if session.executor.edits is not None:  # the language servers found: named, never a failure
+        console.info(f"diagnostics: {session.executor.edits.describe()}")
     if session.mcp is not None:  # what the MCP tools' schemas take of the window
         session.executor.offered()  # starts them if the first request did not
         if mcp_started:

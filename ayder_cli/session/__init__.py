@@ -2,7 +2,7 @@
 commands need; the server found and the runtime it resolves to; the settings and the transcript as commands change
 them; build_session() building it whole.
 
-May import: the leaves, llm, storage, command_policy, processes, tools, mcp_servers, config, agent, terminal.
+May import: the leaves, llm, storage, command_policy, processes, tools, mcp_servers, lsp, config, agent, terminal.
 (The layers, bottom to top: tests/project/test_house.py.)
 
     deferred.py          Deferred: built at first use (the REPL's services, so its prompt comes first)

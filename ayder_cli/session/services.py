@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.agent.loop import ChatLoop
 from ayder_cli.agent.usage import SessionUsage
-from ayder_cli.agent.verify import Consent, Verifier
+from ayder_cli.agent.verify import Consent, Verifier, excerpt_limit
 from ayder_cli.masking import Secrets
 from ayder_cli.config.schema import Config
 from ayder_cli.config.instructions import environment_note
@@ -94,6 +94,8 @@ def build_session(
                         abi_seam=environment.landlock_abi, warn=console.notice),
         watch=_command_view(console, secrets),  # what a command prints, shown as it runs
     )
+    # The language servers' new diagnostics after each edit: nothing of them loaded before the first edit.
+    edits = LazyDiagnostics(lambda: _edit_diagnostics(config, context, console, hold.window))
     executor = ToolExecutor(
         default_registry() if mcp is None else mcp.registry(default_registry()),
         context,
@@ -102,6 +104,7 @@ def build_session(
         policy=policy,
         warn=console.notice,
         before_confirm=console.end_activity_line,
+        edits=edits,
     )
     # --verify is the user's consent; the config's commands need -x or a yes at the terminal.
     consent = Consent(bool(verify), lambda: executor.permissions.allows("x"), checks_asker(environment),
@@ -164,6 +167,41 @@ def _mcp_tools(servers: dict[str, ServerConfig], config: Config, env, console: C
 
     return McpTools(servers, hub, say=console.notice, log=console.log, window=window, share=config.mcp_schema_share,
                     allowed=policy.allowed, named=tuple(name for name in policy.enabled or () if MCP_SEPARATOR in name))
+
+
+class LazyDiagnostics:
+    """ToolExecutor.edits: the language servers' new diagnostics after each edit, their package
+    (ayder_cli.lsp) imported at the first edit, or when /status or --doctor names the servers."""
+
+    def __init__(self, build) -> None:
+        self.build = build
+        self.built = None
+
+    def hub(self):
+        if self.built is None:
+            self.built = self.build()
+        return self.built
+
+    def before(self, paths):
+        return self.hub().before(paths)
+
+    def after(self, held, result) -> None:
+        self.hub().after(held, result)
+
+    def describe(self) -> str:
+        return self.hub().describe()
+
+    def close(self) -> None:
+        if self.built is not None:
+            self.built.close()
+
+
+def _edit_diagnostics(config: Config, context: ToolContext, console: Console, window):
+    from ayder_cli.lsp.after_edit import EditDiagnostics  # at the first edit: start-up is unchanged
+
+    return EditDiagnostics(context.root, config.lsp, env=context.env, sandbox=context.sandbox,
+                           limit=lambda: excerpt_limit(window()), log=console.log,
+                           report=getattr(console, "on_diagnostics", lambda found: None))
 
 
 def _command_view(console: Console, secrets: Secrets):

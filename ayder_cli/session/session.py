@@ -163,6 +163,8 @@ class Session:
             self.processes.kill_all()
         if self.mcp is not None:
             self.mcp.close()
+        if self.executor.edits is not None:
+            self.executor.edits.close()  # the language servers
         if self.leftovers is not None:
             self.leftovers.join(timeout=1.0)  # a short run still cleans up; a huge project is not waited for
         self.keeper.close()

@@ -18,6 +18,9 @@ Events (each has "type"):
                 "tokens_per_second"}           per model call; null where the server does not say
   verify       {"command", "exit_status", "excerpt"}   a check after edits; excerpt: what the model was
                                                sent of a failure (null when it passed)
+  diagnostics  {"path", "server", "new", "excerpt"}   what a language server found new in a file an edit
+                                               changed (new: [{"line", "severity", "message", "code"}]);
+                                               excerpt: what the model was sent, in that edit's tool_result
   answer       {"text", "status", "reason"}    the end of one user message: status ok, interrupted or
                                                stopped (the loop gave up; reason says why, else null)
   final        {"answer", "exit_status", "error", "totals", "checks_passed"}   the last line of the run;
@@ -131,6 +134,11 @@ class JsonEvents(Console):
     def on_check(self, run, excerpt: str | None) -> None:
         self.emit("verify", command=run.command, exit_status=run.exit_status, excerpt=excerpt)
         super().on_check(run, excerpt)
+
+    def on_diagnostics(self, found) -> None:
+        """lsp.after_edit.Found: an edit's new diagnostics, before its tool_result event."""
+        self.emit("diagnostics", path=found.path, server=found.server, new=[d.as_dict() for d in found.new],
+                  excerpt=found.excerpt)
 
     def on_usage(self, usage: Usage) -> None:
         self.prompt_tokens += usage.prompt_tokens or 0

@@ -108,6 +108,19 @@ class ConfirmRequest:
     preview: Preview | None  # for file changes: what would change
 
 
+class EditWatch(Protocol):
+    """Looks at the files a write tool changes: before() what they hold, after() adds to its result."""
+
+    def before(self, paths: list[str]) -> dict[str, str | None]: ...
+
+    def after(self, held: dict[str, str | None], result: ToolResult) -> None: ...
+
+    def describe(self) -> str:
+        """One line for /status and --doctor: what looks."""
+
+    def close(self) -> None: ...
+
+
 class Confirmer(Protocol):
     def confirm(self, request: ConfirmRequest) -> Answer | None:
         """Ask the user; None when there is no terminal to ask on."""
@@ -186,6 +199,7 @@ class ToolExecutor:
         policy: ToolPolicy | None = None,
         warn=lambda message: None,
         before_confirm=lambda: None,
+        edits: EditWatch | None = None,
     ) -> None:
         self.registry = registry
         self.context = context
@@ -194,6 +208,7 @@ class ToolExecutor:
         self.policy = policy or ToolPolicy()
         self.warn = warn
         self.before_confirm = before_confirm  # e.g. end the half-printed activity line
+        self.edits = edits  # what a write introduced, added to its result (the language servers')
         self.always: set[str] = set()  # tools the user said [a]lways to
         self.calls_this_message: dict[str, int] = {}
         self.denials = 0  # calls denied in this run, by policy (no terminal) or by the user
@@ -228,7 +243,13 @@ class ToolExecutor:
         if isinstance(prepared, ToolResult):
             return prepared
         spec, arguments = prepared
-        return execute(spec, self.context, arguments)
+        if self.edits is None or spec.permission != "w" or not spec.path_args:
+            return execute(spec, self.context, arguments)
+        held = self.edits.before([arguments[name] for name in spec.path_args if isinstance(arguments.get(name), str)])
+        result = execute(spec, self.context, arguments)
+        if result.ok and held:
+            self.edits.after(held, result)
+        return result
 
     def reads_unasked(self, call: ToolCall) -> bool:
         """The call only reads (its tool's permission letter is r) and runs without a question: it may

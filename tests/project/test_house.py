@@ -190,7 +190,7 @@ LAYERS = (
     {"llm", "intents", "storage"},
     {"processes", "command_policy", "matching"},  # engines the tools (and the terminal, !cmd) use
     {"tools"},
-    {"mcp_servers"},
+    {"mcp_servers", "lsp"},  # the MCP servers' tools; the language servers asked after edits
     {"config"},
     {"terminal", "agent"},
     {"session"},

@@ -30,33 +30,33 @@ def tool_results(fake) -> list[str]:
 
 @pytest.fixture
 def target(project):
-    path = project / "a.py"
+    path = project / "a.txt"  # not Python: named .py, its edits would get ruff server's new errors too
     path.write_text(FILE, encoding="utf-8")
     return path
 
 
 def test_an_edit_on_read_lines_lands_and_undo_restores_the_file(fake, run_ayder, target):
-    fake.queue(call("read_file", file_path="a.py", start_line=2, end_line=4),
-               call("replace_lines", "c2", file_path="a.py", start_line=3, end_line=3, content="three\nand a half\n"),
+    fake.queue(call("read_file", file_path="a.txt", start_line=2, end_line=4),
+               call("replace_lines", "c2", file_path="a.txt", start_line=3, end_line=3, content="three\nand a half\n"),
                Reply(text="Done."))
     result = run_ayder(*server_args(fake, "openai"), "--edit-format", "lines", "-w",
                        input="rename line 3\n/undo\n")
     assert result.returncode == 0, result.stderr
     read, edited = tool_results(fake)
     assert "     3\tline 3" in read
-    assert edited == "ok:\nreplaced lines 3-3 with 2 lines in a.py; lines after it moved by +1; it now has 8 lines"
-    assert "restored a.py (replace_lines)" in result.stderr
+    assert edited == "ok:\nreplaced lines 3-3 with 2 lines in a.txt; lines after it moved by +1; it now has 8 lines"
+    assert "restored a.txt (replace_lines)" in result.stderr
     assert target.read_text() == FILE  # /undo took it back
 
 
 def test_without_w_the_terminal_shows_the_diff_and_asks(fake, ayder_on_pty, target):
     pytest.importorskip("pexpect")
-    fake.queue(call("read_file", file_path="a.py"),
-               call("replace_lines", "c2", file_path="a.py", start_line=2, end_line=2, content="TWO"),
+    fake.queue(call("read_file", file_path="a.txt"),
+               call("replace_lines", "c2", file_path="a.txt", start_line=2, end_line=2, content="TWO"),
                Reply(text="Final answer."))
     child = ayder_on_pty("--base-url", fake.url, "--edit-format", "lines", "edit it", color=False)
-    child.expect_exact('ayder wants to write: replace_lines(file_path="a.py"')
-    child.expect_exact("--- a/a.py\r\n+++ b/a.py\r\n@@ -1,5 +1,5 @@\r\n line 1\r\n-line 2\r\n+TWO\r\n line 3\r\n")
+    child.expect_exact('ayder wants to write: replace_lines(file_path="a.txt"')
+    child.expect_exact("--- a/a.txt\r\n+++ b/a.txt\r\n@@ -1,5 +1,5 @@\r\n line 1\r\n-line 2\r\n+TWO\r\n line 3\r\n")
     child.expect_exact("[y/N/a/d]")
     assert target.read_text() == FILE  # nothing written before the answer
     child.send("y")
@@ -68,23 +68,23 @@ def test_without_w_the_terminal_shows_the_diff_and_asks(fake, ayder_on_pty, targ
 def test_lines_changed_on_disk_since_they_were_read_are_refused_with_the_lines_as_they_are_now(
         fake, run_ayder, target):
     # Another program changes the file between the read and the edit: a line is added above line 3.
-    fake.queue(call("read_file", file_path="a.py"),
-               call("run_shell_command", "c2", command="sed -i '1i # added by someone else' a.py"),
-               call("replace_lines", "c3", file_path="a.py", start_line=3, end_line=3, content="THREE"),
+    fake.queue(call("read_file", file_path="a.txt"),
+               call("run_shell_command", "c2", command="sed -i '1i # added by someone else' a.txt"),
+               call("replace_lines", "c3", file_path="a.txt", start_line=3, end_line=3, content="THREE"),
                Reply(text="Done."))
     result = run_ayder(*server_args(fake, "openai"), "--edit-format", "lines", "-w", "-x", "edit line 3")
     assert result.returncode == 0, result.stderr
     refused = tool_results(fake)[2]
-    assert refused.startswith("error: line 3 of a.py changed since it was read")
+    assert refused.startswith("error: line 3 of a.txt changed since it was read")
     assert "     1\t# added by someone else\n     2\tline 1\n     3\tline 2\n     4\tline 3\n" in refused
     assert target.read_text() == "# added by someone else\n" + FILE  # the edit wrote nothing
 
 
 def test_lines_never_read_are_refused_with_the_read_to_do_first(fake, run_ayder, target):
-    fake.queue(call("replace_lines", file_path="a.py", start_line=5, end_line=6, content=""), Reply(text="Done."))
+    fake.queue(call("replace_lines", file_path="a.txt", start_line=5, end_line=6, content=""), Reply(text="Done."))
     result = run_ayder(*server_args(fake, "openai"), "--edit-format", "lines", "-w", "delete lines 5 and 6")
     assert result.returncode == 0, result.stderr
     [refused] = tool_results(fake)
-    assert refused == ('error: lines 5-6 of a.py were not read in this session; read them first: '
-                       'read_file(file_path="a.py", start_line=5, end_line=6)')
+    assert refused == ('error: lines 5-6 of a.txt were not read in this session; read them first: '
+                       'read_file(file_path="a.txt", start_line=5, end_line=6)')
     assert target.read_text() == FILE

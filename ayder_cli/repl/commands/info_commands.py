@@ -80,6 +80,8 @@ def _status(context: CommandContext, args: str) -> None:
         rows.append(("repository", f"{context.state_root}: .ayder/, the project config, the first AGENTS.md"))
     if context.session.executor.context.sandbox is not None:
         rows.append(("sandbox", context.session.executor.context.sandbox.describe()))
+    if context.session.executor.edits is not None:  # the language servers asked after edits
+        rows.append(("diagnostics", context.session.executor.edits.describe()))
     if config.project_trust is not None:  # the project's config asked for what needs trust
         rows.append(("project", config.project_trust.describe()))
     if instructions.files:
