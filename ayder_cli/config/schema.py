@@ -21,7 +21,7 @@ TOOL_GROUPS = tuple(GROUPS)  # in the order they are offered
 NEEDS_TRUST = frozenset({
     "base_url", "provider", "api_key", "api_key_env", "api_key_file", "secret_env", "shell_timeout_s",
     "tools.shell_deny", "sandbox", "sandbox_writable", "sandbox_network", "verify", "root",
-    "mcp_servers",
+    "mcp_servers", "auto_commit", "side_model",
 })
 
 
@@ -93,6 +93,10 @@ class Config:
     mcp_servers: Mapping[str, Any] = field(default_factory=dict)
     # Above this share of the context window the MCP tools' schemas are not sent but found (mcp_servers/schema_room.py).
     mcp_schema_share: float = 0.10
+    # After each turn that changed files, a git commit of those files (session/commit.py).
+    auto_commit: bool = False
+    # The model writing commit messages: {"model", "base_url"?, "provider"?} ("NAME" in a file); None: the main one.
+    side_model: Mapping[str, Any] | None = None
     # Where each value came from ("default", a file path, "environment", "flag").
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     # None: the project's config asked for nothing that needs trust.

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 
 from ayder_cli.errors import AyderError
 from ayder_cli.modes.oneshot import ended_on_a_failed_check
+from ayder_cli.modes.turns import run_turn
 from ayder_cli.repl.commands import CommandContext, CommandResult, ModeCommands, run_command
 
 if TYPE_CHECKING:
@@ -79,13 +80,14 @@ def handle_entry(services: Services, text: str) -> EntryOutcome:
 
         status = handle_user_command(services, text)
         return EntryOutcome.INTERRUPTED if status is None else EntryOutcome.OK if status == 0 else EntryOutcome.FAILED
+    typed = text  # what auto_commit's message names: the line, not the files attached to it
     try:
         if "@" in text:
             from ayder_cli.modes.attachments import attach_files  # read_file's module, when a line has an @
 
             text = attach_files(text, services.executor.context, services.console.dim_line)
         denials = services.executor.denials
-        result = services.loop.run(text)
+        result = run_turn(services, text, typed)
     except AyderError as exc:
         services.console.error(exc.message, exc.hint)
         return EntryOutcome.FAILED

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ayder_cli.errors import AyderError, ExitStatus
+from ayder_cli.modes.turns import run_turn
 from ayder_cli.storage.tasks import Task, find_task, load_tasks, set_status
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ def implement_task(services: Services, identifier: str) -> tuple[int, str]:
     shown = task.path.relative_to(services.state_root).as_posix()
     services.console.dim_line(f"implementing {task.id}: {task.title}")
     try:
-        result = services.loop.run(task_prompt(task, shown))
+        result = run_turn(services, task_prompt(task, shown), f"{task.id}: {task.title}")
     except AyderError as exc:
         services.console.error(exc.message, exc.hint)
         return ExitStatus.ERROR, f"{task.id} failed: {exc.message}"

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ayder_cli.errors import ExitStatus, UsageError
 from ayder_cli.modes.options import Options
+from ayder_cli.modes.turns import run_turn
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.terminal.piped_stdin import attach_context, read_piped_stdin
@@ -52,7 +53,7 @@ def one_shot_prompt(options: Options, environment: Environment, console: Console
 
 def run_one_shot(services: Services, prompt: str) -> int:
     """Send the prompt once -> 0 with an answer, 130 interrupted, 1 when the loop gave up or the last check failed."""
-    result = services.loop.run(prompt)
+    result = run_turn(services, prompt)
     if result.interrupted:
         return ExitStatus.INTERRUPTED
     if ended_on_a_failed_check(services, result):

@@ -6,6 +6,7 @@ module; what one command alone needs is imported inside it.
 
 from ayder_cli.repl.commands import (  # noqa: F401 -- importing them registers their commands
     checkpoint_commands,
+    git_commands,
     info_commands,
     mcp_commands,
     model_commands,

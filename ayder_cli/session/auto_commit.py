@@ -1,0 +1,44 @@
+"""auto_commit: after each turn that changed files, a commit of those files, its message naming the request.
+
+A turn's files are the undo journal's entries made during it. Files a turn changed back to what
+the last commit holds make no commit, and nothing is said; a refusal (no work tree, a detached
+HEAD, a merge in progress, a hook that said no) is said in one line and the session goes on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ayder_cli.session.commit import Committed, WorkTree, commit_files, cut_line
+from ayder_cli.storage.undo import UndoJournal
+
+PREFIX = "ayder: "
+MAX_SUBJECT = 72  # git's own advice for a subject line
+
+
+class TurnFiles:
+    """The files written from now on: marked before a turn, read after it."""
+
+    def __init__(self, journal: UndoJournal | None) -> None:
+        self.journal = journal
+        self.before = {entry.number for entry in journal.entries()} if journal is not None else set()
+
+    def written(self) -> list[Path]:
+        if self.journal is None:
+            return []
+        return list(dict.fromkeys(entry.path for entry in self.journal.entries() if entry.number not in self.before))
+
+
+def commit_turn(tree: WorkTree, files: TurnFiles, request: str) -> Committed | None:
+    """Commit what the turn wrote; None when it wrote nothing that differs from the last commit.
+    CommitRefused when git cannot or will not commit."""
+    written = files.written()
+    if not written:
+        return None
+    return commit_files(tree, written, turn_message(request), unchanged_is_refused=False)
+
+
+def turn_message(request: str) -> str:
+    """The message: the request's first line after PREFIX, in one subject line."""
+    first = next((line.strip() for line in request.splitlines() if line.strip()), "")
+    return PREFIX + cut_line(" ".join(first.split()), MAX_SUBJECT - len(PREFIX))
