@@ -28,6 +28,10 @@ class TurnFiles:
             return []
         return list(dict.fromkeys(entry.path for entry in self.journal.entries() if entry.number not in self.before))
 
+    def in_session(self) -> list[Path]:
+        """Every file the session wrote, this turn's and earlier ones'."""
+        return [entry.path for entry in self.journal.first_changes()] if self.journal is not None else []
+
 
 def commit_turn(tree: WorkTree, files: TurnFiles, request: str) -> Committed | None:
     """Commit what the turn wrote; None when it wrote nothing that differs from the last commit.
@@ -35,7 +39,8 @@ def commit_turn(tree: WorkTree, files: TurnFiles, request: str) -> Committed | N
     written = files.written()
     if not written:
         return None
-    return commit_files(tree, written, turn_message(request), unchanged_is_refused=False)
+    return commit_files(tree, written, turn_message(request), unchanged_is_refused=False,
+                        written=files.in_session())
 
 
 def turn_message(request: str) -> str:

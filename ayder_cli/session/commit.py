@@ -97,6 +97,21 @@ class WorkTree:
                                 hint="switch to a branch first (git switch -c NAME)")
         return branch.stdout.strip()
 
+    def check_written(self, paths: Iterable[Path]) -> None:
+        """CommitRefused when the session wrote inside the git directory or the hooks directory: a commit
+        would run, outside the sandbox, a hook the model may have written."""
+        assert self._top is not None and self._git_dir is not None, "open() first"
+        hooks = self.git("rev-parse", "--git-path", "hooks", as_commit=True).stdout.strip()  # core.hooksPath too
+        places = [(self._git_dir.resolve(), "the git directory")]
+        if hooks:
+            places.append(((self._top / hooks).resolve(), "the hooks directory"))
+        for path in map(Path, paths):
+            for place, what in places:
+                if path.is_relative_to(place):
+                    shown = path.relative_to(self._top) if path.is_relative_to(self._top) else path
+                    raise CommitRefused(f"this session wrote {shown}, in {what}: nothing committed",
+                                        hint="a commit runs the hooks there; look at it, then commit yourself")
+
     def changed(self, paths: Iterable[Path]) -> list[str]:
         """Those of `paths` git sees changed (new, modified or removed; not ignored), from the top."""
         assert self._top is not None, "open() first"
@@ -151,11 +166,14 @@ class WorkTree:
 
 
 def commit_files(tree: WorkTree, paths: Iterable[Path], message: str | Callable[[str], str],
-                 unchanged_is_refused: bool = True) -> Committed | None:
+                 unchanged_is_refused: bool = True, written: Iterable[Path] = ()) -> Committed | None:
     """Commit those of `paths` that changed, with `message`, or the one message(diff) gives. CommitRefused
-    (nothing committed) when there is no work tree, git says no, or (unless not `unchanged_is_refused`:
-    then None) none of them changed."""
+    (nothing committed) when there is no work tree, the session `written` (and `paths`) hold a file of
+    the git or hooks directory, git says no, or (unless not `unchanged_is_refused`: then None) none of
+    them changed."""
+    paths = list(paths)
     branch = tree.open()
+    tree.check_written([*paths, *written])
     files = tree.changed(paths)
     if not files and not unchanged_is_refused:
         return None

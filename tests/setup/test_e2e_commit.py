@@ -250,4 +250,21 @@ def test_messages_are_one_line():
     assert turn_message(f"\n{long}\n@app.py attached") == \
         "ayder: rename the --limit option to --max-items everywhere, and updat..."
     assert len(turn_message(long)) == 72
-    assert one_line('\n**"Rename --limit to --max-items"**\n\nA body the model added.') == "Rename --limit to --max-items"
+    answer = '\n**"Rename --limit to --max-items"**\n\nA body the model added.'
+    assert one_line(answer) == "Rename --limit to --max-items"
+
+
+
+def test_a_session_that_wrote_a_hook_commits_nothing(fake, run_ayder, repo):
+    """The project keeps its hooks in the work tree (core.hooksPath, as husky does): a hook the model wrote
+    there would run outside the sandbox at the next commit, so none is made."""
+    git(repo, "config", "core.hooksPath", ".githooks")
+    fake.queue(write_call(".githooks/pre-commit", "#!/bin/sh\ntouch ran\n"), Reply(text="Done."),
+               write_call("app.py", "greeting = 'hello'\n"), Reply(text="Done."))
+
+    result = run_ayder(*server_args(fake, "ollama"), "-w", "--auto-commit", input="add a hook\nchange it\n/commit\n")
+
+    refusal = "this session wrote .githooks/pre-commit, in the hooks directory: nothing committed"
+    assert f"auto_commit: {refusal}\n" in result.stderr and f"error: {refusal}\n" in result.stderr
+    assert result.stderr.count(refusal) == 3  # each turn's auto-commit, then /commit
+    assert subjects(repo) == ["start"] and not (repo / "ran").exists()
