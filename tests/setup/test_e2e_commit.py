@@ -203,6 +203,12 @@ def test_a_projects_config_cannot_turn_auto_commit_on_without_trust(fake, run_ay
     assert "auto_commit ignored, the project is not trusted" in result.stderr
     assert subjects(repo) == ["start"]
 
+    fake.queue(write_call("app.py", "greeting = 'hey'\n"), Reply(text="Done."))
+    trusted = run_ayder(*server_args(fake, "ollama"), "-w", "--trust-project", "greet with hey")
+    assert trusted.returncode == 0, trusted.stderr
+    assert subjects(repo) == ["ayder: greet with hey", "start"]
+    assert head_files(repo) == ["app.py"]
+
 
 def test_a_bad_side_model_is_a_one_line_config_error(fake, run_ayder, isolated_env):
     write_json(isolated_env / ".config" / "ayder" / "config.json", {"side_model": {"name": "tiny"}})
