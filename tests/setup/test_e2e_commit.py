@@ -274,3 +274,11 @@ def test_a_session_that_wrote_a_hook_commits_nothing(fake, run_ayder, repo):
     assert f"auto_commit: {refusal}\n" in result.stderr and f"error: {refusal}\n" in result.stderr
     assert result.stderr.count(refusal) == 3  # each turn's auto-commit, then /commit
     assert subjects(repo) == ["start"] and not (repo / "ran").exists()
+
+
+def test_status_names_the_side_model_and_auto_commit(fake, run_ayder, isolated_env):
+    write_json(isolated_env / ".config" / "ayder" / "config.json",
+               {"side_model": {"model": "tiny", "base_url": "http://127.0.0.1:9/v1"}})
+    result = run_ayder(*server_args(fake, "ollama"), "--auto-commit", input="/status\n")
+    assert "side model:   tiny at http://127.0.0.1:9/v1 (commit messages)\n" in result.stderr
+    assert "auto_commit:  on: each turn that changes files ends with a commit of them\n" in result.stderr

@@ -80,6 +80,11 @@ def _status(context: CommandContext, args: str) -> None:
         rows.append(("repository", f"{context.state_root}: .ayder/, the project config, the first AGENTS.md"))
     if context.executor.context.sandbox is not None:
         rows.append(("sandbox", context.executor.context.sandbox.describe()))
+    if config.side_model:
+        where = f" at {config.side_model['base_url']}" if config.side_model.get("base_url") else ""
+        rows.append(("side model", f"{config.side_model['model']}{where} (commit messages)"))
+    if config.auto_commit:
+        rows.append(("auto_commit", "on: each turn that changes files ends with a commit of them"))
     if config.project_trust is not None:  # the project's config asked for what needs trust
         rows.append(("project", config.project_trust.describe()))
     if instructions.files:
