@@ -10,7 +10,6 @@ run for the add and the commit, as in the user's own `git commit`.
 
 from __future__ import annotations
 
-import os
 import subprocess
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -51,8 +50,7 @@ class WorkTree:
 
     def __init__(self, root: Path, env: Mapping[str, str] | None, commit_timeout_s: float = 120.0) -> None:
         self.root, self.commit_timeout_s = root, commit_timeout_s
-        # A path is a path, never a glob: a file named `*.py` commits that file alone.
-        self.env = {**(os.environ if env is None else env), "GIT_LITERAL_PATHSPECS": "1"}
+        self.env = env
         self._top: Path | None = None
         self._git_dir: Path | None = None
 
@@ -119,7 +117,7 @@ class WorkTree:
                          if path.is_relative_to(self._top)})
         if not inside:
             return []
-        done = self.git("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *inside)
+        done = self.git("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *literal(inside))
         if done.returncode != 0:
             raise CommitRefused(f"git status failed: {_first_line(done)}")
         fields, found = done.stdout.split("\0"), []
@@ -133,18 +131,18 @@ class WorkTree:
 
     def stage(self, files: list[str]) -> str:
         """git add the files; -> their diff against HEAD, cut to MAX_DIFF_CHARS (what a message is written from)."""
-        done = self.git("add", "--", *files, as_commit=True)
+        done = self.git("add", "--", *literal(files), as_commit=True)
         if done.returncode != 0:
             raise CommitRefused(f"git add failed: {_first_line(done)}")
         diff = self.git("diff", "--cached", "--no-color", "--no-ext-diff", "--no-textconv", "--stat", "--patch",
-                        "--", *files).stdout
+                        "--", *literal(files)).stdout
         if len(diff) > MAX_DIFF_CHARS:
             diff = diff[:MAX_DIFF_CHARS] + f"\n[... {len(diff) - MAX_DIFF_CHARS:,} more characters of the diff]\n"
         return diff
 
     def commit(self, files: list[str], message: str, branch: str) -> Committed:
         """Commit the (staged) files alone, with the user's hooks; CommitRefused when git (or a hook) says no."""
-        done = self.git("commit", "-q", "-m", message, "--", *files, as_commit=True)
+        done = self.git("commit", "-q", "-m", message, "--", *literal(files), as_commit=True)
         if done.returncode != 0:
             raise CommitRefused(f"git commit failed: {_first_line(done)}",
                                 hint="the files stay staged; /commit tries again")
@@ -158,10 +156,10 @@ class WorkTree:
         if top is None or not Path(path).is_relative_to(top):
             return None
         name = Path(path).relative_to(top).as_posix()
-        status = self.git("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", name)
+        status = self.git("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *literal([name]))
         if status.returncode != 0 or status.stdout:
             return None
-        done = self.git("log", "-1", "--format=%h (%s)", "--", name)
+        done = self.git("log", "-1", "--format=%h (%s)", "--", *literal([name]))
         return done.stdout.strip() or None if done.returncode == 0 else None
 
 
@@ -183,6 +181,12 @@ def commit_files(tree: WorkTree, paths: Iterable[Path], message: str | Callable[
     if callable(message):
         message = message(diff)
     return tree.commit(files, message, branch)
+
+
+def literal(paths: list[str]) -> list[str]:
+    """Pathspecs that are paths, never globs: a file named `*.py` stands for that file alone. (Not
+    GIT_LITERAL_PATHSPECS: the hooks a commit runs would inherit it.)"""
+    return [f":(literal){path}" for path in paths]
 
 
 def cut_line(text: str, limit: int) -> str:

@@ -42,6 +42,8 @@ SAFE_ENV = {
     "GIT_ASKPASS": "true",
     "LC_ALL": "C",  # messages ayder reads are in English
 }
+# A commit's: the hooks it runs print in the user's language.
+COMMIT_ENV = {name: value for name, value in SAFE_ENV.items() if name != "LC_ALL"}
 # A filter driver's programs, emptied: an empty command is no filter; required=false so none is missed.
 FILTER_OFF = (("clean", ""), ("smudge", ""), ("process", ""), ("required", "false"))
 
@@ -69,9 +71,9 @@ def run_git(args: Sequence[str], cwd: Path, timeout_s: float, env: Mapping[str, 
     ayder's own); as_commit: the repository's hooks and filters run (a commit the user asked for).
     Raises FileNotFoundError (no git), subprocess.TimeoutExpired, OSError."""
     deadline = time.monotonic() + timeout_s
-    base = {**(os.environ if env is None else env), **SAFE_ENV}
     if as_commit:
-        return _run(git_argv(args, hooks=True), cwd, base, deadline)
+        return _run(git_argv(args, hooks=True), cwd, {**(os.environ if env is None else env), **COMMIT_ENV}, deadline)
+    base = {**(os.environ if env is None else env), **SAFE_ENV}
     listed = _run(git_argv(["config", "--null", "--get-regexp", r"^filter\."]), cwd, base, deadline)
     drivers = _filter_drivers(listed.stdout) if listed.returncode == 0 else []
     return _run(git_argv(args), cwd, _with_filters_off(base, drivers), deadline)

@@ -282,3 +282,17 @@ def test_status_names_the_side_model_and_auto_commit(fake, run_ayder, isolated_e
     result = run_ayder(*server_args(fake, "ollama"), "--auto-commit", input="/status\n")
     assert "side model:   tiny at http://127.0.0.1:9/v1 (commit messages)\n" in result.stderr
     assert "auto_commit:  on: each turn that changes files ends with a commit of them\n" in result.stderr
+
+
+def test_a_file_named_like_a_glob_commits_that_file_alone(fake, run_ayder, repo):
+    (repo / "a.txt").write_text("a\n", encoding="utf-8")
+    git(repo, "add", "a.txt")
+    git(repo, "commit", "-q", "-m", "a")
+    (repo / "a.txt").write_text("a, edited by hand\n", encoding="utf-8")  # `[ab].txt` as a glob would take it
+    fake.queue(write_call("[ab].txt", "literally\n"), Reply(text="Done."))
+
+    result = run_ayder(*server_args(fake, "ollama"), "-w", input="write it\n/commit Add [ab].txt\n")
+
+    assert result.returncode == 0, result.stderr
+    assert head_files(repo) == ["[ab].txt"]
+    assert git(repo, "status", "--porcelain").splitlines() == [" M a.txt"]
