@@ -137,7 +137,19 @@ def test_undo_after_an_auto_commit_restores_the_file_and_leaves_history_alone(fa
     assert git(repo, "status", "--porcelain").splitlines() == [" M app.py"]
     commit = git(repo, "log", "-1", "--format=%h").strip()
     assert (f"git: commit {commit} (ayder: change the greeting) still holds the change; the file is restored "
-            "in the work tree only") in result.stderr
+            "in the work tree only (ayder never rewrites git history): /commit records the undo") in result.stderr
+
+
+def test_commit_after_an_undo_of_a_committed_change_records_the_undo(fake, run_ayder, repo):
+    fake.queue(write_call("app.py", "greeting = 'hello'\n"), Reply(text="Done."))
+
+    result = run_ayder(*server_args(fake, "ollama"), "-w", "--auto-commit",
+                       input="change the greeting\n/undo\n/commit Take back the greeting\n")
+
+    assert result.returncode == 0, result.stderr
+    assert subjects(repo) == ["Take back the greeting", "ayder: change the greeting", "start"]
+    assert git(repo, "show", "HEAD:app.py") == "greeting = 'hi'\n"
+    assert git(repo, "status", "--porcelain") == ""
 
 
 def test_a_detached_head_is_refused_in_one_line(fake, run_ayder, repo):

@@ -18,7 +18,8 @@ def _commit(context: CommandContext, args: str) -> CommandResult | None:
         return CommandResult.FAILED
     tools = context.executor.context
     tree = WorkTree(context.root, tools.env, context.settings.config.shell_timeout_s)
-    committed = commit_files(tree, [entry.path for entry in journal.first_changes()], args or _asked(context))
+    paths = [entry.path for entry in journal.first_changes()] + journal.undone  # an undo is a change too
+    committed = commit_files(tree, paths, args or _asked(context))
     if committed is not None:  # CommitRefused is an AyderError: printed as one
         context.console.info(committed.describe())
     return None
