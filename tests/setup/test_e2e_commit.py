@@ -308,3 +308,12 @@ def test_a_file_named_like_a_glob_commits_that_file_alone(fake, run_ayder, repo)
     assert result.returncode == 0, result.stderr
     assert head_files(repo) == ["[ab].txt"]
     assert git(repo, "status", "--porcelain").splitlines() == [" M a.txt"]
+
+
+def test_a_turn_the_server_failed_after_an_edit_still_commits_the_edit(fake, run_ayder, repo):
+    fake.queue(write_call("app.py", "greeting = 'hello'\n"), *[Reply(status=500, error="server gone")] * 4)
+
+    result = run_ayder(*server_args(fake, "ollama"), "-w", "--auto-commit", "change the greeting")
+
+    assert result.returncode == 1 and "server gone" in result.stderr
+    assert subjects(repo) == ["ayder: change the greeting", "start"]
