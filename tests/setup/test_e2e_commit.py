@@ -317,3 +317,15 @@ def test_a_turn_the_server_failed_after_an_edit_still_commits_the_edit(fake, run
 
     assert result.returncode == 1 and "server gone" in result.stderr
     assert subjects(repo) == ["ayder: change the greeting", "start"]
+
+
+def test_a_side_model_named_alone_is_asked_on_the_main_server(fake, run_ayder, repo, isolated_env):
+    write_json(isolated_env / ".config" / "ayder" / "config.json", {"side_model": "tiny"})
+    fake.queue(write_call("app.py", "greeting = 'hello'\n"), Reply(text="Done."), Reply(text="Say hello"))
+
+    result = run_ayder(*server_args(fake, "openai"), "-w", input="change the greeting\n/commit\n")
+
+    assert result.returncode == 0, result.stderr
+    assert [request["body"]["model"] for request in fake.chat_requests()][-1] == "tiny"
+    assert fake.chat_requests()[0]["body"]["model"] != "tiny"
+    assert subjects(repo) == ["Say hello", "start"]
