@@ -160,7 +160,9 @@ class WorkTree:
         if status.returncode != 0 or status.stdout:
             return None
         done = self.git("log", "-1", "--format=%h (%s)", "--", *literal([name]))
-        return done.stdout.strip() or None if done.returncode == 0 else None
+        if done.returncode != 0:
+            return None
+        return done.stdout.strip() or None
 
 
 def commit_files(tree: WorkTree, paths: Iterable[Path], message: str | Callable[[str], str],
