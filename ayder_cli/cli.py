@@ -46,6 +46,8 @@ from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, sh
 @click.option("-x", "--allow-execute", is_flag=True, help="Commands (run_shell_command, ...) run without asking.")
 @click.option("--verify", "verify", metavar="CMD", multiple=True,
               help="Run CMD after each reply that changed files (repeatable; {files}: those files). For this run.")
+@click.option("--auto-commit", is_flag=True,
+              help="In a git work tree, commit the files each turn changed, with a message naming the request.")
 @click.option("--root", metavar="DIR", help="Project root: tools stay inside it (default: the current directory, or the config's root).")
 @click.option("--trust-project", is_flag=True,
               help="Apply what the project's .ayder/config.json sets of server, keys and shell, for this run.")

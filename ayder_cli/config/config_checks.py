@@ -224,6 +224,32 @@ def _lsp(value: Any) -> dict[str, Any]:
     return check_lsp(value)
 
 
+SIDE_MODEL_KEYS = ("model", "base_url", "provider")
+
+
+def _side_model(value: Any) -> dict[str, Any] | None:
+    """"qwen3:1.7b" (the main server), {"model": ..., "base_url": ..., "provider": ...} (another), or null."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = {"model": value}
+    if not isinstance(value, dict) or not isinstance(value.get("model"), str) or not value["model"].strip():
+        raise ValueError('must be a model name, or an object like {"model": "qwen3:1.7b", '
+                         f'"base_url": "http://127.0.0.1:8081/v1", "provider": "{list(PROVIDERS)[-1]}"}}, or null')
+    for key in value:
+        if key not in SIDE_MODEL_KEYS:
+            close = closest(key, SIDE_MODEL_KEYS)
+            raise ValueError(f"has an unknown key {key!r}" + (f" (did you mean {close!r}?)" if close else ""))
+    checked = {"model": value["model"].strip()}
+    for key, check in (("base_url", _url), ("provider", _text(choices=tuple(PROVIDERS)))):
+        if value.get(key) is not None:
+            try:
+                checked[key] = check(value[key])
+            except ValueError as exc:
+                raise ValueError(f".{key} {exc}") from None
+    return checked
+
+
 CHECKS: dict[str, Callable[[Any], Any]] = {
     "provider": _text(choices=tuple(PROVIDERS)),
     "base_url": _url,
@@ -268,6 +294,10 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "mcp_servers": _mcp_servers,
     "mcp_schema_share": _number(0, maximum=1),
     "lsp": _lsp,
+
+
+    "auto_commit": _boolean,
+    "side_model": _side_model,
 }
 assert set(CHECKS) == set(KEYS)
 

@@ -23,7 +23,7 @@ TOOL_GROUPS = tuple(GROUPS)  # in the order they are offered
 NEEDS_TRUST = frozenset({
     "base_url", "provider", "api_key", "api_key_env", "api_key_file", "secret_env", "shell_timeout_s",
     "tools.shell_deny", "sandbox", "sandbox_writable", "sandbox_network", "verify", "root",
-    "mcp_servers", "lsp",
+    "mcp_servers", "lsp", "auto_commit", "side_model",
 })
 
 
@@ -98,6 +98,10 @@ class Config:
     # Language servers asked for diagnostics after edits (lsp/servers.py): {LANGUAGE: {command, files, timeout_s} | null},
     # over the built-in table of those on PATH.
     lsp: Mapping[str, Any] = field(default_factory=dict)
+    # After each turn that changed files, a git commit of those files (session/commit.py).
+    auto_commit: bool = False
+    # The model writing commit messages: {"model", "base_url"?, "provider"?} ("NAME" in a file); None: the main one.
+    side_model: Mapping[str, Any] | None = None
     # Where each value came from ("default", a file path, "environment", "flag").
     sources: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     # None: the project's config asked for nothing that needs trust.

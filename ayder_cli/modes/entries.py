@@ -79,13 +79,14 @@ def handle_entry(session: Session, text: str) -> EntryOutcome:
 
         status = handle_user_command(session, text)
         return EntryOutcome.INTERRUPTED if status is None else EntryOutcome.OK if status == 0 else EntryOutcome.FAILED
+    typed = text  # what auto_commit's message names: the line, not the files attached to it
     try:
         if "@" in text:
             from ayder_cli.modes.attachments import attach_files  # read_file's module, when a line has an @
 
             text = attach_files(text, session.executor.context, session.console.dim_line)
         denials = session.executor.denials
-        result = session.run(text)
+        result = session.run(text, typed)
     except AyderError as exc:
         session.console.error(exc.message, exc.hint)
         return EntryOutcome.FAILED

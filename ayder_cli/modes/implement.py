@@ -26,7 +26,7 @@ def implement_task(session: Session, identifier: str) -> tuple[int, str]:
     shown = task.path.relative_to(session.state_root).as_posix()
     session.console.dim_line(f"implementing {task.id}: {task.title}")
     try:
-        result = session.run(task_prompt(task, shown))
+        result = session.run(task_prompt(task, shown), f"{task.id}: {task.title}")
     except AyderError as exc:
         session.console.error(exc.message, exc.hint)
         return ExitStatus.ERROR, f"{task.id} failed: {exc.message}"

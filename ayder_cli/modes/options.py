@@ -35,6 +35,7 @@ class Options:
     allow_read: bool = False
     allow_write: bool = False
     allow_execute: bool = False
+    auto_commit: bool = False  # --auto-commit: a git commit after each turn that changed files
     root: str | None = None
     verify: tuple[str, ...] = ()  # --verify CMD, repeatable: the checks of this run, instead of the config's
     trust_project: bool = False  # --trust-project: the project config's settings that need trust, for this run
@@ -73,6 +74,7 @@ class Options:
             "max_tokens": self.max_tokens,
             "stream": False if self.no_stream else None,
             "show_thinking": self.show_thinking,
+            "auto_commit": True if self.auto_commit else None,
         }
 
     @property

@@ -24,6 +24,7 @@ from ayder_cli.agent.loop import ChatLoop
 from ayder_cli.config.instructions import environment_note
 from ayder_cli.config.runtime import Runtime
 from ayder_cli.config.schema import Config
+from ayder_cli.errors import AyderError
 from ayder_cli.masking import Secrets
 from ayder_cli.session.resume import SessionKeeper
 from ayder_cli.session.settings import Settings
@@ -114,9 +115,24 @@ class Session:
 
     # --- what commands and modes do to it
 
-    def run(self, text: str) -> RunResult:
-        """One user message, answered (agent/loop.py); LLMError when the server fails."""
-        return self.loop.run(text)
+    def run(self, text: str, request: str | None = None) -> RunResult:
+        """One user message, answered (agent/loop.py); LLMError when the server fails. With auto_commit, a
+        git commit of the files the turn changed follows, whether it answered, stopped, was interrupted or
+        failed on the server; `request` is what its message names (None: the text's first line)."""
+        if not self.config.auto_commit:
+            return self.loop.run(text)
+        from ayder_cli.session.auto_commit import TurnFiles, commit_after  # git only for a session that commits
+        from ayder_cli.session.commit import WorkTree
+
+        files = TurnFiles(self.journal)
+        tree = WorkTree(self.root, self.executor.context.env, self.config.shell_timeout_s)
+        try:
+            result = self.loop.run(text)
+        except AyderError:
+            commit_after(tree, files, request or text, info=self.console.info, notice=self.console.notice)
+            raise
+        commit_after(tree, files, request or text, info=self.console.info, notice=self.console.notice)
+        return result
 
     def use_model(self, model: str) -> None:
         """/model NAME: another model from the next request on; its window is asked again."""

@@ -98,6 +98,7 @@ class UndoJournal:
         self.run = secrets.token_hex(4)  # entries made by another run show as "earlier run"
         self._entries: list[UndoEntry] = []
         self._next_number = 1
+        self.undone: list[Path] = []  # the files undo() restored in this run: /commit takes them too
 
     def load(self) -> list[str]:
         """Take up the entries an earlier run left in the store; returns a warning for each problem."""
@@ -201,6 +202,7 @@ class UndoJournal:
             )
         done = self._restore(entry)
         self._forget(entry)
+        self.undone.append(entry.path)
         return done
 
     # ---- restoring

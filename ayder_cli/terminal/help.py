@@ -23,7 +23,7 @@ HELP_SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
                           "iterations", "doctor")),
     ("System prompt and tools", ("prompts", "system_text", "no_instructions", "tool_groups", "edit_format")),
     ("Permissions", ("allow_read", "allow_write", "allow_execute", "root", "trust_project", "mcp_trust")),
-    ("Checks", ("verify",)),
+    ("Checks", ("verify", "auto_commit")),
     ("Sessions", ("continue_session", "resume_id", "restore")),
     ("Tasks", ("list_tasks", "implement_id", "implement_all")),
     ("Output", ("json_events", "no_stream", "show_thinking", "no_color", "verbose", "debug")),

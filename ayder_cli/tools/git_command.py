@@ -7,6 +7,10 @@ and runs in a process group of its own under one deadline, with no pager, prompt
 A submodule's config is its own, and the filter drivers it names are not listed here: so
 `git status` never descends into submodules, and no remote is ever reached (ssh commands,
 credential helpers and remote helpers stay unrun).
+
+A commit the user asked for (/commit, auto_commit) is the one exception: there the repository's
+hooks and filter drivers run, as in the user's own `git commit` (a pre-commit hook may refuse it;
+git-lfs's clean filter turns a file into its pointer); everything else stays off.
 """
 
 from __future__ import annotations
@@ -20,9 +24,10 @@ from typing import Mapping, NamedTuple, Sequence
 from ayder_cli.processes.process_groups import kill_group
 
 # Set with -c, which outranks every config file.
+NO_HOOKS = "core.hooksPath=/dev/null"
 SAFE_CONFIG = (
     "core.fsmonitor=false",
-    "core.hooksPath=/dev/null",
+    NO_HOOKS,
     "core.pager=cat",
     "core.editor=true",
     "core.askPass=true",
@@ -37,6 +42,8 @@ SAFE_ENV = {
     "GIT_ASKPASS": "true",
     "LC_ALL": "C",  # messages ayder reads are in English
 }
+# A commit's: the hooks it runs print in the user's language.
+COMMIT_ENV = {name: value for name, value in SAFE_ENV.items() if name != "LC_ALL"}
 # A filter driver's programs, emptied: an empty command is no filter; required=false so none is missed.
 FILTER_OFF = (("clean", ""), ("smudge", ""), ("process", ""), ("required", "false"))
 
@@ -47,20 +54,25 @@ class GitDone(NamedTuple):
     stderr: str
 
 
-def git_argv(args: Sequence[str]) -> list[str]:
+def git_argv(args: Sequence[str], hooks: bool = False) -> list[str]:
     argv = ["git", "--no-optional-locks"]
     for setting in SAFE_CONFIG:
-        argv += ["-c", setting]
+        if not (hooks and setting == NO_HOOKS):
+            argv += ["-c", setting]
     args = list(args)
     if args[:1] == ["status"]:
         args.insert(1, NO_SUBMODULES)
     return argv + args
 
 
-def run_git(args: Sequence[str], cwd: Path, timeout_s: float, env: Mapping[str, str] | None = None) -> GitDone:
+def run_git(args: Sequence[str], cwd: Path, timeout_s: float, env: Mapping[str, str] | None = None,
+            *, as_commit: bool = False) -> GitDone:
     """`git args` in cwd, safely, all within timeout_s. env: the environment to start from (None:
-    ayder's own). Raises FileNotFoundError (no git), subprocess.TimeoutExpired, OSError."""
+    ayder's own); as_commit: the repository's hooks and filters run (a commit the user asked for).
+    Raises FileNotFoundError (no git), subprocess.TimeoutExpired, OSError."""
     deadline = time.monotonic() + timeout_s
+    if as_commit:
+        return _run(git_argv(args, hooks=True), cwd, {**(os.environ if env is None else env), **COMMIT_ENV}, deadline)
     base = {**(os.environ if env is None else env), **SAFE_ENV}
     listed = _run(git_argv(["config", "--null", "--get-regexp", r"^filter\."]), cwd, base, deadline)
     drivers = _filter_drivers(listed.stdout) if listed.returncode == 0 else []
@@ -72,7 +84,7 @@ def _run(argv: list[str], cwd: Path, env: Mapping[str, str], deadline: float) ->
                                stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True)
     try:
         stdout, stderr = process.communicate(timeout=max(0.0, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
+    except (subprocess.TimeoutExpired, KeyboardInterrupt):  # Ctrl-C during a long hook: it stops too
         kill_group(process, grace_s=0.2)  # and whatever it started, which may hold the pipes
         for pipe in (process.stdout, process.stderr):
             pipe.close()

@@ -7,6 +7,7 @@ May import: the leaves, llm, storage, tools, config, agent, terminal, session.
 (The layers, bottom to top: tests/project/test_house.py.)
 
     checkpoint_commands.py /checkpoint (show, clear; /memory is its old name), /compact
+    git_commands.py      /commit, and what /undo says of a change git holds
     info_commands.py     /help /exit /verbose /thinking /usage /status /doctor /init
     mcp_commands.py      /mcp
     model_commands.py    /model /provider /system /reload /prompts
@@ -18,6 +19,7 @@ May import: the leaves, llm, storage, tools, config, agent, terminal, session.
 
 from ayder_cli.repl.commands import (  # noqa: F401 -- importing them registers their commands
     checkpoint_commands,
+    git_commands,
     info_commands,
     mcp_commands,
     model_commands,

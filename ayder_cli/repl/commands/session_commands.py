@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ayder_cli.repl.commands.git_commands import undo_note
 from ayder_cli.repl.commands.registry import CommandContext, CommandResult, command
 from ayder_cli.wording import counted
 
@@ -58,7 +59,10 @@ def _undo(context: CommandContext, args: str) -> CommandResult | None:
     if args not in ("", "force"):
         context.console.error(f"unknown /undo argument {args!r}", "use /undo, /undo list or /undo force")
         return CommandResult.FAILED
+    git_note = undo_note(context, journal.entries())  # the undone change's commit, asked of git before undo
     context.console.info(journal.undo(force=args == "force"))  # UndoError is an AyderError: printed as one
+    if git_note:
+        context.console.info(git_note)
     return None
 
 
