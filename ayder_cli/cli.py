@@ -66,6 +66,8 @@ from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, sh
               help="System prompt for this run (replaces prompts/); @FILE reads it.")
 @click.option("--json", "json_events", is_flag=True,
               help="Events as JSON Lines on stdout (see README); the rest on stderr.")
+@click.option("--trajectory", metavar="FILE",
+              help="Write the run to FILE as an ATIF trajectory (JSON; see README), also when cut short.")
 @click.option("--no-stream", is_flag=True, help="Wait for the whole reply instead of streaming it.")
 @click.option("--show-thinking/--hide-thinking", default=None, help="Show the model's thinking (dimmed, on stderr).")
 @click.option("--no-color", is_flag=True, help="No colours or Markdown styling (as NO_COLOR=1 does).")

@@ -14,6 +14,7 @@ from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
 
 if TYPE_CHECKING:
+    from ayder_cli.agent.trajectory import TrajectoryRecorder
     from ayder_cli.setup.config import Config
     from ayder_cli.setup.services import Services
 
@@ -92,9 +93,10 @@ def system_prompt(given_text: str | None, environment: Environment) -> str | Non
 
 
 def ready_services(options: Options, environment: Environment, config: Config, root: Path, console: Console,
-                   config_file: Path | None, system: str | None, mode: Mode, repo_root: Path | None = None) -> Services:
+                   config_file: Path | None, system: str | None, mode: Mode, repo_root: Path | None = None,
+                   trajectory: TrajectoryRecorder | None = None) -> Services:
     """The services built once, with what the mode needs done before its first message.
-    root: the tools' root; repo_root: where .ayder/ is (None: root)."""
+    root: the tools' root; repo_root: where .ayder/ is (None: root); trajectory: --trajectory's recorder."""
     # Loaded here, not above: the REPL draws its first prompt before the services are built.
     from ayder_cli.setup.services import build_services
     from ayder_cli.terminal.signals import adopt_orphans
@@ -111,6 +113,8 @@ def ready_services(options: Options, environment: Environment, config: Config, r
             services.settings.use_system_prompt(system)
         if options.json_events:
             console.watch(services)
+        if trajectory is not None:
+            record_trajectory(services, trajectory)
         if options.resuming:
             services.sessions.resume(options.resume_id)
         if mode is not Mode.DOCTOR and (mode is not Mode.REPL or options.restore):  # without --restore, the REPL asks
@@ -125,6 +129,18 @@ def ready_services(options: Options, environment: Environment, config: Config, r
         services.close()
         raise
     return services
+
+
+def record_trajectory(services: Services, trajectory: TrajectoryRecorder) -> None:
+    """--trajectory: the recorder hears the loop's callbacks beside the console, and reads the run's
+    system prompt, model, session and tools from these services."""
+    from ayder_cli.agent.callbacks import Also
+
+    loop, sessions = services.loop, services.sessions
+    loop.callbacks = Also(loop.callbacks, trajectory)
+    trajectory.watch(system=lambda: services.conversation.system_prompt, model=lambda: loop.config.resolved_model,
+                     session_id=lambda: sessions.current.id if sessions.current is not None else None,
+                     tools=services.executor.schemas, mask=services.secrets.mask)
 
 
 def offer_checkpoint(services: Services, restore: bool = False, ask: Callable[[str], str] | None = None) -> None:

@@ -25,7 +25,7 @@ HELP_SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Checks", ("verify",)),
     ("Sessions", ("continue_session", "resume_id", "restore")),
     ("Tasks", ("list_tasks", "implement_id", "implement_all")),
-    ("Output", ("json_events", "no_stream", "show_thinking", "no_color", "verbose", "debug")),
+    ("Output", ("json_events", "trajectory", "no_stream", "show_thinking", "no_color", "verbose", "debug")),
 )
 
 HELP_FILES = (  # where ayder reads its config (later wins) and keeps its state
