@@ -4,10 +4,10 @@ that benchmarks and training pipelines read agent runs in.
 TrajectoryRecorder hears the loop's callbacks beside the console (callbacks.Also) and keeps the steps:
 a system step for the system prompt (again when it changes), a user step per message, and an agent step
 per model reply with its text, reasoning, tool calls, their observations (each result as the model was
-sent it) and the tokens the server reported. The file is written atomically after every user message
-and once more at the end of the run, however it ends (Ctrl-C, a server error, the budget spent), so
-what happened before is never lost. Plain JSON: the ATIF models (the `atif` package, on pydantic) are
-what the tests validate the file with, never imported here.
+sent it, and the checks after its edits) and the tokens the server reported. The file is written
+atomically after every user message and once more at the end of the run, however it ends (Ctrl-C, a
+server error, the budget spent), so what happened before is never lost. Plain JSON: the ATIF models
+(the `atif` package, on pydantic) are what the tests validate the file with, never imported here.
 """
 
 from __future__ import annotations
@@ -113,6 +113,16 @@ class TrajectoryRecorder:
             return
         results = self._reply_step.setdefault("observation", {"results": []})["results"]
         results.append({"source_call_id": call.id, "content": render_result(result)})
+
+    def on_check(self, run, excerpt: str | None) -> None:
+        """A check after the reply's edits (--verify): a result of no call, with what the model was sent of a
+        failure."""
+        if self._reply_step is None:
+            return
+        said = f"check passed: `{run.command}`" if run.ok else f"check failed: `{run.command}` ({run.summary})"
+        content = f"{said}\n{excerpt}" if excerpt else said
+        results = self._reply_step.setdefault("observation", {"results": []})["results"]
+        results.append({"content": content, "extra": {"check": run.command, "exit_status": run.exit_status}})
 
     def on_message_end(self, result, window: int | None) -> None:
         """How the message ended goes on its last reply; then the file, so a crash later loses nothing."""

@@ -138,6 +138,13 @@ def record_trajectory(services: Services, trajectory: TrajectoryRecorder) -> Non
 
     loop, sessions = services.loop, services.sessions
     loop.callbacks = Also(loop.callbacks, trajectory)
+    report = loop.verify.report  # the checks after edits report apart from the loop's callbacks
+
+    def checked(run, excerpt: str | None) -> None:
+        trajectory.on_check(run, excerpt)
+        report(run, excerpt)
+
+    loop.verify.report = checked
     trajectory.watch(system=lambda: services.conversation.system_prompt, model=lambda: loop.config.resolved_model,
                      session_id=lambda: sessions.current.id if sessions.current is not None else None,
                      tools=services.executor.schemas, mask=services.secrets.mask)

@@ -218,3 +218,21 @@ def test_an_earlier_file_is_replaced_whole_and_keeps_its_mode(fake, run_ayder, t
     assert trajectory.steps[-1].message == "Short."
     assert path.stat().st_mode & 0o777 == 0o600
     assert [entry.name for entry in path.parent.iterdir()] == ["run.json"]  # no temporary file left
+
+
+def test_the_checks_after_edits_are_observed_with_the_excerpt_the_model_got(fake, run_ayder, project, tmp_path):
+    (project / "check.py").write_text("import sys\nif 'BUG' in open('app.py').read():\n"
+                                      "    print('app.py:1: error: BUG is not defined')\n    sys.exit(1)\n")
+    write = {"name": "write_file", "arguments": {"file_path": "app.py", "content": "x = BUG\n"}, "id": "call_1"}
+    fake.queue(Reply(text="", tool_calls=[write]), Reply(text="", tool_calls=[{**write, "id": "call_2", "arguments": {
+        "file_path": "app.py", "content": "x = 2\n"}}]), Reply(text="Fixed."))
+    path = tmp_path / "run.json"
+    result = run_ayder(*server_args(fake, "openai"), "-w", "--verify", "python3 check.py", "--trajectory", str(path),
+                       "change x")
+    assert result.returncode == 0, result.stderr
+    trajectory, _ = trajectory_at(path)
+    failed, passed = (step.observation.results for step in trajectory.steps[2:4])
+    assert [result.source_call_id for result in failed] == ["call_1", None]
+    assert failed[1].content.startswith("check failed: `python3 check.py`")
+    assert "app.py:1: error: BUG is not defined" in failed[1].content and failed[1].extra["exit_status"] == 1
+    assert passed[1].content == "check passed: `python3 check.py`" and passed[1].extra["exit_status"] == 0
