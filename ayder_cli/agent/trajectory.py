@@ -148,7 +148,9 @@ class TrajectoryRecorder:
 
     def document(self) -> dict[str, Any]:
         """The trajectory as ATIF JSON, with no null field and every key masked."""
-        agent = {"name": AGENT_NAME, "version": __version__, "model_name": self._model(),
+        # The run's model is the first reply's (a step names its own after /model); none yet: the configured one.
+        first = next((step["model_name"] for step in self.steps if step.get("model_name")), None)
+        agent = {"name": AGENT_NAME, "version": __version__, "model_name": first or self._model(),
                  "tool_definitions": self._tool_definitions or None}
         trajectory = {
             "schema_version": SCHEMA_VERSION,

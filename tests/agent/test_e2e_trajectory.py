@@ -236,3 +236,14 @@ def test_the_checks_after_edits_are_observed_with_the_excerpt_the_model_got(fake
     assert failed[1].content.startswith("check failed: `python3 check.py`")
     assert "app.py:1: error: BUG is not defined" in failed[1].content and failed[1].extra["exit_status"] == 1
     assert passed[1].content == "check passed: `python3 check.py`" and passed[1].extra["exit_status"] == 0
+
+
+def test_a_model_switched_to_is_named_on_its_steps_and_the_run_keeps_the_first(fake, run_ayder, tmp_path):
+    fake.queue(Reply(text="First."), Reply(text="Second."))
+    path = tmp_path / "run.json"
+    result = run_ayder("--base-url", fake.url, "-m", "small:1b", "--trajectory", str(path),
+                       input="one\n/model big:70b\ntwo\n")
+    assert result.returncode == 0, result.stderr
+    trajectory, _ = trajectory_at(path)
+    assert [step.model_name for step in trajectory.steps if step.source == "agent"] == ["small:1b", "big:70b"]
+    assert trajectory.agent.model_name == "small:1b"
