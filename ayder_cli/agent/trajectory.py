@@ -62,6 +62,8 @@ class TrajectoryRecorder:
 
     def check_path(self, given: str) -> None:
         """A file that cannot be written is a usage error before anything runs, not a lost run at its end."""
+        if not given.strip():
+            raise UsageError("--trajectory: no file named", hint="give the path of a file to write")
         if self.path.is_dir():
             raise UsageError(f"--trajectory {given}: is a directory", hint="give the path of a file to write")
         if not self.path.parent.is_dir():

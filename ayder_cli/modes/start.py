@@ -39,7 +39,7 @@ def run(options: Options, environment: Environment) -> int:
 
     console = console_class(environment, verbose=options.verbose)
     trajectory = None
-    if options.trajectory:  # only --trajectory loads the recorder
+    if options.trajectory is not None:  # only --trajectory loads the recorder
         from ayder_cli.agent.trajectory import TrajectoryRecorder
 
         trajectory = TrajectoryRecorder(environment.path(options.trajectory), warn=console.notice)

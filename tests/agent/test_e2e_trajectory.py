@@ -199,11 +199,12 @@ def test_keys_are_masked_in_the_trajectory(fake, run_ayder, tmp_path):
     assert trajectory.steps[-1].message == "your key is ***."
 
 
-@pytest.mark.parametrize("where", ["missing/run.json", "."])
+@pytest.mark.parametrize("where", ["missing/run.json", ".", ""])
 def test_a_path_that_cannot_be_written_is_a_usage_error_before_anything_is_sent(fake, run_ayder, where):
     result = run_ayder("--base-url", fake.url, "--trajectory", where, "q")
     assert result.returncode == 2
-    assert result.stderr.startswith("error: --trajectory ") and "Traceback" not in result.stderr
+    assert result.stderr.startswith("error: --trajectory") and "Traceback" not in result.stderr
+    assert len(result.stderr.splitlines()) == 2  # the error and what to do
     assert fake.chat_requests() == []
 
 
