@@ -22,18 +22,21 @@ import click
 
 from ayder_cli.llm.providers import PROVIDERS
 from ayder_cli.terminal.environment import Environment
-from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, show_config_keys, show_version
+from ayder_cli.terminal.help import (COMPLETE_VAR, HELP_WIDTH, PROGRAM, SHELLS, SectionedCommand, complete_directory,
+                                     complete_path, help_width, show_completion, show_config_keys, show_version)
 
 
 @click.command(cls=SectionedCommand,
                context_settings={"help_option_names": ["-h", "--help"], "max_content_width": HELP_WIDTH})
 @click.argument("prompt", nargs=-1)
-@click.option("-f", "--file", "prompt_file", metavar="FILE", help="Read the prompt from FILE.")
+@click.option("-f", "--file", "prompt_file", metavar="FILE", shell_complete=complete_path,
+              help="Read the prompt from FILE.")
 @click.option("--stdin", "read_stdin", is_flag=True, help="Read the whole of stdin as one prompt.")
 @click.option("-p", "--provider", type=click.Choice(tuple(PROVIDERS)), help="Server type.")
 @click.option("-m", "--model", metavar="NAME", help="Model name.")
 @click.option("--base-url", metavar="URL", help="Server URL (Ollama: http://host:11434; OpenAI: .../v1).")
-@click.option("-c", "--config", "config_file", metavar="FILE", help="Extra config file (JSON), over the others.")
+@click.option("-c", "--config", "config_file", metavar="FILE", shell_complete=complete_path,
+              help="Extra config file (JSON), over the others.")
 @click.option("--prompts", metavar="LIST", help="Comma-separated prompt names from prompts/, joined in order.")
 @click.option("--no-instructions", is_flag=True, help="Leave AGENTS.md and other instruction files out of the prompt.")
 @click.option("--tools", "tool_groups", metavar="LIST",
@@ -48,7 +51,8 @@ from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, sh
               help="Run CMD after each reply that changed files (repeatable; {files}: those files). For this run.")
 @click.option("--auto-commit", is_flag=True,
               help="In a git work tree, commit the files each turn changed, with a message naming the request.")
-@click.option("--root", metavar="DIR", help="Project root: tools stay inside it (default: the current directory, or the config's root).")
+@click.option("--root", metavar="DIR", shell_complete=complete_directory,
+              help="Project root: tools stay inside it (default: the current directory, or the config's root).")
 @click.option("--trust-project", is_flag=True,
               help="Apply what the project's .ayder/config.json sets of server, keys and shell, for this run.")
 @click.option("--mcp-trust", is_flag=True, help="Start the MCP servers the project's .mcp.json names, for this run.")
@@ -69,6 +73,8 @@ from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, sh
               help="System prompt for this run (replaces prompts/); @FILE reads it.")
 @click.option("--json", "json_events", is_flag=True,
               help="Events as JSON Lines on stdout (see README); the rest on stderr.")
+@click.option("--trajectory", metavar="FILE", shell_complete=complete_path,
+              help="Write the run to FILE as an ATIF trajectory (JSON; see README), also when cut short.")
 @click.option("--no-stream", is_flag=True, help="Wait for the whole reply instead of streaming it.")
 @click.option("--show-thinking/--hide-thinking", default=None, help="Show the model's thinking (dimmed, on stderr).")
 @click.option("--no-color", is_flag=True, help="No colours or Markdown styling (as NO_COLOR=1 does).")
@@ -77,6 +83,8 @@ from ayder_cli.terminal.help import HELP_WIDTH, SectionedCommand, help_width, sh
 @click.option("--debug", is_flag=True, help="Show tracebacks on errors.")
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=show_version,
               help="Show the version and exit.")
+@click.option("--completion", type=click.Choice(SHELLS), expose_value=False, is_eager=True, callback=show_completion,
+              help="Print the shell completion script for bash, zsh or fish, and exit (see README).")
 @click.option("--help-config", is_flag=True, expose_value=False, is_eager=True, callback=show_config_keys,
               help="List every config key with its default, and exit.")
 @click.pass_obj
@@ -117,8 +125,9 @@ def main(argv: list[str] | None = None, stdin: IO | None = None, stdout: IO[str]
 def run_in(environment: Environment, argv: list[str] | None = None) -> int:
     """Run ayder once in `environment` with the arguments `argv` (None: sys.argv's); its exit status."""
     try:
-        code = cli.main(args=argv, prog_name="ayder", standalone_mode=False, obj=environment,
-                        terminal_width=help_width(environment))
+        # With COMPLETE_VAR set (a completion script asking at Tab), click answers and exits here.
+        code = cli.main(args=argv, prog_name=PROGRAM, complete_var=COMPLETE_VAR, standalone_mode=False,
+                        obj=environment, terminal_width=help_width(environment))
     except click.UsageError as exc:  # a wrong flag or value: said as ayder says its own usage errors
         _usage_error(exc, environment, no_color="--no-color" in (sys.argv[1:] if argv is None else argv))
         code = exc.exit_code

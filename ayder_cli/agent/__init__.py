@@ -32,6 +32,7 @@ May import: the leaves, intents, llm, storage, tools, config.
     template_needs.py    what chat templates read back: call ids in the family's shape, the turn's reasoning
     tool_fallback.py     native tool calls or tools taught as text: the one "server refused tools" test, the retry
                          as text, and the profile that remembers it
+    trajectory.py        --trajectory FILE: the run as an ATIF trajectory, written after every message and at the end
     usage.py             SessionUsage: the tokens a session used
     verify.py            Verifier: the user's checks after a reply that changed files; the excerpt the model gets,
                          the repair rounds (at most 2), the consent a config's commands need

@@ -8,7 +8,7 @@ whoever watches it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Callable, Protocol
 
 from ayder_cli.agent.arriving import ArrivingCall
 from ayder_cli.calls import ToolCall, ToolResult
@@ -55,3 +55,23 @@ class Callbacks(Protocol):
     def on_message_end(self, result: RunResult | None, window: int | None) -> None:
         """The user's message is handled: `result` says how (None: it failed with an error);
         `window`: the served context, if known."""
+
+
+class Also:
+    """The loop's callbacks as `callbacks` implements them, each also told first to `listener` where it
+    has that method (--trajectory's recorder hears what the console hears)."""
+
+    def __init__(self, callbacks: Callbacks, listener: object) -> None:
+        self.callbacks, self.listener = callbacks, listener
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        reported = getattr(self.callbacks, name)
+        heard = getattr(self.listener, name, None) if name.startswith("on_") else None
+        if heard is None:
+            return reported
+
+        def both(*args: Any) -> Any:
+            heard(*args)
+            return reported(*args)
+
+        return both

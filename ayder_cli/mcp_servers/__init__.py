@@ -7,6 +7,7 @@ May import: the leaves, tools.
 
     adapter.py           McpHub: one thread owning an asyncio loop, a ClientSession per server (stdio or HTTP), a
                          blocking call() with a time limit, close(); the only module that imports the SDK
+    install_hint.py      the command that adds the mcp extra, for how ayder was installed (pip, pipx, uv)
     schema_room.py       keeping their schemas within the window: the estimate, find_tools, a line per server
     server_config.py     the mcp_servers value checked; ${VAR} in env and headers, and the secrets they give
     tools.py             SERVER__TOOL names, results as ToolResults, the registry that starts the servers when

@@ -18,7 +18,6 @@ from typing import Any, Callable, Mapping
 from ayder_cli.errors import ConfigError
 from ayder_cli.mcp_servers.server_config import ServerConfig, expand
 
-INSTALL_HINT = "MCP servers need the mcp package: pip install 'ayder[mcp]'"
 CLOSE_WAIT_S = 5.0  # the SDK asks a stdio server to end, then terminates its process group
 
 
@@ -44,7 +43,10 @@ def require_sdk() -> None:
     import importlib.util
 
     if importlib.util.find_spec("mcp") is None:
-        raise ConfigError(f"mcp_servers is set but the mcp package is not installed; {INSTALL_HINT}")
+        from ayder_cli.mcp_servers.install_hint import extra_command  # only this error needs it
+
+        raise ConfigError("mcp_servers is set but the mcp package is not installed",
+                          hint=f"add the mcp extra: {extra_command('mcp')}")
 
 
 class McpHub:

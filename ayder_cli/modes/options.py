@@ -53,6 +53,7 @@ class Options:
     max_tokens: int | None = None
     system_text: str | None = None  # --system TEXT or @FILE
     json_events: bool = False
+    trajectory: str | None = None  # --trajectory FILE: the run written there as ATIF JSON
     no_stream: bool = False
     show_thinking: bool | None = None  # --show-thinking / --hide-thinking
     no_color: bool = False

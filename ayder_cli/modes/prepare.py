@@ -14,6 +14,7 @@ from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
 
 if TYPE_CHECKING:
+    from ayder_cli.agent.trajectory import TrajectoryRecorder
     from ayder_cli.config.schema import Config
     from ayder_cli.session.session import Session
 
@@ -92,9 +93,10 @@ def system_prompt(given_text: str | None, environment: Environment) -> str | Non
 
 
 def ready_session(options: Options, environment: Environment, config: Config, root: Path, console: Console,
-                   config_file: Path | None, system: str | None, mode: Mode, repo_root: Path | None = None) -> Session:
+                   config_file: Path | None, system: str | None, mode: Mode, repo_root: Path | None = None,
+                  trajectory: TrajectoryRecorder | None = None) -> Session:
     """The session built once, with what the mode needs done before its first message.
-    root: the tools' root; repo_root: where .ayder/ is (None: root)."""
+    root: the tools' root; repo_root: where .ayder/ is (None: root); trajectory: --trajectory's recorder."""
     # Loaded here, not above: the REPL draws its first prompt before the session is built.
     from ayder_cli.session.services import build_session
     from ayder_cli.terminal.signals import adopt_orphans
@@ -111,6 +113,8 @@ def ready_session(options: Options, environment: Environment, config: Config, ro
             session.use_system_prompt(system)
         if options.json_events:
             console.watch(session)
+        if trajectory is not None:
+            record_trajectory(session, trajectory)
         if options.resuming:
             session.resume(options.resume_id)
         if mode is not Mode.DOCTOR and (mode is not Mode.REPL or options.restore):  # without --restore, the REPL asks
@@ -125,6 +129,25 @@ def ready_session(options: Options, environment: Environment, config: Config, ro
         session.close()
         raise
     return session
+
+
+def record_trajectory(session: Session, trajectory: TrajectoryRecorder) -> None:
+    """--trajectory: the recorder hears the loop's callbacks beside the console, and reads the run's
+    system prompt, model, session and tools from the session."""
+    from ayder_cli.agent.callbacks import Also
+
+    loop, keeper = session.loop, session.keeper
+    loop.callbacks = Also(loop.callbacks, trajectory)
+    report = loop.verify.report  # the checks after edits report apart from the loop's callbacks
+
+    def checked(run, excerpt: str | None) -> None:
+        trajectory.on_check(run, excerpt)
+        report(run, excerpt)
+
+    loop.verify.report = checked
+    trajectory.watch(system=lambda: session.conversation.system_prompt, model=lambda: session.config.resolved_model,
+                     session_id=lambda: keeper.current.id if keeper.current is not None else None,
+                     tools=session.executor.schemas, mask=session.secrets.mask)
 
 
 def offer_checkpoint(session: Session, restore: bool = False, ask: Callable[[str], str] | None = None) -> None:

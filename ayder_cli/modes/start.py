@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from ayder_cli.errors import AyderError, ExitStatus, UsageError
 from ayder_cli.modes.oneshot import one_shot_prompt, run_one_shot
@@ -26,6 +26,9 @@ from ayder_cli.terminal.environment import Environment
 from ayder_cli.terminal.safe_text import safe_text
 from ayder_cli.terminal.signals import Terminated
 
+if TYPE_CHECKING:
+    from ayder_cli.agent.trajectory import TrajectoryRecorder
+
 
 def run(options: Options, environment: Environment) -> int:
     """Run the mode the options ask for; its exit status. Every error becomes one or two lines."""
@@ -35,7 +38,14 @@ def run(options: Options, environment: Environment) -> int:
         console_class = Console
 
     console = console_class(environment, verbose=options.verbose)
-    status = _run_reporting_errors(options, environment, console)
+    trajectory = None
+    if options.trajectory is not None:  # only --trajectory loads the recorder
+        from ayder_cli.agent.trajectory import TrajectoryRecorder
+
+        trajectory = TrajectoryRecorder(environment.path(options.trajectory), warn=console.notice)
+    status = _run_reporting_errors(options, environment, console, trajectory)
+    if trajectory is not None:
+        status = _write_trajectory(trajectory, status, console)
     if options.json_events:
         try:
             console.finish(status)  # the last line of stdout: the answer, the status and the totals
@@ -44,13 +54,29 @@ def run(options: Options, environment: Environment) -> int:
     return status
 
 
-def _run_reporting_errors(options: Options, environment: Environment, console: Console) -> int:
+def _write_trajectory(trajectory: TrajectoryRecorder, status: int, console: Console) -> int:
+    """--trajectory: the file written once more, with how the run ended; a run whose path was refused
+    writes none. A file that cannot be written is an error of the run."""
+    if not trajectory.path_checked:
+        return status
     try:
-        return _start(options, environment, console)
+        trajectory.finish(status)
+    except OSError as exc:
+        console.error(f"--trajectory: cannot write {trajectory.path}: {exc.strerror or exc}")
+        return status or ExitStatus.ERROR
+    return status
+
+
+def _run_reporting_errors(options: Options, environment: Environment, console: Console,
+                          trajectory: TrajectoryRecorder | None = None) -> int:
+    try:
+        return _start(options, environment, console, trajectory)
     except AyderError as exc:
         if options.debug:
             _traceback(console, exc)
         console.error(exc.message, exc.hint)
+        if trajectory is not None:
+            trajectory.error = exc.message
         return exc.exit_status
     except KeyboardInterrupt:
         console.notice("interrupted")
@@ -72,8 +98,11 @@ def _run_reporting_errors(options: Options, environment: Environment, console: C
         return ExitStatus.ERROR
 
 
-def _start(options: Options, environment: Environment, console: Console) -> int:
+def _start(options: Options, environment: Environment, console: Console,
+           trajectory: TrajectoryRecorder | None = None) -> int:
     """Config; then the task list, or the session built once and the mode run with it."""
+    if trajectory is not None:
+        trajectory.check_path(options.trajectory or "")
     root = project_root(options.root, environment)  # the tools' root: --root DIR or the working directory
     repo = repository_root_of(root, environment)  # .ayder/ and the project config: the git work tree's top
     repo = taken_repository(repo, root, environment, console, ask=not options.json_events)
@@ -96,7 +125,7 @@ def _start(options: Options, environment: Environment, console: Console) -> int:
     console.say_replaced_stdin()
     system = system_prompt(options.system_text, environment)
     session = Deferred(lambda: ready_session(options, environment, config, root, console, config_file,
-                                               system, mode, repo_root=repo))
+                                               system, mode, repo_root=repo, trajectory=trajectory))
     try:
         # The REPL draws its first prompt before building the session unless it must say something
         # they decide first: the session resumed or restored, or the server it looked for.

@@ -14,6 +14,9 @@ from ayder_cli import __version__
 from ayder_cli.llm.providers import PROVIDERS
 from ayder_cli.terminal.environment import Environment
 
+PROGRAM = "ayder"
+COMPLETE_VAR = "_AYDER_COMPLETE"  # what click's completion scripts set when they ask for completions
+SHELLS = ("bash", "zsh", "fish")  # the shells click writes completion scripts for
 HELP_WIDTH = 100  # the most columns --help uses, however wide the terminal
 
 # --help shows the options in these sections, in this order; an option named in none goes under "Other".
@@ -26,7 +29,7 @@ HELP_SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Checks", ("verify", "auto_commit")),
     ("Sessions", ("continue_session", "resume_id", "restore")),
     ("Tasks", ("list_tasks", "implement_id", "implement_all")),
-    ("Output", ("json_events", "no_stream", "show_thinking", "no_color", "verbose", "debug")),
+    ("Output", ("json_events", "trajectory", "no_stream", "show_thinking", "no_color", "verbose", "debug")),
 )
 
 HELP_FILES = (  # where ayder reads its config (later wins) and keeps its state
@@ -92,6 +95,31 @@ def show_help(ctx: click.Context, param: click.Parameter, value: bool) -> None:
 def show_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     if value and not ctx.resilient_parsing:
         _write_and_exit(ctx, f"ayder {__version__}")
+
+
+def show_completion(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """--completion SHELL: click's own completion script for SHELL. The shell then runs `ayder` with
+    _AYDER_COMPLETE set at each Tab, and click answers from the options of this command."""
+    if value and not ctx.resilient_parsing:
+        from click.shell_completion import get_completion_class  # only this flag needs it
+
+        shell = get_completion_class(value)
+        if shell is not None:  # click.Choice let through only the shells it has
+            _write_and_exit(ctx, shell(ctx.command, {}, PROGRAM, COMPLETE_VAR).source())
+
+
+def complete_path(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+    """Tab after an option that takes a file: the shell completes the path itself."""
+    from click.shell_completion import CompletionItem
+
+    return [CompletionItem(incomplete, type="file")]
+
+
+def complete_directory(ctx: click.Context, param: click.Parameter, incomplete: str) -> list:
+    """Tab after an option that takes a directory: the shell completes directories only."""
+    from click.shell_completion import CompletionItem
+
+    return [CompletionItem(incomplete, type="dir")]
 
 
 def show_config_keys(ctx: click.Context, param: click.Parameter, value: bool) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -21,13 +22,14 @@ from support.harness import server_args
 from support.stdio_mcp import GENEROUS_START_S
 
 # find_spec, not importorskip: importing the SDK costs a second, and every worker collects every file
-pytestmark = pytest.mark.skipif(find_spec("mcp") is None, reason="needs the mcp extra: pip install 'ayder[mcp]'")
+pytestmark = pytest.mark.skipif(find_spec("mcp") is None, reason="needs the mcp extra: pip install -e '.[mcp]'")
 
 # The toy server on the standard library: it starts in a few hundredths of a second, the SDK's in most of one.
 TOY = str(Path(__file__).with_name("toy_stdlib_server.py"))
 # The same tools built on the official SDK, for the tests of interoperation with it (and over HTTP).
 SDK_TOY = str(Path(__file__).with_name("toy_server.py"))
 TOKEN = "toy-token-0123456789abcdef"
+REPO = Path(__file__).resolve().parents[2]  # the checkout these tests run from, installed editable
 
 
 def toy(pids: Path, script: str = TOY, **more) -> dict:
@@ -287,8 +289,16 @@ def test_servers_without_the_sdk_installed_are_one_clear_error(fake, run_ayder, 
     result = run_ayder(*server_args(fake, "ollama"), "hi")
 
     assert result.returncode != 0
-    assert "pip install 'ayder[mcp]'" in result.stderr
-    assert len(result.stderr.strip().splitlines()) <= 2, result.stderr
+    error, hint = result.stderr.strip().splitlines()
+    assert error == "error: mcp_servers is set but the mcp package is not installed"
+    # The extra from the checkout this ayder was installed from (editable, by the test extra's install),
+    # with this Python's pip: no index has ayder, and `pip` on PATH may be another environment's.
+    assert hint.startswith("  add the mcp extra: ")
+    assert shlex.split(hint.split(": ", 1)[1]) == [sys.executable, "-m", "pip", "install", "-e", f"{REPO}[mcp]"]
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    extra = project["optional-dependencies"]["mcp"]
+    assert project["name"] == "ayder-cli" and any(need.startswith("mcp") for need in extra)
     assert fake.chat_requests() == []
 
 

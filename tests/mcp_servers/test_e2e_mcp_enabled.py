@@ -17,7 +17,7 @@ from support.requests_seen import of_role, tool_names
 from support.stdio_mcp import GENEROUS_START_S
 
 # find_spec, not importorskip: importing the SDK costs a second, and every worker collects every file
-pytestmark = pytest.mark.skipif(find_spec("mcp") is None, reason="needs the mcp extra: pip install 'ayder[mcp]'")
+pytestmark = pytest.mark.skipif(find_spec("mcp") is None, reason="needs the mcp extra: pip install -e '.[mcp]'")
 
 MANY = str(Path(__file__).with_name("many_server.py"))
 

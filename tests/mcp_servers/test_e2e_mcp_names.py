@@ -15,7 +15,7 @@ from support.files import write_user_config
 from support.harness import server_args
 from support.requests_seen import all_request_text, of_role, tool_names
 
-pytestmark = pytest.mark.skipif(find_spec("mcp") is None, reason="needs the mcp extra: pip install 'ayder[mcp]'")
+pytestmark = pytest.mark.skipif(find_spec("mcp") is None, reason="needs the mcp extra: pip install -e '.[mcp]'")
 
 NAMED = str(Path(__file__).with_name("named_server.py"))
 

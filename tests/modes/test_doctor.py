@@ -190,7 +190,7 @@ def test_each_check_is_said_as_it_starts_while_the_model_is_still_working(fake, 
     assert lines[started + 1].startswith("✓ streaming tools")
 
 
-@pytest.mark.skipif(find_spec("mcp") is None, reason="needs the mcp extra: pip install 'ayder[mcp]'")
+@pytest.mark.skipif(find_spec("mcp") is None, reason="needs the mcp extra: pip install -e '.[mcp]'")
 def test_the_mcp_line_is_printed_once(fake, run_ayder, isolated_env):
     toy = str(Path(__file__).parents[1] / "mcp_servers" / "toy_stdlib_server.py")
     write_user_config(isolated_env, {"mcp_servers": {"toy": {"command": sys.executable, "args": [toy],

@@ -249,7 +249,7 @@ def test_nothing_below_the_modes_imports_a_mode_or_the_command():
 
 
 def test_only_the_mcp_adapter_imports_the_mcp_sdk():
-    # The SDK is an optional extra (pip install 'ayder[mcp]') and heavy: one module loads it, late.
+    # The SDK is an optional extra (pip install -e '.[mcp]') and heavy: one module loads it, late.
     importing = sorted(name for name, path in modules().items()
                        if re.search(r"^\s*(from mcp[ .]|import mcp\b)", path.read_text(encoding="utf-8"), re.M))
     assert importing in ([], ["ayder_cli.mcp_servers.adapter"]), importing

@@ -91,3 +91,13 @@ def test_every_package_of_the_source_is_shipped():
     listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {".".join(path.parent.relative_to(REPO).parts) for path in (REPO / "ayder_cli").rglob("__init__.py")}
     assert found <= listed, f"not in pyproject's packages: {sorted(found - listed)}"
+
+
+def test_installed_wheel_says_to_add_the_mcp_extra_from_the_checkout(installed_ayder, tmp_path):
+    """A wheel records no directory to point at: the hint says where to run it."""
+    python = installed_ayder.parent / "python"
+    hint = subprocess.run([str(python), "-c", "from ayder_cli.mcp_servers.install_hint import extra_command; "
+                                              "print(extra_command('mcp'))"],
+                          capture_output=True, text=True, cwd=tmp_path, check=True).stdout.strip()
+    assert hint.endswith(" install '.[mcp]' in ayder's checkout"), hint
+    assert str(python) in hint  # that environment's own Python, whatever `pip` is first on PATH
