@@ -18,6 +18,8 @@ from ayder_cli.session.resume import SessionKeeper
 from ayder_cli.session.server import runtime_for, secrets_of, with_discovered_server
 from ayder_cli.session.settings import Settings, no_instructions, read_instructions
 from ayder_cli.session.url_server import with_server_of_url
+from ayder_cli.skills.catalog import Skills
+from ayder_cli.skills.tool import WithSkills
 from ayder_cli.storage.checkpoint_store import CheckpointStore
 from ayder_cli.storage.profiles import ServerProfiles, profiles_path
 from ayder_cli.storage.sessions import SessionStore
@@ -55,6 +57,7 @@ class Services:
     leftovers: threading.Thread | None = None  # removes what killed writes left (tools/leftovers.py)
     mcp: McpTools | None = None  # the MCP servers of the config, started at the first request
     repo_root: Path | None = None  # where .ayder/ is: the git work tree's top (storage/layout.py); None: root
+    skills: Skills | None = None  # the skills and custom commands, found at the first request or slash line
 
     @property
     def state_root(self) -> Path:
@@ -130,8 +133,9 @@ def build_services(
                         abi_seam=environment.landlock_abi, warn=console.notice),
         watch=_command_view(console, secrets),  # what a command prints, shown as it runs
     )
+    skills = Skills(repo, env, say=console.notice, log=console.log)
     executor = ToolExecutor(
-        default_registry() if mcp is None else mcp.registry(default_registry()),
+        WithSkills(default_registry() if mcp is None else mcp.registry(default_registry()), skills),
         context,
         permissions=Permissions(set(granted or {"r"})),
         confirmer=TerminalConfirmer.for_environment(console.environment, mask=secrets.mask),
@@ -149,6 +153,7 @@ def build_services(
                     profiles=profiles, verify=verifier)
     if mcp is not None:  # the schemas are measured against the window served at the first request
         mcp.window = lambda: loop.config.num_ctx
+    skills.window = lambda: loop.config.num_ctx  # so is the skills' catalog
     keeper = SessionKeeper(store, conversation=conversation, loop=loop, tools=context, console=console,
                            secrets=secrets, environment=environment, root=root, repo_root=repo, undo_root=outer)
     keeper.start()
@@ -156,7 +161,8 @@ def build_services(
                         instructions=instructions, config_file=config_file, flags=flags)
     services = Services(environment=environment, root=root, console=console, conversation=conversation, loop=loop,
                         executor=executor, sessions=keeper, settings=settings, secrets=secrets,
-                        leftovers=start_removing_leftovers(root), mcp=mcp, repo_root=repo)
+                        leftovers=start_removing_leftovers(root), mcp=mcp, repo_root=repo,
+                        skills=skills)
     conversation.on_message = keeper.record
     return services
 

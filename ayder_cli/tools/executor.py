@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from ayder_cli.calls import ToolCall, ToolResult, describe, first_line
 from ayder_cli.errors import ToolError
-from ayder_cli.tool_groups import CORE, FIND_TOOLS, tools_of
+from ayder_cli.tool_groups import CORE, FIND_TOOLS, SKILL, tools_of
 from ayder_cli.tools.spec import Preview, ToolContext, ToolRegistry, ToolSpec, cap_output
 from ayder_cli.tools.edit_formats import offered_with
 from ayder_cli.tools.validate import aliases_of, check_arguments
@@ -66,7 +66,7 @@ class ToolPolicy:
         names = spec.names()
         if names & self.disabled:
             return False
-        return self.enabled is None or bool(names & self.enabled) or spec.name == FIND_TOOLS
+        return self.enabled is None or bool(names & self.enabled) or spec.name in (FIND_TOOLS, SKILL)
 
     def offers(self, spec: ToolSpec) -> bool:
         if not self.allowed(spec) or not offered_with(self.edit_format, spec.name):

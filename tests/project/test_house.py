@@ -109,7 +109,7 @@ LAYERS = (
     {"llm", "intents", "storage"},
     {"processes", "command_policy", "matching"},  # engines the tools (and the terminal, !cmd) use
     {"tools"},
-    {"mcp_servers"},
+    {"mcp_servers", "skills"},  # what joins the built-in tools: MCP servers' tools, the skills' tool
     {"config"},
     {"terminal", "agent"},
     {"session"},

@@ -10,6 +10,7 @@ from ayder_cli.repl.commands import (  # noqa: F401 -- importing them registers 
     mcp_commands,
     model_commands,
     session_commands,
+    skill_commands,
     task_commands,
     tool_commands,
 )
