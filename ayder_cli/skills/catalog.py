@@ -85,7 +85,7 @@ class Skills:
         """The prompt `/NAME args` stands for, a custom command's or a skill's; None when NAME is built in
         or neither. The first call says once each name a built-in command (or a command a skill) hides."""
         self._say_clashes(builtin)
-        name, _, args = line[1:].strip().partition(" ")
+        name, args = [*line[1:].strip().split(None, 1), "", ""][:2]  # the name ends at a space or a line end
         if name in builtin:
             return None
         command = self.commands.get(name)

@@ -78,11 +78,25 @@ def test_a_bad_command_file_is_one_line_and_an_unknown_name_still_says_so(fake, 
     (folder / "big.md").write_text("x" * 200_000)
     fake.queue(Reply(text="hello"))
 
-    result = run_ayder(*server_args(fake, "openai"), input="/good\n/nothing-here\n")
+    result = run_ayder(*server_args(fake, "openai"), input="/good\n/nothing-here\n/\n")
 
     said = [line for line in result.stderr.splitlines() if line.startswith("command ")]
     assert said == ["command .ayder/commands/big.md: it is over 100 KB; skipped",
                     "command .ayder/commands/empty.md: it is empty; skipped",
                     "command .ayder/commands/unclosed.md: its front matter has no closing --- line; skipped"]
-    assert "unknown command /nothing-here" in result.stderr
+    assert "unknown command /nothing-here" in result.stderr and "internal error" not in result.stderr
     assert prompts(fake) == ["Say hello."]
+
+
+def test_a_one_shot_prompt_naming_a_command_sends_its_text_with_piped_input_as_its_arguments(fake, run_ayder,
+                                                                                            project):
+    command(project / ".ayder" / "commands", "review", "Review this change for bugs:\n\n$ARGUMENTS")
+    fake.queue(Reply(text="Looks fine."), Reply(text="General help."))
+
+    result = run_ayder(*server_args(fake, "openai"), "/review", input="-old\n+new\n")
+    again = run_ayder(*server_args(fake, "openai"), "/help me")
+
+    assert result.returncode == 0 and again.returncode == 0, result.stderr + again.stderr
+    reviewed, helped = prompts(fake)
+    assert reviewed.startswith("Review this change for bugs:\n\n") and "+new" in reviewed
+    assert helped == "/help me"  # a built-in's name is not a custom command: the words go as they are

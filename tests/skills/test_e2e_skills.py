@@ -206,3 +206,21 @@ def test_slash_skills_lists_them_with_their_cost(fake, run_ayder, project, isola
     assert any(line.split()[:1] == ["/fix-issue"]
                and line.endswith(".ayder/commands/fix-issue.md  Fix a numbered issue") for line in lines), lines
     assert fake.chat_requests() == []
+
+
+def test_as_text_the_catalog_and_the_skill_tool_are_taught_and_a_call_reads_the_body(fake, run_ayder, project):
+    skill(project / ".agents" / "skills", "pdf-forms", PDF_FORMS)
+    fake.queue(Reply(text='[CALL] skill {"name": "pdf-forms"}'), Reply(text="Read it."))
+
+    result = run_ayder(*server_args(fake, "ollama"), "--config", str(write_native_off(project)), "fill the form")
+
+    assert result.returncode == 0, result.stderr
+    first, second = fake.chat_requests()
+    assert "- pdf-forms: Fill in PDF forms" in system(first) and "skill(name, file?)" in system(first)
+    assert "1. List the form's fields first" in json.dumps(second["body"]["messages"][-1])
+
+
+def write_native_off(project):
+    path = project.parent / "native-off.json"
+    path.write_text(json.dumps({"native_tools": "off"}))
+    return path
