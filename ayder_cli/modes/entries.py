@@ -73,9 +73,9 @@ def handle_entry(services: Services, text: str) -> EntryOutcome:
     """Run one entry: a slash command or a prompt. Errors are reported, not raised."""
     custom = services.skills.prompt_for(text, COMMANDS) if text.startswith("/") and services.skills else None
     if text.startswith("/") and custom is None:
-        result = run_command(text, command_context(services))
+        ran = run_command(text, command_context(services))
         return {CommandResult.OK: EntryOutcome.OK, CommandResult.FAILED: EntryOutcome.FAILED}.get(
-            result, EntryOutcome.EXIT)
+            ran, EntryOutcome.EXIT)
     if custom is None and text.startswith("!"):  # a command's text starting with ! is a prompt too: never run
         from ayder_cli.modes.user_command import handle_user_command  # subprocess and the rest, when used
 

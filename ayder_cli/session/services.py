@@ -135,7 +135,7 @@ def build_services(
     )
     skills = Skills(repo, env, say=console.notice, log=console.log)
     executor = ToolExecutor(
-        WithSkills(default_registry() if mcp is None else mcp.registry(default_registry()), skills),
+        WithSkills(default_registry() if mcp is None else mcp.registry(default_registry()), skills, policy.allowed),
         context,
         permissions=Permissions(set(granted or {"r"})),
         confirmer=TerminalConfirmer.for_environment(console.environment, mask=secrets.mask),

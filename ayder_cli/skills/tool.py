@@ -3,7 +3,7 @@ offers it, with the catalog in the system prompt, once a skill is found."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from ayder_cli.calls import ToolResult
 from ayder_cli.skills.beside import files_note, read_beside
@@ -47,16 +47,23 @@ def _matching(skills: Skills, query: str) -> ToolResult:
 
 
 class WithSkills(ToolRegistry):
-    """The tools of `inner` and, when a skill is found, the skill tool; the catalog after inner's note."""
+    """The tools of `inner` and, when a skill is found, the skill tool; the catalog after inner's note.
+    With the tool disabled (tools.disabled names skill), neither: the model is not told of skills."""
 
-    def __init__(self, inner: ToolRegistry, skills: Skills) -> None:
+    def __init__(self, inner: ToolRegistry, skills: Skills,
+                 allowed: Callable[[ToolSpec], bool] = lambda spec: True) -> None:
         super().__init__(())
         self.inner, self.skills = inner, skills
         self.mcp = getattr(inner, "mcp", None)  # /mcp and the doctor find the MCP servers here
         self.spec = skill_spec(skills)
+        self.allowed = allowed  # the tools policy
 
     def _mine(self) -> list[ToolSpec]:
-        return [self.spec] if self.skills.skills else []
+        return [self.spec] if self.offered() else []
+
+    def offered(self) -> bool:
+        """Whether the model is told of the skills: there are some, and the tool is not disabled."""
+        return bool(self.skills.skills) and self.allowed(self.spec)
 
     def specs(self) -> list[ToolSpec]:
         return [*self.inner.specs(), *self._mine()]
@@ -68,9 +75,10 @@ class WithSkills(ToolRegistry):
         return [spec.name for spec in self.specs()]
 
     def get(self, name: str) -> ToolSpec | None:
-        if name == SKILL and self.skills.skills:
+        if name == SKILL and self.offered():
             return self.spec
         return self.inner.get(name)
 
     def prompt_note(self) -> str:
-        return "\n\n".join(note for note in (self.inner.prompt_note(), self.skills.prompt_note()) if note)
+        mine = self.skills.prompt_note() if self.offered() else ""
+        return "\n\n".join(note for note in (self.inner.prompt_note(), mine) if note)

@@ -224,3 +224,24 @@ def write_native_off(project):
     path = project.parent / "native-off.json"
     path.write_text(json.dumps({"native_tools": "off"}))
     return path
+
+
+def test_with_the_skill_tool_disabled_the_model_is_not_told_of_skills(fake, run_ayder, project):
+    skill(project / ".agents" / "skills", "pdf-forms", PDF_FORMS)
+    config = project.parent / "no-skill.json"
+    config.write_text(json.dumps({"tools": {"disabled": ["skill"]}}))
+    fake.queue(Reply(text="ok"))
+
+    result = run_ayder(*server_args(fake, "openai"), "--config", str(config), input="hi\n/skills\n")
+
+    assert result.returncode == 0, result.stderr
+    request = fake.chat_requests()[0]
+    assert "skill" not in tool_names(request) and "pdf-forms" not in system(request)
+    assert "the skill tool is disabled (tools.disabled)" in result.stderr
+
+
+def test_an_allowlist_need_not_name_the_skill_tool(fake, run_ayder, project):
+    skill(project / ".agents" / "skills", "pdf-forms", PDF_FORMS)
+    fake.queue(Reply(text="ok"))
+    assert run_ayder(*server_args(fake, "openai"), "--tools", "read_file", "hi").returncode == 0
+    assert tool_names(fake.chat_requests()[0]) == ["read_file", "skill"]
