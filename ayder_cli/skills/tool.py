@@ -33,6 +33,8 @@ def skill_spec(skills: Skills) -> ToolSpec:
                     "required": ["name"]},
         permission="r",
         run=run,
+        # what models write instead, from other agents' skill tools and find_tools
+        aliases={"skill": "name", "skill_name": "name", "query": "name", "path": "file", "file_path": "file"},
     )
 
 

@@ -66,23 +66,27 @@ def test_without_skills_the_request_has_no_skill_tool_and_no_catalog(fake, run_a
 def test_the_skill_tool_gives_the_body_and_the_files_beside_it_read_only(fake, run_ayder, project, isolated_env,
                                                                         outside):
     every_place(project, isolated_env)
+    os.symlink(outside / "secret.txt", isolated_env / ".agents" / "skills" / "sql-style" / "examples" / "leak.txt")
     fake.queue(Reply.calling("skill", {"name": "pdf-forms"}),
                Reply.calling("skill", {"name": "pdf-forms", "file": "scripts/fields.py"}),
                Reply.calling("skill", {"name": "sql-style", "file": "examples/join.sql"}),
                Reply.calling("skill", {"name": "sql-style", "file": "../../../outside/secret.txt"}),
+               Reply.calling("skill", {"name": "sql-style", "path": "examples/leak.txt"}),
                Reply.calling("skill", {"name": "filling a pdf form"}),
                Reply(text="Done."))
 
     result = run_ayder(*server_args(fake, "openai"), "fill the form")
 
     assert result.returncode == 0, result.stderr
-    body, script, user_file, refused, found = (tool_results(request)[-1] for request in fake.chat_requests()[1:])
+    body, script, user_file, refused, linked, found = (tool_results(request)[-1]
+                                                       for request in fake.chat_requests()[1:])
     assert body.startswith("# Filling PDF forms\n\n1. List the form's fields first")
     assert ("Files of the skill pdf-forms (read one with skill(name='pdf-forms', file=PATH)): "
             "reference/FIELDS.md, scripts/fields.py") in body
     assert script == FIELDS_PY
     assert "SELECT a\nFROM t" in user_file  # a user's skill, outside the project: its own files are readable
     assert "TOP SECRET" not in refused and "is not a file of the skill sql-style" in refused
+    assert "TOP SECRET" not in linked and "is not a file of the skill sql-style" in linked  # a link out of it
     assert "- pdf-forms: Fill in PDF forms" in found and "release-notes" not in found
     assert "Done." in result.stdout
 
@@ -178,7 +182,7 @@ def test_many_skills_in_a_small_window_are_found_through_the_skill_tool(fake, ru
                                           f"number {number}: the steps, the checks and who to ask about it.\n---\n"
                                           f"Steps for topic {number}.\n")
     skill(skills, "pdf-forms", PDF_FORMS)
-    fake.queue(Reply.calling("skill", {"name": "fill pdf form"}), Reply.calling("skill", {"name": "pdf-forms"}),
+    fake.queue(Reply.calling("skill", {"query": "fill pdf form"}), Reply.calling("skill", {"name": "pdf-forms"}),
                Reply(text="ok"))
 
     result = run_ayder(*server_args(fake, "openai"), "--num-ctx", "4096", "fill the form")
