@@ -42,7 +42,7 @@ def run_repl(services: Deferred, console: Console, config: Config, root: Path, e
     output = create_output(stdout=environment.stdout if environment.stdout_is_tty else environment.stderr)
     with create_app_session(input=create_input(environment.stdin), output=output):
         session = prompt_session(environment.env, None if environment.stdout_is_tty else output,
-                                 environment.no_color, root)
+                                 environment.no_color, root, custom=lambda: _custom_commands(services))
         leave = CtrlCToLeave(lambda: console.dim_line(LEAVE_HINT), clock=environment.clock)
         typed = TypedAhead()  # what was typed before the checkpoint question: not its answer, and not lost
 
@@ -150,3 +150,9 @@ class CtrlCToLeave:
 
     def reset(self) -> None:
         self.last = None
+
+
+def _custom_commands(services: Deferred) -> dict[str, str]:
+    """For the completer: the custom commands and skills already found (none before the first entry)."""
+    skills = services.get().skills if services.built else None
+    return skills.slash_help() if skills is not None else {}

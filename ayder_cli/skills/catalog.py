@@ -37,15 +37,18 @@ class Skills:
 
     @property
     def skills(self) -> dict[str, Skill]:
-        if self._skills is None:
-            self._skills = find_skills(skill_places(self.repo, self.env), self.say, self.log)
-        return self._skills
+        return self._found()[0]
 
     @property
     def commands(self) -> dict[str, CustomCommand]:
-        if self._commands is None:
+        return self._found()[1]
+
+    def _found(self) -> tuple[dict[str, Skill], dict[str, CustomCommand]]:
+        """Both looked for at once, the first time either is needed: their problems said together."""
+        if self._skills is None or self._commands is None:
+            self._skills = find_skills(skill_places(self.repo, self.env), self.say, self.log)
             self._commands = find_commands(command_places(self.repo, self.env), self.say, self.log)
-        return self._commands
+        return self._skills, self._commands
 
     def catalog(self) -> str:
         """The lines of the system prompt that name every skill."""
@@ -95,6 +98,14 @@ class Skills:
         if skill is not None:
             return skill_prompt(skill, args.strip())
         return None
+
+    def slash_help(self) -> dict[str, str]:
+        """/NAME -> what it is, for the REPL's completer: only what was found already (looking for them
+        there would print their problems over the prompt being typed)."""
+        helps = {f"/{name}": f"skill: {skill.description}" for name, skill in (self._skills or {}).items()}
+        helps.update({f"/{name}": command.description or f"custom command ({command.shown})"
+                      for name, command in (self._commands or {}).items()})
+        return helps
 
     def _say_clashes(self, builtin: Collection[str]) -> None:
         if self._clashes_said:

@@ -1,5 +1,6 @@
-"""Skills at the REPL on a terminal: looked for at the first entry, not before the first prompt, and a
-skill run as /NAME answered like a typed message; nothing of skills/ is imported before it is used."""
+"""Skills at the REPL on a terminal: looked for at the first entry, not before the first prompt, a skill
+run as /NAME answered like a typed message, custom commands and skills completed once found; nothing of
+skills/ is imported before it is used."""
 
 from __future__ import annotations
 
@@ -7,11 +8,15 @@ import subprocess
 import sys
 
 import pytest
-from skill_files import RELEASE_NOTES, skill
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+from skill_files import RELEASE_NOTES, command, skill
 from support.fakellm import Reply
 from support.harness import server_args
-from support.pty_harness import expect_prompt, finish
+from support.pty_harness import expect_prompt, finish, wait_for_raw_mode
 from support.requests_seen import sent_messages
+
+from ayder_cli.repl.line_input import command_completer
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -39,3 +44,34 @@ def test_the_repl_imports_nothing_of_skills_before_its_first_entry():
             "print(sorted(name for name in sys.modules if name.startswith('ayder_cli.skills')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_after_the_first_entry_the_prompt_completes_custom_commands_and_skills(fake, ayder_on_pty, project):
+    skill(project / ".ayder" / "skills", "release-notes", RELEASE_NOTES)
+    command(project / ".ayder" / "commands", "fix-issue", "---\ndescription: Fix a numbered issue\n---\nFix #$1.\n")
+    fake.queue(Reply(text="Hello."), Reply(text="Fixing 7."))
+    child = ayder_on_pty(*server_args(fake, "openai"), term="xterm")
+    child.expect_exact("/help for commands")
+    wait_for_raw_mode(child)
+    child.send("hi\r")
+    child.expect_exact("Hello.")
+    wait_for_raw_mode(child)
+    child.send("/fix")
+    child.expect_exact("Fix a numbered issue")  # the menu, with the command's description
+    child.send("\t")
+    child.send(" 7\r")
+    child.expect_exact("Fixing 7.")
+    wait_for_raw_mode(child)
+    child.send("/relea")
+    child.expect_exact("skill: Write release notes")
+    child.send("\x15")  # Ctrl-U: the line cleared
+    child.sendcontrol("d")
+    assert finish(child) == 0
+    assert sent_messages(fake.chat_requests()[1])[-1]["content"] == "Fix #7."
+
+
+def test_the_completer_offers_what_was_found_after_the_built_in_commands():
+    completer = command_completer(lambda: {"/fix-issue": "Fix a numbered issue", "/help": "a clash"})
+    offered = {c.text: c.display_meta_text for c in completer.get_completions(Document("/"), CompleteEvent())}
+    assert offered["/fix-issue"] == "Fix a numbered issue"
+    assert offered["/help"] == "list the commands"  # the built-in's own help: it wins
