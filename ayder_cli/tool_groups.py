@@ -33,6 +33,8 @@ MCP_SEPARATOR = "__"  # an MCP server's tool is SERVER__TOOL (mcp_servers/tools.
 # Offered while MCP tools are deferred (mcp_servers/schema_room.py); it finds only enabled ones, so an allowlist
 # need not name it.
 FIND_TOOLS = "find_tools"
+# Offered once a skill is found (skills/tool.py); it reads only the skills' text, so an allowlist need not name it.
+SKILL = "skill"
 
 
 def tools_of(groups) -> list[str]:

@@ -4,7 +4,8 @@ An entry is one line, or a block between two lines that hold only three
 double quotes. A line starting with '/' is a slash command, one starting with
 '!' the user's own shell command (user_command.py), anything else is a prompt
 for the model, with the files it names as `@path` attached (attachments.py).
-A script line is handled exactly as a typed one.
+A script line is handled exactly as a typed one. `/NAME args` of a custom command or a skill
+(skills/) sends its text as the prompt; a built-in command of that name wins.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 
 from ayder_cli.errors import AyderError
 from ayder_cli.modes.oneshot import ended_on_a_failed_check
-from ayder_cli.repl.commands import CommandContext, CommandResult, ModeCommands, run_command
+from ayder_cli.repl.commands import COMMANDS, CommandContext, CommandResult, ModeCommands, run_command
 
 if TYPE_CHECKING:
     from ayder_cli.session.session import Session
@@ -70,16 +71,18 @@ def read_entries(
 
 def handle_entry(session: Session, text: str) -> EntryOutcome:
     """Run one entry: a slash command or a prompt. Errors are reported, not raised."""
-    if text.startswith("/"):
-        result = run_command(text, command_context(session))
+    custom = session.skills.prompt_for(text, COMMANDS) if text.startswith("/") and session.skills else None
+    if text.startswith("/") and custom is None:
+        ran = run_command(text, command_context(session))
         return {CommandResult.OK: EntryOutcome.OK, CommandResult.FAILED: EntryOutcome.FAILED}.get(
-            result, EntryOutcome.EXIT)
-    if text.startswith("!"):
+            ran, EntryOutcome.EXIT)
+    if custom is None and text.startswith("!"):  # a command's text starting with ! is a prompt too: never run
         from ayder_cli.modes.user_command import handle_user_command  # subprocess and the rest, when used
 
         status = handle_user_command(session, text)
         return EntryOutcome.INTERRUPTED if status is None else EntryOutcome.OK if status == 0 else EntryOutcome.FAILED
     typed = text  # what auto_commit's message names: the line, not the files attached to it
+    text = custom or text  # a custom command or a skill run as /NAME: its text is the prompt
     try:
         if "@" in text:
             from ayder_cli.modes.attachments import attach_files  # read_file's module, when a line has an @

@@ -51,7 +51,12 @@ def one_shot_prompt(options: Options, environment: Environment, console: Console
 
 
 def run_one_shot(session: Session, prompt: str) -> int:
-    """Send the prompt once -> 0 with an answer, 130 interrupted, 1 when the loop gave up or the last check failed."""
+    """Send the prompt once -> 0 with an answer, 130 interrupted, 1 when the loop gave up or the last check failed.
+    `ayder "/NAME args"` sends a custom command's or a skill's text, as at the REPL."""
+    if prompt.startswith("/") and session.skills is not None:
+        from ayder_cli.repl.commands import COMMANDS  # the built-in names, only for a prompt starting with /
+
+        prompt = session.skills.prompt_for(prompt, COMMANDS) or prompt
     result = session.run(prompt)
     if result.interrupted:
         return ExitStatus.INTERRUPTED

@@ -45,7 +45,7 @@ def run_repl(session: Deferred[Session], console: Console, config: Config, root:
     output = create_output(stdout=environment.stdout if environment.stdout_is_tty else environment.stderr)
     with create_app_session(input=create_input(environment.stdin), output=output):
         prompts = prompt_session(environment.env, None if environment.stdout_is_tty else output,
-                                 environment.no_color, root)
+                                 environment.no_color, root, custom=lambda: _custom_commands(session))
         leave = CtrlCToLeave(lambda: console.dim_line(LEAVE_HINT), clock=environment.clock)
         typed = TypedAhead()  # what was typed before the checkpoint question: not its answer, and not lost
 
@@ -153,3 +153,9 @@ class CtrlCToLeave:
 
     def reset(self) -> None:
         self.last = None
+
+
+def _custom_commands(session: Deferred[Session]) -> dict[str, str]:
+    """For the completer: the custom commands and skills already found (none before the first entry)."""
+    skills = session.get().skills if session.built else None
+    return skills.slash_help() if skills is not None else {}

@@ -2,8 +2,8 @@
 commands need; the server found and the runtime it resolves to; the settings and the transcript as commands change
 them; build_session() building it whole; the git safety net (/commit, auto_commit).
 
-May import: the leaves, llm, intents, storage, command_policy, processes, tools, mcp_servers, lsp, config, agent,
-terminal.
+May import: the leaves, llm, intents, storage, command_policy, processes, tools, mcp_servers, lsp, skills, config,
+agent, terminal.
 (The layers, bottom to top: tests/project/test_house.py.)
 
     auto_commit.py       auto_commit: after each turn that changed files, a commit of those files, its message

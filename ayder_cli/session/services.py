@@ -18,6 +18,8 @@ from ayder_cli.session.server import runtime_for, secrets_of, with_discovered_se
 from ayder_cli.session.session import RuntimeHold, Session
 from ayder_cli.session.settings import Settings, no_instructions, read_instructions
 from ayder_cli.session.url_server import with_server_of_url
+from ayder_cli.skills.catalog import Skills
+from ayder_cli.skills.tool import WithSkills
 from ayder_cli.storage.checkpoint_store import CheckpointStore
 from ayder_cli.storage.profiles import ServerProfiles, profiles_path
 from ayder_cli.storage.sessions import SessionStore
@@ -96,8 +98,11 @@ def build_session(
     )
     # The language servers' new diagnostics after each edit: nothing of them loaded before the first edit.
     edits = LazyDiagnostics(lambda: _edit_diagnostics(config, context, console, hold.window))
+    # The skills and custom commands, found at the first request or slash line; their catalog measured
+    # against the window served then.
+    skills = Skills(repo, env, say=console.notice, log=console.log, window=hold.window)
     executor = ToolExecutor(
-        default_registry() if mcp is None else mcp.registry(default_registry()),
+        WithSkills(default_registry() if mcp is None else mcp.registry(default_registry()), skills, policy.allowed),
         context,
         permissions=Permissions(set(granted or {"r"})),
         confirmer=TerminalConfirmer.for_environment(console.environment, mask=secrets.mask),
@@ -125,7 +130,7 @@ def build_session(
                         instructions=instructions, config_file=config_file, flags=flags)
     return Session(environment=environment, root=root, repo_root=repo, console=console, secrets=secrets,
                    hold=hold, conversation=conversation, loop=loop, executor=executor, keeper=keeper,
-                   settings=settings, leftovers=start_removing_leftovers(root), mcp=mcp)
+                   settings=settings, leftovers=start_removing_leftovers(root), mcp=mcp, skills=skills)
 
 
 def _tool_policy(config: Config) -> ToolPolicy:

@@ -36,6 +36,7 @@ from ayder_cli.tools.executor import ToolExecutor
 
 if TYPE_CHECKING:
     from ayder_cli.mcp_servers.tools import McpTools
+    from ayder_cli.skills.catalog import Skills
 
 
 class RuntimeHold:
@@ -67,7 +68,8 @@ class Session:
     def __init__(self, *, environment: Environment, root: Path, repo_root: Path, console: Console,
                  secrets: Secrets, hold: RuntimeHold, conversation: Conversation, loop: ChatLoop,
                  executor: ToolExecutor, keeper: SessionKeeper, settings: Settings,
-                 leftovers: threading.Thread | None = None, mcp: McpTools | None = None) -> None:
+                 leftovers: threading.Thread | None = None, mcp: McpTools | None = None,
+                 skills: Skills | None = None) -> None:
         self.environment = environment
         self.root = root  # the tools' root: no tool reads, writes or runs outside it
         self.repo_root = repo_root  # where .ayder/ is: the git work tree's top (storage/layout.py), or root
@@ -78,6 +80,7 @@ class Session:
         self.loop = loop  # runs one message; reads the runtime through the hold
         self.executor = executor  # every tool call goes through it
         self.keeper = keeper  # the transcript and undo journal this conversation is saved to
+        self.skills = skills  # the skills and custom commands (skills/), found at first use
         self.settings = settings  # how a new runtime or system prompt is made
         self.leftovers = leftovers  # removes what killed writes left (tools/leftovers.py)
         self.mcp = mcp  # the MCP servers of the config, started at the first request

@@ -46,6 +46,19 @@ class Layout:
         return self.state / "tasks"
 
     @property
+    def skills(self) -> Path:
+        return self.state / "skills"
+
+    @property
+    def commands(self) -> Path:
+        return self.state / "commands"
+
+    @property
+    def agents_skills(self) -> Path:
+        """Not ours: the skills folder other agents read too (skills/discovery.py)."""
+        return self.root / ".agents" / "skills"
+
+    @property
     def mcp_json(self) -> Path:
         """Not ours: the MCP servers file other agents read at the project root (config/project_mcp.py)."""
         return self.root / ".mcp.json"

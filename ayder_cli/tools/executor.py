@@ -17,7 +17,7 @@ from typing import Any, Protocol
 from ayder_cli.calls import ToolCall, ToolResult, describe, first_line
 from ayder_cli.edit_formats import offered_with
 from ayder_cli.errors import ToolError
-from ayder_cli.tool_groups import CORE, FIND_TOOLS, tools_of
+from ayder_cli.tool_groups import CORE, FIND_TOOLS, SKILL, tools_of
 from ayder_cli.tools.spec import Preview, ToolContext, ToolRegistry, ToolSpec, cap_output
 from ayder_cli.tools.validate import aliases_of, check_arguments
 from ayder_cli.wording import counted
@@ -66,7 +66,7 @@ class ToolPolicy:
         names = spec.names()
         if names & self.disabled:
             return False
-        return self.enabled is None or bool(names & self.enabled) or spec.name == FIND_TOOLS
+        return self.enabled is None or bool(names & self.enabled) or spec.name in (FIND_TOOLS, SKILL)
 
     def offers(self, spec: ToolSpec) -> bool:
         if not self.allowed(spec) or not offered_with(self.edit_format, spec.name):

@@ -190,7 +190,7 @@ LAYERS = (
     {"llm", "intents", "storage"},
     {"processes", "command_policy", "matching"},  # engines the tools (and the terminal, !cmd) use
     {"tools"},
-    {"mcp_servers", "lsp"},  # the MCP servers' tools; the language servers asked after edits
+    {"mcp_servers", "lsp", "skills"},  # beside the tools: MCP servers' tools, language servers, the skills' tool
     {"config"},
     {"terminal", "agent"},
     {"session"},

@@ -13,6 +13,7 @@ May import: the leaves, llm, storage, tools, config, agent, terminal, session.
     model_commands.py    /model /provider /system /reload /prompts
     registry.py          the registry, the decorator, CommandContext, run_command, /help's table
     session_commands.py  /clear (/reset) /sessions /save /undo /diff
+    skill_commands.py    /skills: the skills and custom commands found, with what each costs of the window
     task_commands.py     /tasks /plan /implement /implement-all
     tool_commands.py     /tools /permissions
 """
@@ -24,6 +25,7 @@ from ayder_cli.repl.commands import (  # noqa: F401 -- importing them registers 
     mcp_commands,
     model_commands,
     session_commands,
+    skill_commands,
     task_commands,
     tool_commands,
 )

@@ -24,6 +24,7 @@ def _help(context: CommandContext, args: str) -> None:
     context.console.info(_help_row("  ", '"""  starts a multi-line message; a line with """ ends it.'))
     context.console.info(_help_row("  ", "!CMD  runs CMD yourself in the project; !!CMD also shows it to the model."))
     context.console.info(_help_row("  ", "@PATH in a message attaches the file (Tab completes it); @@word sends @word."))
+    context.console.info(_help_row("  ", "/NAME runs a custom command or a skill of yours; /skills lists them."))
 
 
 def _help_row(lead: str, text: str) -> str:
