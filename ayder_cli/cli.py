@@ -85,6 +85,7 @@ def cli(environment: Environment | None, **flags) -> int:
       ayder "PROMPT"             one-shot; piped stdin is attached as context
       ayder                      interactive REPL (stdin is a terminal)
       cat script.txt | ayder     piped script: each line as if typed at the REPL
+      ayder acp                  an ACP agent for editors, on stdin and stdout
 
     \b
     Exit codes: 0 ok, 1 runtime failure, 2 usage or config error,
@@ -97,7 +98,22 @@ def cli(environment: Environment | None, **flags) -> int:
 
     options = Options(**flags)
     environment = environment if isinstance(environment, Environment) else Environment.of()
+    if options.prompt == ("acp",):
+        return _acp(options, environment)
     return run(options, environment.without_color() if options.no_color else environment)
+
+
+def _acp(options, environment: Environment) -> int:
+    """`ayder acp`: loaded only then (acp/main.py)."""
+    from ayder_cli.acp.agent import AcpStart
+    from ayder_cli.acp.main import run_acp
+
+    start = AcpStart(flags=options.config_flags(), granted=frozenset(options.granted),
+                     config_file=environment.path(options.config_file) if options.config_file else None,
+                     use_instructions=not options.no_instructions,
+                     verify=tuple(command.strip() for command in options.verify if command.strip()),
+                     verbose=options.verbose)
+    return run_acp(environment, start)
 
 
 def main(argv: list[str] | None = None, stdin: IO | None = None, stdout: IO[str] | None = None,

@@ -30,7 +30,7 @@ from ayder_cli.tools import default_registry
 from ayder_cli.tools.background import ProcessManager
 from ayder_cli.tools.spec import ToolContext
 from ayder_cli.command_policy.deny import DEFAULT_SHELL_DENY
-from ayder_cli.tools.executor import Permissions, ToolExecutor, ToolPolicy
+from ayder_cli.tools.executor import Confirmer, Permissions, ToolExecutor, ToolPolicy
 from ayder_cli.tools.leftovers import start_removing_leftovers
 from ayder_cli.processes.own_process import keep_from_children
 from ayder_cli.processes.sandbox import Sandbox
@@ -52,9 +52,11 @@ def build_session(
     granted: set[str] | None = None,
     use_instructions: bool = True,
     verify: tuple[str, ...] = (),
+    confirmer: Confirmer | None = None,
 ) -> Session:
     """root: the tools' root; repo_root: where .ayder/ is, the project config and the first AGENTS.md
-    (None: root); verify: the --verify commands, the user's own (they replace the config's for this run).
+    (None: root); verify: the --verify commands, the user's own (they replace the config's for this run); confirmer: who is asked before a call outside the granted set
+(None: the terminal; ACP: the editor).
     Each object is built whole, in order, from what was built before it: nothing is set on it afterwards."""
     env, cwd = environment.env, environment.cwd
     repo = repo_root or root
@@ -98,7 +100,7 @@ def build_session(
         default_registry() if mcp is None else mcp.registry(default_registry()),
         context,
         permissions=Permissions(set(granted or {"r"})),
-        confirmer=TerminalConfirmer.for_environment(console.environment, mask=secrets.mask),
+        confirmer=confirmer or TerminalConfirmer.for_environment(console.environment, mask=secrets.mask),
         policy=policy,
         warn=console.notice,
         before_confirm=console.end_activity_line,

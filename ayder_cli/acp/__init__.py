@@ -1,0 +1,11 @@
+"""`ayder acp`: ayder as an agent of the Agent Client Protocol (JSON-RPC 2.0 over stdio), for editors.
+
+Modules, each importing only those above it here and the packages below acp (session, repl and lower):
+  wire.py        JSON-RPC 2.0 over newline-delimited stdio: the reader thread, requests both ways
+  updates.py     the loop's callbacks as session/update notifications (AcpConsole), and a saved conversation replayed
+  permission.py  a confirmation as session/request_permission (AcpConfirmer)
+  agent.py       the requests: initialize, session/new, /load, /prompt, /cancel; one Session per ACP session
+  main.py        run_acp(): stdout kept for the protocol, the requests served until stdin ends
+
+Nothing here is imported before `ayder acp` runs (cli.py loads it then).
+"""
