@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ayder_cli import __version__
+from ayder_cli.acp.files import EditorFiles, offered
 from ayder_cli.acp.permission import AcpConfirmer
 from ayder_cli.acp.updates import AcpConsole, Updates, replay
 from ayder_cli.acp.wire import INVALID_PARAMS, METHOD_NOT_FOUND, Connection, RpcError
@@ -59,6 +60,7 @@ class Agent:
         self._lock = threading.Lock()
         self._running: Entry | None = None
         self._main = threading.main_thread().ident
+        self.files = (False, False)  # the client's fs/ methods: (reads, writes)
         self.handlers = {"initialize": self.initialize, "authenticate": lambda params: {},
                          "session/new": self.new_session, "session/load": self.load_session,
                          "session/prompt": self.prompt}
@@ -68,12 +70,12 @@ class Agent:
     def arrived(self, message: dict) -> bool:
         """Called on the reader's thread as each request comes; True: handled here (session/cancel)."""
         params = message.get("params") or {}
-        entry = self.sessions.get(params.get("sessionId")) if isinstance(params, dict) else None
+        entry = self.sessions.get(str(params.get("sessionId"))) if isinstance(params, dict) else None
         if message.get("method") == "session/cancel":
             if entry is not None:
                 with self._lock:
                     entry.cancels += 1
-                    if self._running is entry:
+                    if self._running is entry and self._main is not None:
                         signal.pthread_kill(self._main, signal.SIGINT)  # as Ctrl-C at the terminal
             return True
         if message.get("method") == "session/prompt":
@@ -84,7 +86,7 @@ class Agent:
 
     def handle(self, message: dict) -> None:
         method, request_id = message.get("method"), message.get("id")
-        handler = self.handlers.get(method)
+        handler = self.handlers.get(str(method))
         if handler is None:
             if request_id is not None:
                 self.connection.fail(request_id, METHOD_NOT_FOUND, f"unknown method {method}")
@@ -104,6 +106,7 @@ class Agent:
             self.connection.answer(request_id, result)
 
     def initialize(self, params: dict) -> dict:
+        self.files = offered(params.get("clientCapabilities"))
         return {"protocolVersion": PROTOCOL_VERSION,
                 "agentCapabilities": {"loadSession": True,
                                       "promptCapabilities": {"image": False, "audio": False, "embeddedContext": True},
@@ -147,7 +150,7 @@ class Agent:
         self.sessions.clear()
 
     def _entry(self, params: dict) -> Entry:
-        entry = self.sessions.get(params.get("sessionId"))
+        entry = self.sessions.get(str(params.get("sessionId")))
         if entry is None:
             raise RpcError(INVALID_PARAMS, f"no session {params.get('sessionId')!r} (session/new makes one)")
         return entry
@@ -163,7 +166,9 @@ class Agent:
         environment = replace(self.environment, stdout=self.environment.stderr, stdin=None, lenient_stdin=None,
                               cwd=root, stdin_is_tty=False, stdout_is_tty=False, stderr_is_tty=False, no_color=True)
         updates = Updates(self.connection.notify)
-        console = AcpConsole(environment, updates, root, verbose=self.start.verbose)
+        files = EditorFiles(self.connection.request, lambda: updates.session_id, reads=self.files[0],
+                            writes=self.files[1], log=self.log) if any(self.files) else None
+        console = AcpConsole(environment, updates, root, files=files, verbose=self.start.verbose)
         config = load_config(env=environment.env, root=repo, config_file=self.start.config_file,
                              flags=self.start.flags, warn=console.notice)
         servers = client_servers(params.get("mcpServers") or [])
@@ -174,7 +179,7 @@ class Agent:
         session = build_session(config, environment, root=root, repo_root=repo, console=console,
                                 config_file=self.start.config_file, flags=self.start.flags,
                                 granted=set(self.start.granted), use_instructions=self.start.use_instructions,
-                                verify=self.start.verify, confirmer=confirmer)
+                                verify=self.start.verify, confirmer=confirmer, editor=files)
         try:
             if resume is not None:
                 session.resume(resume)

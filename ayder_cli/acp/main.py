@@ -26,7 +26,8 @@ def run_acp(environment: Environment, start: AcpStart) -> int:
     connection = Connection(reader, writer, arrived=arrived, log=log)
     agent = Agent(connection, environment, start, log)
     if threading_is_main():
-        signal.signal(signal.SIGINT, signal.default_int_handler)  # session/cancel is Ctrl-C, even if started ignoring it
+        # session/cancel is Ctrl-C, even for a process started with SIGINT ignored
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         from ayder_cli.terminal.signals import adopt_orphans
 
         adopt_orphans()  # what commands detach stops with ayder too

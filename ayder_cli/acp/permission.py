@@ -26,8 +26,9 @@ class AcpConfirmer:
         self._root, self._mask = root, mask
 
     def confirm(self, request: ConfirmRequest) -> Answer | None:
-        tool_call: dict[str, Any] = {"toolCallId": self._current_call() or request.tool, "kind": tool_kind(request.tool),
-                                     "title": self._mask(request.summary), "status": "pending"}
+        tool_call: dict[str, Any] = {"toolCallId": self._current_call() or request.tool,
+                                     "kind": tool_kind(request.tool), "title": self._mask(request.summary),
+                                     "status": "pending"}
         if request.preview is not None:
             path = self._root / request.preview.path
             tool_call["content"] = [{"type": "diff", "path": str(path), "oldText": request.preview.old,
@@ -41,4 +42,4 @@ class AcpConfirmer:
         outcome = (answer or {}).get("outcome") or {}
         if outcome.get("outcome") == "cancelled":  # the turn is being cancelled: session/cancel stops it
             return Answer(Decision.NO)
-        return Answer(DECISIONS.get(outcome.get("optionId"), Decision.NO))
+        return Answer(DECISIONS.get(str(outcome.get("optionId")), Decision.NO))

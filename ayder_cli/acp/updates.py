@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ayder_cli.calls import ToolCall, ToolResult
+from ayder_cli.tools.spec import EditorFiles
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
 
@@ -66,8 +67,10 @@ class Updates:
 class AcpConsole(Console):
     """The loop's callbacks for one ACP session."""
 
-    def __init__(self, environment: Environment, updates: Updates, root: Path, *, verbose: bool = False) -> None:
+    def __init__(self, environment: Environment, updates: Updates, root: Path, *, files: EditorFiles | None = None,
+                 verbose: bool = False) -> None:
         super().__init__(environment, verbose=verbose)
+        self.files = files  # the editor's files, where it offers them: an edit's diff starts from its text
         self.updates = updates
         self.root = root
         self.current_call: str | None = None  # the call a permission question is about
@@ -93,7 +96,7 @@ class AcpConsole(Console):
         arguments = call.arguments if isinstance(call.arguments, dict) else {}
         path = self._path(arguments)
         if path is not None and tool_kind(call.name) == "edit":
-            self._before[call_id] = (path, _text_of(path))
+            self._before[call_id] = (path, self._text_of(path))
         self.updates.send({"sessionUpdate": "tool_call", "toolCallId": call_id, "kind": tool_kind(call.name),
                            "title": self.updates.mask(tool_title(call.name, arguments)), "status": "in_progress",
                            "locations": [] if path is None else [{"path": str(path)}],
@@ -102,10 +105,11 @@ class AcpConsole(Console):
     def on_tool_done(self, call: ToolCall, result: ToolResult) -> None:
         call_id = self.call_id(call)
         text = result.output if result.ok else (result.error or result.output)
-        content: list[dict[str, Any]] = [{"type": "content", "content": {"type": "text", "text": self.updates.mask(text or "")}}]
+        content: list[dict[str, Any]] = [{"type": "content",
+                                          "content": {"type": "text", "text": self.updates.mask(text or "")}}]
         if call_id in self._before:
             path, old = self._before.pop(call_id)
-            new = _text_of(path)
+            new = self._text_of(path)
             if new is not None and new != old:
                 content.append({"type": "diff", "path": str(path), "oldText": old, "newText": new})
         self.updates.send({"sessionUpdate": "tool_call_update", "toolCallId": call_id,
@@ -122,6 +126,10 @@ class AcpConsole(Console):
         if id(call) not in self._made:
             self._made[id(call)] = f"call-{next(self._ids)}"
         return self._made[id(call)]
+
+    def _text_of(self, path: Path) -> str | None:
+        held = self.files.read(path) if self.files is not None else None
+        return held if held is not None else _text_of(path)
 
     def _path(self, arguments: dict[str, Any]) -> Path | None:
         given = arguments.get("file_path") or arguments.get("path")

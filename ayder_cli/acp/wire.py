@@ -66,7 +66,7 @@ class Connection:
         with self._write_lock:
             self._next_id += 1
             request_id = self._next_id
-        done, box = threading.Event(), []
+        done, box = threading.Event(), []  # type: tuple[threading.Event, list[dict]]
         self._waiting[request_id] = (done, box)
         try:
             if self._closed:
@@ -105,7 +105,7 @@ class Connection:
         if not isinstance(message, dict):
             self.fail(None, INVALID_REQUEST, "not a JSON-RPC message")
         elif "method" not in message:  # an answer to one of ours
-            waiting = self._waiting.get(message.get("id"))
+            waiting = self._waiting.get(message["id"]) if isinstance(message.get("id"), int) else None
             if waiting is not None:
                 waiting[1].append(message)
                 waiting[0].set()

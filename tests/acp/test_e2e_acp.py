@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 acp = pytest.importorskip("acp")
-from acp.schema import (AllowedOutcome, ClientCapabilities, McpServerStdio,  # noqa: E402
-                        RequestPermissionResponse, TextContentBlock)
+from acp.schema import (AllowedOutcome, ClientCapabilities, FileSystemCapabilities, McpServerStdio,  # noqa: E402
+                        ReadTextFileResponse, RequestPermissionResponse, TextContentBlock, WriteTextFileResponse)
 
 from support.fakellm import Reply  # noqa: E402
 from support.harness import alive, ayder_command, server_args  # noqa: E402
@@ -50,14 +50,35 @@ class Editor:
         return "".join(data["content"]["text"] for data in self.of(kind, session_id))
 
 
+class EditorWithBuffers(Editor):
+    """A client that offers its files: `buffers` are the texts it holds (unsaved), by absolute path."""
+
+    def __init__(self, buffers: dict[str, str]) -> None:
+        super().__init__()
+        self.buffers = buffers
+        self.written: list[tuple[str, str]] = []
+
+    async def read_text_file(self, session_id, path, line=None, limit=None, **kwargs):
+        if path not in self.buffers:
+            raise acp.RequestError.resource_not_found(path)
+        return ReadTextFileResponse(content=self.buffers[path])
+
+    async def write_text_file(self, session_id, path, content, **kwargs):
+        self.written.append((path, content))
+        self.buffers[path] = content
+        return WriteTextFileResponse()
+
+
 def run(fake, project, editor: Editor, scenario, *flags: str):
     """Start `ayder acp` (pointed at the fake), initialize, and run `scenario(connection)` against it."""
 
     async def main():
         async with acp.spawn_agent_process(editor, *ayder_command(), "acp", *server_args(fake, "openai"), *flags,
                                            env=dict(os.environ), cwd=project) as (connection, process):
-            reply = await asyncio.wait_for(connection.initialize(protocol_version=1,
-                                                                 client_capabilities=ClientCapabilities()), LIMIT_S)
+            offers = isinstance(editor, EditorWithBuffers)
+            files = FileSystemCapabilities(read_text_file=offers, write_text_file=offers)
+            reply = await asyncio.wait_for(connection.initialize(
+                protocol_version=1, client_capabilities=ClientCapabilities(fs=files)), LIMIT_S)
             assert reply.protocol_version == 1 and reply.agent_capabilities.load_session
             return await asyncio.wait_for(scenario(connection), LIMIT_S)
 
@@ -202,7 +223,7 @@ def test_session_load_replays_a_saved_session(fake, project):
     replayed, reply = run(fake, project, editor, second_run)
     kinds = [data["sessionUpdate"] for sid, data in replayed if sid == session_id]
     assert kinds[0] == "user_message_chunk" and {"tool_call", "tool_call_update", "agent_message_chunk"} <= set(kinds)
-    texts = " ".join(data.get("content", {}).get("text", "") for _, data in replayed if isinstance(data.get("content"), dict))
+    texts = " ".join(data["content"].get("text", "") for _, data in replayed if isinstance(data.get("content"), dict))
     assert "remember the number in facts.txt" in texts and "noted, it is 42" in texts
     assert reply.stop_reason == "end_turn"
     last = said(fake.chat_requests()[-1])
@@ -234,3 +255,29 @@ def test_stdout_carries_only_protocol_messages(fake, project):
     assert all(message["jsonrpc"] == "2.0" for message in messages)
     assert messages[-1] == {"jsonrpc": "2.0", "id": 3, "result": {"stopReason": "end_turn"}}
     assert "to-the-terminal" in json.dumps(messages)  # in the tool call's update, not loose on stdout
+
+
+def test_with_the_editors_files_reads_see_its_buffer_and_writes_reach_it(fake, project):
+    draft = project / "draft.txt"
+    draft.write_text("draft on disk\n")
+    fake.queue(Reply.calling("read_file", {"file_path": "draft.txt"}),
+               Reply.calling("replace_string", {"file_path": "draft.txt", "old_string": "in the editor",
+                                                "new_string": "edited by ayder"}),
+               Reply.calling("read_file", {"file_path": "other.txt"}),
+               Reply(text="done"))
+    (project / "other.txt").write_text("only on disk\n")
+    editor = EditorWithBuffers({str(draft): "draft in the editor\n"})
+
+    async def scenario(connection):
+        session = await connection.new_session(cwd=str(project), mcp_servers=[])
+        return await prompt(connection, session.session_id, "edit the draft")
+
+    reply = run(fake, project, editor, scenario)
+    assert reply.stop_reason == "end_turn"
+    requests = fake.chat_requests()
+    assert "draft in the editor" in said(requests[1]) and "draft on disk" not in said(requests[1])
+    assert editor.written == [(str(draft), "draft edited by ayder\n")]  # matched in the buffer, sent to the editor
+    assert draft.read_text() == "draft edited by ayder\n"  # and on disk, journaled for /undo
+    assert "only on disk" in said(requests[3])  # a file the editor does not hold is read from disk
+    [diff] = [item for update in editor.of("tool_call_update") for item in update["content"] if item["type"] == "diff"]
+    assert (diff["oldText"], diff["newText"]) == ("draft in the editor\n", "draft edited by ayder\n")
