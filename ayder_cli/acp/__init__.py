@@ -4,6 +4,7 @@ Modules, each importing only those above it here and the packages below acp (ses
   wire.py        JSON-RPC 2.0 over newline-delimited stdio: the reader thread, requests both ways
   updates.py     the loop's callbacks as session/update notifications (AcpConsole), and a saved conversation replayed
   permission.py  a confirmation as session/request_permission (AcpConfirmer)
+  commands.py    the REPL's slash commands typed in the editor, their lines the answer it shows
   files.py       the editor's files (fs/read_text_file, fs/write_text_file) for the file tools (EditorFiles)
   agent.py       the requests: initialize, session/new, /load, /prompt, /cancel; one Session per ACP session
   main.py        run_acp(): stdout kept for the protocol, the requests served until stdin ends

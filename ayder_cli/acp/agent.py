@@ -49,6 +49,7 @@ class Entry:
 
     session: Session
     updates: Updates
+    console: AcpConsole
     cancels: int = 0  # session/cancel received so far: a prompt that came before the last one does not run
 
 
@@ -61,6 +62,7 @@ class Agent:
         self._running: Entry | None = None
         self._main = threading.main_thread().ident
         self.files = (False, False)  # the client's fs/ methods: (reads, writes)
+        self._then: list[Callable[[], None]] = []  # sent once the request is answered (the session is known)
         self.handlers = {"initialize": self.initialize, "authenticate": lambda params: {},
                          "session/new": self.new_session, "session/load": self.load_session,
                          "session/prompt": self.prompt}
@@ -97,13 +99,18 @@ class Agent:
                 raise RpcError(INVALID_PARAMS, "params must be an object")
             result = self.prompt(params, message.get("cancels", 0)) if handler == self.prompt else handler(params)
         except RpcError as exc:
+            self._then.clear()
             self.connection.fail(request_id, exc.code, exc.message)
             return
         except AyderError as exc:
+            self._then.clear()
             self.connection.fail(request_id, -32603, exc.message + (f" ({exc.hint})" if exc.hint else ""))
             return
         if request_id is not None:
             self.connection.answer(request_id, result)
+        then, self._then = self._then, []
+        for send in then:
+            send()
 
     def initialize(self, params: dict) -> dict:
         self.files = offered(params.get("clientCapabilities"))
@@ -130,6 +137,11 @@ class Agent:
     def prompt(self, params: dict, cancels: int = 0) -> dict:
         entry = self._entry(params)
         text = prompt_text(params.get("prompt"))
+        if text.startswith("/"):  # a slash command, as typed at the REPL
+            from ayder_cli.acp.commands import run_slash_command
+
+            run_slash_command(entry.session, entry.console, text)
+            return {"stopReason": "end_turn"}
         with self._lock:
             if entry.cancels != cancels:  # cancelled while it waited
                 return {"stopReason": "cancelled"}
@@ -190,8 +202,13 @@ class Agent:
             raise
         session_id = session.keeper.current.id if session.keeper.current is not None else f"acp-{id(session)}"
         updates.bind(session_id, session.secrets.mask)
-        entry = Entry(session, updates)
+        entry = Entry(session, updates, console)
         self.sessions[session_id] = entry
+        from ayder_cli.acp.commands import available_commands  # the commands' modules: once a session is there
+
+        commands = available_commands()
+        self._then.append(lambda: updates.send({"sessionUpdate": "available_commands_update",
+                                                "availableCommands": commands}))
         return entry
 
 

@@ -10,8 +10,9 @@ the same updates, for session/load.
 from __future__ import annotations
 
 import itertools
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ayder_cli.calls import ToolCall, ToolResult
 from ayder_cli.tools.spec import EditorFiles
@@ -77,6 +78,7 @@ class AcpConsole(Console):
         self._before: dict[str, tuple[Path, str | None]] = {}  # an edit's file and its text before it ran
         self._ids = itertools.count(1)
         self._made: dict[int, str] = {}  # ids made for calls written in the text, by the call
+        self._echo = False  # a slash command runs: its lines are the answer the editor shows
 
     def on_text(self, text: str) -> None:
         self.updates.chunk("agent_message_chunk", text)
@@ -118,6 +120,25 @@ class AcpConsole(Console):
 
     def on_message_end(self, result, window: int | None) -> None:
         self._message_usage = []  # the editor shows no usage line; -v logs each request
+
+    @contextmanager
+    def echoing(self) -> Iterator[None]:
+        """While a slash command runs, each line it prints is also the editor's answer."""
+        self._echo = True
+        try:
+            yield
+        finally:
+            self._echo = False
+
+    def _line(self, text: str, colour: str | None = None, mark: str = "") -> None:
+        super()._line(text, colour, mark)
+        if self._echo:
+            self.updates.chunk("agent_message_chunk", f"{mark}{text}\n")
+
+    def painted_line(self, text: str) -> None:
+        super().painted_line(text)
+        if self._echo:
+            self.updates.chunk("agent_message_chunk", text + "\n")
 
     def call_id(self, call: ToolCall) -> str:
         """The call's own id, or one made for a call written in the text (the same at its end)."""

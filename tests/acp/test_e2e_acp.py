@@ -221,7 +221,8 @@ def test_session_load_replays_a_saved_session(fake, project):
         return replayed, await prompt(connection, session_id, "what was it?")
 
     replayed, reply = run(fake, project, editor, second_run)
-    kinds = [data["sessionUpdate"] for sid, data in replayed if sid == session_id]
+    kinds = [data["sessionUpdate"] for sid, data in replayed
+             if sid == session_id and data["sessionUpdate"] != "available_commands_update"]
     assert kinds[0] == "user_message_chunk" and {"tool_call", "tool_call_update", "agent_message_chunk"} <= set(kinds)
     texts = " ".join(data["content"].get("text", "") for _, data in replayed if isinstance(data.get("content"), dict))
     assert "remember the number in facts.txt" in texts and "noted, it is 42" in texts
@@ -281,3 +282,23 @@ def test_with_the_editors_files_reads_see_its_buffer_and_writes_reach_it(fake, p
     assert "only on disk" in said(requests[3])  # a file the editor does not hold is read from disk
     [diff] = [item for update in editor.of("tool_call_update") for item in update["content"] if item["type"] == "diff"]
     assert (diff["oldText"], diff["newText"]) == ("draft in the editor\n", "draft edited by ayder\n")
+
+
+def test_a_slash_command_runs_as_at_the_terminal_and_its_lines_are_the_answer(fake, project):
+    fake.queue(Reply(text="first answer"))
+    editor = Editor()
+
+    async def scenario(connection):
+        session = await connection.new_session(cwd=str(project), mcp_servers=[])
+        await prompt(connection, session.session_id, "hello")
+        before = len(editor.of("agent_message_chunk"))
+        reply = await prompt(connection, session.session_id, "/model other-model")
+        shown = "".join(data["content"]["text"] for data in editor.of("agent_message_chunk")[before:])
+        return reply, shown
+
+    reply, shown = run(fake, project, editor, scenario)
+    assert reply.stop_reason == "end_turn"
+    assert "other-model" in shown
+    assert len(fake.chat_requests()) == 1  # the command went to no model
+    [offered] = [data for _, data in editor.updates if data["sessionUpdate"] == "available_commands_update"]
+    assert {"undo", "model", "status"} <= {command["name"] for command in offered["availableCommands"]}
