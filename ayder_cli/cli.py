@@ -112,7 +112,7 @@ def _acp(options, environment: Environment) -> int:
                      config_file=environment.path(options.config_file) if options.config_file else None,
                      use_instructions=not options.no_instructions,
                      verify=tuple(command.strip() for command in options.verify if command.strip()),
-                     verbose=options.verbose)
+                     verbose=options.verbose, trust_project=options.trust_project)
     return run_acp(environment, start)
 
 

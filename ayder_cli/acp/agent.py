@@ -41,6 +41,7 @@ class AcpStart:
     use_instructions: bool = True
     verify: tuple[str, ...] = ()
     verbose: bool = False
+    trust_project: bool = False  # --trust-project: what the project config sets that needs trust, for this run
 
 
 @dataclass
@@ -182,7 +183,7 @@ class Agent:
                             writes=self.files[1], log=self.log) if any(self.files) else None
         console = AcpConsole(environment, updates, root, files=files, verbose=self.start.verbose)
         config = load_config(env=environment.env, root=repo, config_file=self.start.config_file,
-                             flags=self.start.flags, warn=console.notice)
+                             flags=self.start.flags, warn=console.notice, trust=self._trust(repo, console))
         servers = client_servers(params.get("mcpServers") or [])
         if servers:
             config = replace(config, mcp_servers={**servers, **config.mcp_servers})  # the config's own win
@@ -210,6 +211,19 @@ class Agent:
         self._then.append(lambda: updates.send({"sessionUpdate": "available_commands_update",
                                                 "availableCommands": commands}))
         return entry
+
+
+    def _trust(self, repo: Path, console: AcpConsole):
+        """Whether the project config may set what needs trust: as remembered from a yes at the terminal, or
+        --trust-project for this run; nobody is asked (the editor has no such question)."""
+
+        def decide(path, data, asked):
+            from ayder_cli.config.project_trust import decide_trust
+
+            return decide_trust(path, data, asked, root=repo, env=self.environment.env, ask=None,
+                                flag=self.start.trust_project, warn=console.notice)
+
+        return decide
 
 
 def prompt_text(blocks: Any) -> str:

@@ -15,7 +15,8 @@ acp = pytest.importorskip("acp")
 from acp.schema import (AllowedOutcome, ClientCapabilities, FileSystemCapabilities, McpServerStdio,  # noqa: E402
                         ReadTextFileResponse, RequestPermissionResponse, TextContentBlock, WriteTextFileResponse)
 
-from support.fakellm import Reply  # noqa: E402
+from support.fakellm import FakeLLM, Reply  # noqa: E402
+from support.files import write_json, write_user_config  # noqa: E402
 from support.harness import alive, ayder_command, server_args  # noqa: E402
 
 NAMED = str(Path(__file__).resolve().parents[1] / "mcp_servers" / "named_server.py")
@@ -70,10 +71,12 @@ class EditorWithBuffers(Editor):
 
 
 def run(fake, project, editor: Editor, scenario, *flags: str):
-    """Start `ayder acp` (pointed at the fake), initialize, and run `scenario(connection)` against it."""
+    """Start `ayder acp` (pointed at the fake; None: at the config's server), initialize, and run
+    `scenario(connection)` against it."""
 
     async def main():
-        async with acp.spawn_agent_process(editor, *ayder_command(), "acp", *server_args(fake, "openai"), *flags,
+        server = server_args(fake, "openai") if fake is not None else []
+        async with acp.spawn_agent_process(editor, *ayder_command(), "acp", *server, *flags,
                                            env=dict(os.environ), cwd=project) as (connection, process):
             offers = isinstance(editor, EditorWithBuffers)
             files = FileSystemCapabilities(read_text_file=offers, write_text_file=offers)
@@ -302,3 +305,20 @@ def test_a_slash_command_runs_as_at_the_terminal_and_its_lines_are_the_answer(fa
     assert len(fake.chat_requests()) == 1  # the command went to no model
     [offered] = [data for _, data in editor.updates if data["sessionUpdate"] == "available_commands_update"]
     assert {"undo", "model", "status"} <= {command["name"] for command in offered["availableCommands"]}
+
+
+@pytest.mark.parametrize("flags", [(), ("--trust-project",)])
+def test_a_projects_server_is_used_only_with_trust_project(fake, project, isolated_env, flags):
+    """The project's own config names another server: an editor opening a cloned project sends it nothing,
+    unless `ayder acp --trust-project` says so for this run."""
+    write_user_config(isolated_env, {"provider": "openai", "base_url": fake.openai_url})
+    with FakeLLM(models=("m",)) as other:
+        write_json(project / ".ayder" / "config.json", {"base_url": other.openai_url})
+
+        async def scenario(connection):
+            session = await connection.new_session(cwd=str(project), mcp_servers=[])
+            return await prompt(connection, session.session_id, "hello")
+
+        assert run(None, project, Editor(), scenario, *flags).stop_reason == "end_turn"
+        heard = len(other.chat_requests()), len(fake.chat_requests())
+    assert heard == ((1, 0) if flags else (0, 1))
