@@ -29,6 +29,7 @@ from ayder_cli.storage.layout import repository_root
 from ayder_cli.terminal.environment import Environment
 
 PROTOCOL_VERSION = 1
+BUDGET_SPENT = "stopped after "  # how agent/budget.py's Stop begins: the round trips (-I) or checkpoints spent
 
 
 @dataclass(frozen=True)
@@ -253,9 +254,9 @@ def stop_reason(result) -> str:
     """ACP's stopReason for how the loop ended a message."""
     if result.interrupted:
         return "cancelled"
-    if result.stopped and "budget" in result.stopped:
+    if result.stopped and result.stopped.startswith(BUDGET_SPENT):
         return "max_turn_requests"
-    if result.reply is not None and getattr(result.reply, "hit_max_tokens", False):
+    if result.reply is not None and result.reply.finish_reason == "length":
         return "max_tokens"
     return "end_turn"
 

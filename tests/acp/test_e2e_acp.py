@@ -322,3 +322,19 @@ def test_a_projects_server_is_used_only_with_trust_project(fake, project, isolat
         assert run(None, project, Editor(), scenario, *flags).stop_reason == "end_turn"
         heard = len(other.chat_requests()), len(fake.chat_requests())
     assert heard == ((1, 0) if flags else (0, 1))
+
+
+def test_a_command_the_deny_list_refuses_is_refused_without_asking_the_editor(fake, project):
+    fake.queue(Reply.calling("run_shell_command", {"command": "rm -rf /"}), Reply(text="ok, I will not"))
+    editor = Editor()  # it would allow anything it were asked
+
+    async def scenario(connection):
+        session = await connection.new_session(cwd=str(project), mcp_servers=[])
+        return await prompt(connection, session.session_id, "clean up everything")
+
+    assert run(fake, project, editor, scenario).stop_reason == "end_turn"
+    assert editor.permissions == []
+    [end] = editor.of("tool_call_update")
+    assert end["status"] == "failed"
+    assert "is on the shell deny list" in end["content"][0]["content"]["text"]
+    assert "is on the shell deny list" in said(fake.chat_requests()[1])  # the model is told why
