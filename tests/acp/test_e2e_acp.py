@@ -338,3 +338,54 @@ def test_a_command_the_deny_list_refuses_is_refused_without_asking_the_editor(fa
     assert end["status"] == "failed"
     assert "is on the shell deny list" in end["content"][0]["content"]["text"]
     assert "is on the shell deny list" in said(fake.chat_requests()[1])  # the model is told why
+
+
+def test_allow_always_asks_once_for_the_rest_of_the_session(fake, project):
+    fake.queue(Reply.calling("write_file", {"file_path": "a.txt", "content": "a\n"}),
+               Reply.calling("write_file", {"file_path": "b.txt", "content": "b\n"}),
+               Reply(text="both written"))
+    editor = Editor("allow_always")
+
+    async def scenario(connection):
+        session = await connection.new_session(cwd=str(project), mcp_servers=[])
+        return await prompt(connection, session.session_id, "write two files")
+
+    assert run(fake, project, editor, scenario).stop_reason == "end_turn"
+    assert len(editor.permissions) == 1
+    assert (project / "a.txt").read_text() == "a\n" and (project / "b.txt").read_text() == "b\n"
+
+
+def test_bad_requests_get_an_error_and_the_agent_goes_on(fake, project):
+    """A line that is not JSON, an unknown method, a folder that is not one, a session that does not exist:
+    each answered with a JSON-RPC error of one line; the next request is served as if nothing happened."""
+    import subprocess
+
+    fake.queue(Reply(text="still fine"))
+    process = subprocess.Popen([*ayder_command(), "acp", *server_args(fake, "openai")], cwd=project,
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def ask(line: str) -> dict:
+        process.stdin.write((line + "\n").encode())
+        process.stdin.flush()
+        return json.loads(process.stdout.readline())
+
+    try:
+        assert ask("this is not json")["error"]["code"] == -32700
+        unknown = ask(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "session/fly", "params": {}}))
+        assert unknown["error"]["code"] == -32601
+        relative = ask(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "session/new",
+                                   "params": {"cwd": "project", "mcpServers": []}}))
+        assert relative["error"]["code"] == -32602 and "absolute path" in relative["error"]["message"]
+        missing = ask(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": {
+            "sessionId": "nope", "prompt": [{"type": "text", "text": "hi"}]}}))
+        assert missing["error"]["code"] == -32602 and "session/new" in missing["error"]["message"]
+        made = ask(json.dumps({"jsonrpc": "2.0", "id": 4, "method": "session/new",
+                               "params": {"cwd": str(project), "mcpServers": []}}))
+        session_id = made["result"]["sessionId"]
+        process.stdin.write((json.dumps({"jsonrpc": "2.0", "id": 5, "method": "session/prompt", "params": {
+            "sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]}}) + "\n").encode())
+        out, _ = process.communicate(timeout=LIMIT_S)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert json.loads(out.decode().splitlines()[-1])["result"] == {"stopReason": "end_turn"}
