@@ -1,11 +1,25 @@
 """The intent parser: tool calls written as text, in every dialect open models use, and think blocks.
 
-`parse(text, tools)` reads a whole reply; `StreamFilter` reads it delta by
-delta and shows exactly what `parse` would. The scanner (`scanner.py`, its
-text in a `ScanBuffer`) knows text, think blocks and fences; each dialect
-(`dialects/`, what they share in `dialects/common/`) knows its own markup, and
-`families.py` says which model family each one reads; `coerce.py` types
-values by the tool's schema; `display.py` closes the gaps removed markup leaves.
+`parse(text, tools)` reads a whole reply; `StreamFilter` reads it delta by delta and shows exactly what `parse` would.
+The scanner (`scanner.py`, its text in a `ScanBuffer`) knows text, think blocks and fences; each dialect (`dialects/`,
+what they share in `dialects/common/`) knows its own markup, and `families.py` says which model family each one reads;
+`coerce.py` types values by the tool's schema; `display.py` closes the gaps removed markup leaves.
+
+May import: the leaves.
+(The layers, bottom to top: tests/project/test_house.py.)
+
+    coerce.py            typing text values by the tool's JSON schema
+    cut_calls.py         a reply cut at max_tokens: the complete calls before the cut one, container closed
+    display.py           what the user sees: no markup, no leftover blank lines
+    families.py          model family -> the dialect modules that read it ("how is Kimi K2 read?")
+    found.py             what a reply yields: calls, errors for the model, the view for the user
+    in_reasoning.py      the calls that end the reasoning of a reply with no call and no answer
+    lines_seen.py        the last lines shown: where the path of an edit written as text stands
+    scan_buffer.py       ScanBuffer: the scanner's input, a short buffer filled a slice at a time
+    scanner.py           the one incremental scanner: text, think blocks, code fences, openers
+    shown_line.py        Where the scanner's shown text stands, and how far from there the text is plainly text
+    think.py             the tags that open and close think blocks
+    dialects/            see its __init__.py
 """
 
 from __future__ import annotations

@@ -1,4 +1,23 @@
-"""Talking to servers. Knows nothing of tools, config files or the terminal: make_client takes an Endpoint."""
+"""Talking to servers. Knows nothing of tools, config files or the terminal: make_client takes an Endpoint.
+
+May import: the leaves.
+(The layers, bottom to top: tests/project/test_house.py.)
+
+    accumulate.py        deltas -> Reply (text, thinking, native calls; legacy function_call converted)
+    body.py              a whole answer read with a 4 MB cap and a deadline (MAX_BODY_BYTES)
+    discover.py          with no server configured: the usual local ports asked at once
+    endpoint.py          Endpoint: all a client needs (provider, URL, model, key, timeouts, retries)
+    http.py              Transport: retries before a stream starts, low-latency body reads
+    odd_answers.py       answers that are not the API's in a few words: an HTML page's title, a spent quota
+    ollama.py            POST {base_url}/api/chat, NDJSON
+    openai_compat.py     POST {base_url}/chat/completions, SSE
+    providers.py         one record per provider (URLs, defaults, key, num_ctx, hints, client): a third provider is
+                         one record and one client module
+    served.py            the window each kind of server reports, and its "too long" errors read
+    sse.py               incremental SSE and NDJSON decoders (bytes in any chunking)
+    unstreamed.py        a streamed request answered with one whole JSON body, read as the complete reply
+    wire_types.py        ChatRequest, Delta, Reply, Usage, LLMError, the client protocol
+"""
 
 from __future__ import annotations
 

@@ -213,7 +213,8 @@ def test_each_part_imports_only_the_layers_below_it(part):
 def test_there_is_no_cycle_between_packages():
     folded: dict[str, set[str]] = {}
     for source, targets in graph().items():
-        folded.setdefault(kind(source), set()).update(kind(target) for target in targets if kind(target) != kind(source))
+        part = kind(source)
+        folded.setdefault(part, set()).update(kind(target) for target in targets if kind(target) != part)
     seen: set[str] = set()
     for start in sorted(folded):
         stack, path = [(start, iter(sorted(folded[start])))], [start]
@@ -309,3 +310,35 @@ def test_retired_words_are_not_back_in_the_code():
     back = sorted(f"{name}: {word} (now {RETIRED[word]})" for name, path in modules().items()
                   for word in names_in(ast.parse(path.read_text(encoding="utf-8"))) & RETIRED.keys())
     assert back == []
+
+
+def packages() -> list[Path]:
+    return sorted(path.parent for path in PACKAGE.rglob("__init__.py") if path.parent != PACKAGE)
+
+
+def may_import(package: Path) -> set[str]:
+    """The parts a package's docstring says it may import ("May import: the leaves, llm, storage.")."""
+    doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8"))) or ""
+    line = re.search(r"^May import: (.*?)\.?$", doc, re.M)
+    assert line, f"{package.relative_to(PACKAGE)}/__init__.py has no 'May import:' line"
+    return {"leaves" if part == "the leaves" else part for part in line.group(1).split(", ")}
+
+
+@pytest.mark.parametrize("package", packages(), ids=lambda path: str(path.relative_to(PACKAGE)))
+def test_each_package_says_what_it_holds(package):
+    """The map lives with the code: each package's __init__ names every module and folder in it."""
+    doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8"))) or ""
+    held = [path.name for path in package.glob("*.py") if path.name != "__init__.py"]
+    held += [f"{path.name}/" for path in package.iterdir() if (path / "__init__.py").exists()]
+    assert sorted(name for name in held if not re.search(rf"^\s+{re.escape(name)}(\s|$)", doc, re.M)) == []
+
+
+@pytest.mark.parametrize("package", [path for path in packages() if path.parent == PACKAGE],
+                         ids=lambda path: path.name)
+def test_each_package_says_what_it_may_import_and_it_is_below_it(package):
+    said = may_import(package)
+    below = {part for part in LAYER_OF if LAYER_OF[part] < LAYER_OF[package.name]}
+    assert said - below == set(), f"{package.name} says it may import a part not below it"
+    imported = {kind(target) for source, targets in graph().items() if kind(source) == package.name
+                for target in targets} - {package.name}
+    assert imported - said == set(), f"{package.name}/__init__.py does not say it imports these"

@@ -5,6 +5,44 @@ The scanner looks openers up here. Where several dialects share an opener
 order that does not say NOT_MINE reads the block. Adding a dialect is one
 module with a Block reader and one line below (and, for a new model family,
 one line in ../families.py and a row in the README's models table).
+
+May import: the leaves, intents/coerce, intents/found.
+(The layers, bottom to top: tests/project/test_house.py.)
+
+    call_line.py         ayder's own format, taught to models without native tools: `[CALL] name {"json":
+                         "arguments"}` on a line
+    dsml.py              DeepSeek V4 / V4.1 DSML: the V4.1 wrapper, and what is left of DSML markup outside a call.
+    edit_blocks.py       Edits written as text: SEARCH/REPLACE blocks, and a whole file in a fence under its path
+    gemma4.py            Gemma 4: <|tool_call>call:NAME{key:VALUE,…}<tool_call|>, one block per call, blocks back to
+                         back
+    glm.py               GLM-4.5 / 4.6 / 4.7:
+                         <tool_call>NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value>…</tool_call>.
+    glm_json.py          GLM-5.3-Flash's JSON form: <tool_call>NAME>{"key": "value"}</tool_call>.
+    harmony.py           gpt-oss "harmony" messages, when a server passes them through raw
+    hermes_json.py       Hermes / Qwen2.5 / xLAM: <tool_call>{"name": ..., "arguments": {...}}</tool_call>.
+    invoke.py            <invoke name="NAME"><parameter name="KEY">VALUE</parameter></invoke> calls, bare or wrapped
+    json_reply.py        JSON calls that are the whole reply (Llama 3.x, xLAM, OpenAI-shaped), and Llama's
+                         <|python_tag|>.
+    kimi_k3.py           Kimi K3 ("XTML"): channels opened by <|open|>NAME<|sep|> and closed by <|close|>NAME<|sep|>
+    lfm2.py              LFM2 / LFM2.5 (Liquid): <|tool_call_start|>[name(key='value', n=1), ...]<|tool_call_end|>.
+    markers.py           Not calls, but markup the user must not see: leaked special tokens, and closing tags left
+                         alone
+    minimax.py           MiniMax-M1: <tool_calls> with one JSON call object per line, then </tool_calls>
+    minimax_m3.py        MiniMax-M3: every tag carries the namespace marker, and each argument is an element named
+                         by its key
+    mistral.py           Mistral: `[TOOL_CALLS]` then a JSON array of calls, or the newer
+                         `[TOOL_CALLS]NAME[ARGS]{json}` (some templates put `[CALL_ID]id` before `[ARGS]`); several
+                         may follow one another, and prose may come first
+    nemotron.py          Nemotron Nano v2: <TOOLCALL>[{"name": ..., "arguments": {...}}, ...]</TOOLCALL>.
+    pythonic.py          Python-style calls: `[get_weather(city="Paris"), ...]` as the whole reply (Llama 3.2/4
+                         "pythonic"), the same inside <|python_start|>…<|python_end|>, and `name(key=value)` lines
+                         in a ```tool_code fence.
+    special_tokens.py    Calls written between special tokens: DeepSeek V3 / R1 / V3.1 and Kimi K2.
+    tool_fence.py        Calls in a fenced block: ```tool holding JSON call objects, ```tool_code holding Python-
+                         style calls
+    xml_function.py      Qwen3-Coder: <function=NAME><parameter=KEY>VALUE</parameter></function>, bare or in a
+                         wrapper
+    common/              see its __init__.py
 """
 
 from __future__ import annotations
