@@ -103,8 +103,18 @@ def cli(environment: Environment | None, **flags) -> int:
     return run(options, environment.without_color() if options.no_color else environment)
 
 
+# The flags of a terminal run that mean nothing to `ayder acp` (the editor chooses the folder and the session).
+NOT_FOR_ACP = {"prompt_file": "-f", "read_stdin": "--stdin", "system_text": "--system", "json_events": "--json",
+               "continue_session": "--continue", "resume_id": "--resume", "restore": "--restore",
+               "list_tasks": "--tasks", "implement_id": "--implement", "implement_all": "--implement-all",
+               "doctor": "--doctor", "root": "--root", "mcp_trust": "--mcp-trust"}
+
+
 def _acp(options, environment: Environment) -> int:
     """`ayder acp`: loaded only then (acp/main.py)."""
+    given = [flag for field, flag in NOT_FOR_ACP.items() if getattr(options, field)]
+    if given:
+        raise click.UsageError(f"{given[0]} is not for ayder acp: the editor names the folder and the session")
     from ayder_cli.acp.agent import AcpStart
     from ayder_cli.acp.main import run_acp
 

@@ -70,7 +70,20 @@ def _protocol_streams(environment: Environment):
             return reader, writer
         except (AttributeError, ValueError, OSError):
             pass
-    return reader, getattr(stdout, "buffer", stdout)
+    return reader, getattr(stdout, "buffer", None) or _TextWriter(stdout)
+
+
+class _TextWriter:
+    """A text stream a caller gave for stdout (no bytes underneath), written as a binary one."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, data: bytes) -> int:
+        return self._stream.write(data.decode("utf-8"))
+
+    def flush(self) -> None:
+        self._stream.flush()
 
 
 def _logger(environment: Environment):
