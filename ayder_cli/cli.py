@@ -96,6 +96,7 @@ def cli(environment: Environment | None, **flags) -> int:
       ayder "PROMPT"             one-shot; piped stdin is attached as context
       ayder                      interactive REPL (stdin is a terminal)
       cat script.txt | ayder     piped script: each line as if typed at the REPL
+      ayder acp                  an ACP agent for editors, on stdin and stdout
 
     \b
     Exit codes: 0 ok, 1 runtime failure, 2 usage or config error,
@@ -108,7 +109,32 @@ def cli(environment: Environment | None, **flags) -> int:
 
     options = Options(**flags)
     environment = environment if isinstance(environment, Environment) else Environment.of()
+    if options.prompt == ("acp",):
+        return _acp(options, environment)
     return run(options, environment.without_color() if options.no_color else environment)
+
+
+# The flags of a terminal run that mean nothing to `ayder acp` (the editor chooses the folder and the session).
+NOT_FOR_ACP = {"prompt_file": "-f", "read_stdin": "--stdin", "system_text": "--system", "json_events": "--json",
+               "continue_session": "--continue", "resume_id": "--resume", "restore": "--restore",
+               "list_tasks": "--tasks", "implement_id": "--implement", "implement_all": "--implement-all",
+               "doctor": "--doctor", "root": "--root", "mcp_trust": "--mcp-trust"}
+
+
+def _acp(options, environment: Environment) -> int:
+    """`ayder acp`: loaded only then (acp/main.py)."""
+    given = [flag for field, flag in NOT_FOR_ACP.items() if getattr(options, field)]
+    if given:
+        raise click.UsageError(f"{given[0]} is not for ayder acp: the editor names the folder and the session")
+    from ayder_cli.acp.agent import AcpStart
+    from ayder_cli.acp.main import run_acp
+
+    start = AcpStart(flags=options.config_flags(), granted=frozenset(options.granted),
+                     config_file=environment.path(options.config_file) if options.config_file else None,
+                     use_instructions=not options.no_instructions,
+                     verify=tuple(command.strip() for command in options.verify if command.strip()),
+                     verbose=options.verbose, trust_project=options.trust_project)
+    return run_acp(environment, start)
 
 
 def main(argv: list[str] | None = None, stdin: IO | None = None, stdout: IO[str] | None = None,

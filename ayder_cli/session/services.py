@@ -30,9 +30,9 @@ from ayder_cli.terminal.environment import Environment
 from ayder_cli.tool_groups import CORE, MCP_SEPARATOR, tools_of
 from ayder_cli.tools import default_registry
 from ayder_cli.tools.background import ProcessManager
-from ayder_cli.tools.spec import ToolContext
+from ayder_cli.tools.spec import EditorFiles, ToolContext
 from ayder_cli.command_policy.deny import DEFAULT_SHELL_DENY
-from ayder_cli.tools.executor import Permissions, ToolExecutor, ToolPolicy
+from ayder_cli.tools.executor import Confirmer, Permissions, ToolExecutor, ToolPolicy
 from ayder_cli.tools.leftovers import start_removing_leftovers
 from ayder_cli.processes.own_process import keep_from_children
 from ayder_cli.processes.sandbox import Sandbox
@@ -54,9 +54,13 @@ def build_session(
     granted: set[str] | None = None,
     use_instructions: bool = True,
     verify: tuple[str, ...] = (),
+    confirmer: Confirmer | None = None,
+    editor: EditorFiles | None = None,
 ) -> Session:
     """root: the tools' root; repo_root: where .ayder/ is, the project config and the first AGENTS.md
-    (None: root); verify: the --verify commands, the user's own (they replace the config's for this run).
+    (None: root); verify: the --verify commands, the user's own (they replace the config's for this run);
+    confirmer: who is asked before a call outside the granted set (None: the terminal; ACP: the editor);
+    editor: the files as an editor holds them, which the file tools read and write through (ACP).
     Each object is built whole, in order, from what was built before it: nothing is set on it afterwards."""
     env, cwd = environment.env, environment.cwd
     repo = repo_root or root
@@ -95,6 +99,7 @@ def build_session(
         sandbox=Sandbox(config.sandbox, root, env, extra=config.sandbox_writable, network=config.sandbox_network,
                         abi_seam=environment.landlock_abi, warn=console.notice),
         watch=_command_view(console, secrets),  # what a command prints, shown as it runs
+        editor=editor,
     )
     # The language servers' new diagnostics after each edit: nothing of them loaded before the first edit.
     edits = LazyDiagnostics(lambda: _edit_diagnostics(config, context, console, hold.window))
@@ -105,7 +110,7 @@ def build_session(
         WithSkills(default_registry() if mcp is None else mcp.registry(default_registry()), skills, policy.allowed),
         context,
         permissions=Permissions(set(granted or {"r"})),
-        confirmer=TerminalConfirmer.for_environment(console.environment, mask=secrets.mask),
+        confirmer=confirmer or TerminalConfirmer.for_environment(console.environment, mask=secrets.mask),
         policy=policy,
         warn=console.notice,
         before_confirm=console.end_activity_line,

@@ -17,7 +17,7 @@ from ayder_cli.errors import ToolError
 from ayder_cli.storage.atomic import atomic_write, check_writable_path
 from ayder_cli.storage.binary import looks_binary
 from ayder_cli.storage.paths import display_path, resolve_in_root
-from ayder_cli.tools.spec import Preview, ToolContext, ToolSpec
+from ayder_cli.tools.spec import EditorFiles, Preview, ToolContext, ToolSpec
 from ayder_cli.tools.edit_compiles import still_compiles
 from ayder_cli.matching.edit_match import EditMiss, find_edit
 from ayder_cli.matching.edit_nearest import closest_region
@@ -48,12 +48,17 @@ def _target(context: ToolContext, given: str) -> tuple[Path, str]:
     return path, shown
 
 
-def _read_text(path: Path, shown: str, missing_ok: bool = False, lenient: bool = False) -> str | None:
-    """The file's text exactly as stored (line endings kept); None if missing and missing_ok.
+def _read_text(path: Path, shown: str, missing_ok: bool = False, lenient: bool = False,
+               editor: EditorFiles | None = None) -> str | None:
+    """The file's text exactly as stored (line endings kept); None if missing and missing_ok. With an
+    editor (ACP), the text it holds, unsaved changes and all, when it has the file.
 
     lenient: text that is not UTF-8 is decoded with replacement characters (for a whole-file
     overwrite, whose diff only shows it) instead of being refused.
     """
+    held = editor.read(path) if editor is not None else None
+    if held is not None:
+        return held
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -101,7 +106,7 @@ def _count_lines(text: str) -> int:
 def plan_write_file(context: ToolContext, args: dict[str, Any]) -> Change:
     path, shown = _target(context, args["file_path"])
     content = args["content"]
-    old = _read_text(path, shown, missing_ok=True, lenient=True)
+    old = _read_text(path, shown, missing_ok=True, lenient=True, editor=context.editor)
     lines = _count_lines(content)
     if old is None:
         output = f"created {shown} ({counted(lines, 'line')})"
@@ -118,7 +123,7 @@ def plan_replace_string(context: ToolContext, args: dict[str, Any]) -> Change:
     replace_all = bool(args.get("replace_all", False))
     if old_string == "":  # nothing to find: only a file that does not exist yet (a SEARCH/REPLACE block's new file)
         return _plan_new_file(path, shown, new_string)
-    text = _read_text(path, shown)
+    text = _read_text(path, shown, editor=context.editor)
     if old_string == new_string:
         raise ToolError("old_string and new_string are the same; nothing would change")
     count = text.count(old_string)
@@ -194,7 +199,7 @@ def _line_numbers(text: str, needle: str, most: int = 5) -> str:
 def plan_insert_line(context: ToolContext, args: dict[str, Any]) -> Change:
     path, shown = _target(context, args["file_path"])
     number, content = args["line_number"], args["content"]
-    text = _read_text(path, shown)
+    text = _read_text(path, shown, editor=context.editor)
     lines = _split_lines(text)
     total = len(lines)
     if not 1 <= number <= total + 1:
@@ -218,7 +223,7 @@ def plan_insert_line(context: ToolContext, args: dict[str, Any]) -> Change:
 def plan_delete_line(context: ToolContext, args: dict[str, Any]) -> Change:
     path, shown = _target(context, args["file_path"])
     number = args["line_number"]
-    text = _read_text(path, shown)
+    text = _read_text(path, shown, editor=context.editor)
     lines = _split_lines(text)
     total = len(lines)
     if not 1 <= number <= total:
@@ -237,7 +242,7 @@ def plan_replace_lines(context: ToolContext, args: dict[str, Any]) -> Change:
     Only on lines the model has seen as they are now (tools/seen_lines.py)."""
     path, shown = _target(context, args["file_path"])
     start, end, content = args["start_line"], args["end_line"], args["content"]
-    text = _read_text(path, shown)
+    text = _read_text(path, shown, editor=context.editor)
     lines = _split_lines(text)
     total = len(lines)
     if start < 1 or end < start - 1:
@@ -291,6 +296,8 @@ def _runner(plan: Plan, name: str) -> Callable[[ToolContext, dict[str, Any]], To
                 context.seen.wrote(change.path, change.new)
             return ToolResult(ok=True, output=change.output, summary="no change")
         atomic_write(change.path, change.new, context.root, context.journal, name)
+        if context.editor is not None:
+            context.editor.wrote(change.path, change.new)
         if change.whole:
             context.seen.wrote(change.path, change.new)
         else:  # the seen lines move with the edit, so the model's next edit by number lands

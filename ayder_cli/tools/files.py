@@ -44,10 +44,11 @@ def read_file(context: ToolContext, args: dict[str, Any]) -> ToolResult:
     if end is not None and end < start:
         raise ToolError(f"end_line ({end}) is before start_line ({start})")
     ranged = "start_line" in args or "end_line" in args
+    held = context.editor.read(path) if context.editor is not None else None  # the editor's text, unsaved too
     try:
-        with path.open("rb") as stream:
+        with _opened(path, held) as stream:
             if looks_binary(stream.read(SNIFF_BYTES)):
-                size = os.fstat(stream.fileno()).st_size
+                size = stream.seek(0, os.SEEK_END)
                 raise ToolError(f"{given} is a binary file ({size:,} bytes); read_file reads text files only")
             stream.seek(0)
             texts: list[str | None] = []
@@ -56,6 +57,11 @@ def read_file(context: ToolContext, args: dict[str, Any]) -> ToolResult:
         raise ToolError(f"cannot read {given}: {exc.strerror or exc}") from None
     context.seen.saw(path, start, texts)  # replace_lines edits only lines the model has seen
     return result
+
+
+def _opened(path: Path, held: str | None) -> io.BufferedReader:
+    """The file to read: on disk, or the text the editor holds of it."""
+    return path.open("rb") if held is None else io.BufferedReader(io.BytesIO(held.encode("utf-8")))
 
 
 def _read_lines(
@@ -115,7 +121,7 @@ def _decode(raw: bytes) -> str:
 
 def _count_total(stream: io.BufferedReader, lines_read: int) -> int | None:
     """Lines in the whole file, counting on from where reading stopped; None for files too big to scan."""
-    if os.fstat(stream.fileno()).st_size > COUNT_TOTAL_UP_TO_BYTES:
+    if _size(stream) > COUNT_TOTAL_UP_TO_BYTES:
         return None
     total, last = lines_read, b"\n"
     while chunk := stream.read(1 << 16):
@@ -124,8 +130,16 @@ def _count_total(stream: io.BufferedReader, lines_read: int) -> int | None:
     return total if last == b"\n" else total + 1
 
 
+def _size(stream: io.BufferedReader) -> int:
+    """The file's size in bytes (the file's, or the editor's text's), the stream left where it was."""
+    where = stream.tell()
+    size = stream.seek(0, os.SEEK_END)
+    stream.seek(where)
+    return size
+
+
 def _size_text(stream: io.BufferedReader) -> str:
-    size = os.fstat(stream.fileno()).st_size
+    size = _size(stream)
     return f"{size / 1024 / 1024:.1f} MB" if size >= 1024 * 1024 else f"{size / 1024:.0f} KB"
 
 

@@ -28,6 +28,16 @@ class OutputWatch(Protocol):
         """The command is over (done, timed out or interrupted): what stays on the screen is drawn."""
 
 
+class EditorFiles(Protocol):
+    """The files as an editor holds them (ACP's fs/read_text_file and fs/write_text_file)."""
+
+    def read(self, path: Path) -> str | None:
+        """The editor's text of the file, unsaved changes and all; None: read it from disk."""
+
+    def wrote(self, path: Path, text: str) -> None:
+        """ayder wrote the file (journaled for /undo as always): the editor's buffer gets the same text."""
+
+
 @dataclass
 class ToolContext:
     root: Path  # the project root; tools touch nothing outside it
@@ -49,6 +59,8 @@ class ToolContext:
     watch: Callable[[str], OutputWatch] | None = None
     # Where .ayder/ is (tasks, notes): the git work tree's top, which may hold root; None: root.
     repo_root: Path | None = None
+    # ACP with an editor that offers its files: reads see its buffers, writes show in them; None: the disk only.
+    editor: EditorFiles | None = None
 
     def __post_init__(self) -> None:
         # Resolved once here, so every containment check compares real paths.

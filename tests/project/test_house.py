@@ -195,7 +195,7 @@ LAYERS = (
     {"terminal", "agent"},
     {"session"},
     {"repl"},
-    {"modes"},
+    {"modes", "acp"},  # the front ends: the terminal modes, and ACP for editors
     {"cli"},
     {"__main__"},
 )
