@@ -20,7 +20,7 @@ from __future__ import annotations
 import signal
 import sys
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Any, Iterator
 
 from ayder_cli.errors import ExitStatus
 
@@ -61,7 +61,7 @@ class _Ending:
         self.adopting = False  # adopt_orphans() was called: stop what is left below ayder at the end
         self.scheduled: Terminated | None = None  # handed to an event loop, not raised yet
         self.lost: Terminated | None = None  # raised where Python dropped it (see unraisable), to raise again
-        self.alarm_before = None  # SIGALRM's handler before one was needed to raise `lost` again
+        self.alarm_before: Any = None  # SIGALRM's handler before one was needed to raise `lost` again
         self.unraisable_before = sys.unraisablehook
 
     def exit_status(self, code: int | None) -> int:
