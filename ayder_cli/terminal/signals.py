@@ -5,6 +5,8 @@ closed terminal) raise Terminated in the main thread (from a callback of the
 REPL's event loop, while its prompt runs), which unwinds like Ctrl-C:
 run_shell_command stops the process group of the command it is running, and
 session.close() stops the background processes, exactly as on a normal exit.
+A Terminated that Python drops (raised in a finalizer or an at-fork hook) is
+raised again a moment later (_Ending.unraisable).
 A run that may start tools calls adopt_orphans(): on Linux ayder becomes a child
 subreaper, so a process a command detaches (setsid, a double fork) is re-parented
 to ayder instead of init, and on the way out every process still running below
@@ -18,12 +20,13 @@ from __future__ import annotations
 import signal
 import sys
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Any, Iterator
 
 from ayder_cli.errors import ExitStatus
 
 PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
 STATUS = {signal.SIGTERM: ExitStatus.TERMINATED, signal.SIGHUP: ExitStatus.HANGUP}
+LOST_AGAIN_S = 0.001  # after Python dropped a Terminated, when it is raised again
 
 
 class Terminated(SystemExit):
@@ -57,6 +60,9 @@ class _Ending:
         self.signum: int | None = None  # the first SIGTERM or SIGHUP received
         self.adopting = False  # adopt_orphans() was called: stop what is left below ayder at the end
         self.scheduled: Terminated | None = None  # handed to an event loop, not raised yet
+        self.lost: Terminated | None = None  # raised where Python dropped it (see unraisable), to raise again
+        self.alarm_before: Any = None  # SIGALRM's handler before one was needed to raise `lost` again
+        self.unraisable_before = sys.unraisablehook
 
     def exit_status(self, code: int | None) -> int:
         """The status to exit with: a signal received wins over what the run returned."""
@@ -76,6 +82,32 @@ class _Ending:
             loop.call_soon_threadsafe(self.raise_scheduled)
             return
         raise Terminated(signum)
+
+    def unraisable(self, unraisable) -> None:
+        """sys.unraisablehook: Python drops, printing "Exception ignored in", what is raised in a
+        finalizer or an at-fork hook (logging has one, run in ayder after every fork that starts a
+        command). A Terminated dropped there would leave ayder running on, deaf to SIGTERM: a timer
+        raises it again a moment later, in ordinary code (raised from here, it would be dropped too)."""
+        if not isinstance(unraisable.exc_value, Terminated) or self.unwinding:
+            self.unraisable_before(unraisable)
+            return
+        self.lost = unraisable.exc_value
+        if self.alarm_before is None:
+            self.alarm_before = signal.signal(signal.SIGALRM, self.raise_lost)
+        signal.setitimer(signal.ITIMER_REAL, LOST_AGAIN_S)
+
+    def raise_lost(self, signum: int, frame) -> None:
+        """SIGALRM: raise the Terminated Python dropped (once; dropped again, unraisable() sets another timer)."""
+        exc, self.lost = self.lost, None
+        if exc is not None and not self.unwinding:
+            raise exc
+
+    def end(self) -> None:
+        """Put back what ending_cleanly() changed beyond the signal handlers."""
+        sys.unraisablehook = self.unraisable_before
+        if self.alarm_before is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.alarm_before)
 
     def raise_scheduled(self) -> None:
         """Raise what handle() gave an event loop; a no-op once raised."""
@@ -115,6 +147,7 @@ def ending_cleanly() -> Iterator[_Ending]:
         # Ignored already (nohup ayder ...): the user's choice, kept.
         if signal.getsignal(signum) == signal.SIG_DFL:
             previous[signum] = signal.signal(signum, ending.handle)
+    sys.unraisablehook = ending.unraisable
     try:
         try:
             yield ending
@@ -135,6 +168,7 @@ def ending_cleanly() -> Iterator[_Ending]:
         finally:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
+            ending.end()
             _current = None
 
 

@@ -1,7 +1,10 @@
 """Properties every dialect must have: calls round-trip, prose streams as parsed, cut-off replies run nothing wrong.
 
 The renderers in dialect_renderers.py write calls the way each model family
-does; every test here runs for every dialect in its registry.
+does; every test here runs for every dialect in its registry. The strategies and
+helpers are here; the round trip without a schema, prose around calls and cut-off
+replies are in test_dialect_round_trips.py, test_dialect_prose.py and
+test_dialect_cut_replies.py, so that xdist's workers (one file each) share them.
 """
 
 from __future__ import annotations
@@ -11,29 +14,25 @@ import keyword
 
 import pytest
 from support.dialect_renderers import (
-    END_TOKEN,
     INLINE_TEXT,
     JSON,
-    LAST_IN_REPLY,
     MARKED,
     MARKUP,
     PYTHON,
     RENDERERS,
     TAGGED,
     TEXT,
-    WHOLE_REPLY,
 )
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
-from test_intents_properties import (FRAGMENTS, TAG_BITS, THINK_TAGS, edit_reply, edits, expected_edit, piece_lists,
-                                     schema_for, value_chars, whole_content, xml_safe)
+from test_intents_properties import FRAGMENTS, TAG_BITS, THINK_TAGS, piece_lists, schema_for, value_chars, xml_safe
 
 from ayder_cli.intents import StreamFilter, parse
 
 _QUIET = [HealthCheck.too_slow, HealthCheck.filter_too_much]
 _PHASES = [phase for phase in Phase if phase is not Phase.explain]  # explaining a failure costs seconds each
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=_QUIET, phases=_PHASES)
-# The tests that draw more per example (prose, split points, cut points) run fewer: the file stays near 8 s.
+# The tests that draw more per example (prose, split points, cut points) run fewer.
 SHORT = settings(max_examples=20, deadline=None, suppress_health_check=_QUIET, phases=_PHASES)
 
 DIALECTS = sorted(RENDERERS)
@@ -203,15 +202,6 @@ def split(text, points):
 # ---------------------------------------------------------------------------- (a) round trips
 
 
-@pytest.mark.parametrize("dialect", DIALECTS)
-@FAST
-@given(data=st.data())
-def test_calls_round_trip_without_schema(dialect, data):
-    render, kind = RENDERERS[dialect]
-    calls = data.draw(call_lists(kind), label="calls")
-    assert got(render(calls)) == calls
-
-
 @pytest.mark.parametrize("dialect", TEXT_VALUED)
 @SHORT
 @given(data=st.data())
@@ -294,103 +284,6 @@ def test_json_strings_may_quote_any_dialects_markup(dialect, data):
     render, kind = RENDERERS[dialect]
     calls = data.draw(quoting_call_lists(kind), label="calls")
     assert got(render(calls)) == calls
-
-
-# ---------------------------------------------------------------------------- (b) prose around calls, streamed
-
-
-def surround(dialect: str, think: str, before: str, rendered: str, after: str) -> str:
-    if dialect in WHOLE_REPLY:  # only thinking and whitespace may stand around them
-        return f"{think}{rendered}\n"
-    if dialect in LAST_IN_REPLY:  # prose before them only
-        return f"{think}{before}\n{rendered}\n"
-    return f"{think}{before}\n{rendered}{END_TOKEN.get(dialect, '')}\n{after}"
-
-
-@pytest.mark.parametrize("dialect", DIALECTS)
-@SHORT
-@given(data=st.data())
-def test_prose_around_calls_streams_exactly_as_parsed(dialect, data):
-    render, kind = RENDERERS[dialect]
-    calls = data.draw(call_lists(kind, max_size=2), label="calls")
-    think, before, after = data.draw(thoughts, label="think"), data.draw(prose, label="before"), data.draw(
-        prose, label="after")
-    text = surround(dialect, think, before, render(calls), after)
-    points = data.draw(st.lists(st.integers(0, len(text)), max_size=12), label="split at")
-
-    reply = parse(text)
-    assert reply.errors == []
-    assert calls_of(reply) == calls
-    if dialect in WHOLE_REPLY:
-        assert reply.display == ""
-    else:
-        assert before.strip() in reply.display
-        assert dialect in LAST_IN_REPLY or after.strip() in reply.display
-    leaked = [m for m in MARKUP[dialect] if m in reply.display]
-    assert not leaked, (leaked, reply.display)
-    if think:
-        assert "".join(reply.thinking).strip() == think.removeprefix("<think>").removesuffix("</think>\n").strip()
-
-    expected = (reply.display, "".join(reply.thinking), calls_of(reply), reply.errors)
-    assert stream(split(text, points)) == expected
-
-    if dialect not in WHOLE_REPLY:  # the live view shows the prose before the markup has even begun
-        flt = StreamFilter(think_open=False)
-        shown = "".join(t for k, t in flt.feed(text[: len(think) + len(before) + 1]) if k == "text")
-        assert shown.strip() == before.strip()
-        rest = flt.feed(text[len(think) + len(before) + 1 :]) + flt.finish()
-        live = shown + "".join(t for k, t in rest if k == "text")
-        assert live == parse(text, think_open=False).display
-
-
-# ---------------------------------------------------------------------------- (c) cut-off replies
-
-
-@functools.cache
-def prefix_free_call_lists(kind: str):
-    # a lambda: hypothesis reads a named predicate's source again at every draw of a filtered list
-    return call_lists(kind, typed=True, max_size=2).filter(lambda calls: prefix_free(calls))
-
-
-@pytest.mark.parametrize("dialect", DIALECTS)
-@SHORT
-@given(data=st.data())
-def test_a_reply_that_hit_max_tokens_never_runs_a_different_call(dialect, data):
-    """A reply cut at max_tokens (parsed with hit_max_tokens=True, as the chat loop does when the server says
-    finish_reason "length"): a call cut short is reported or absent; a call found is exactly one intended."""
-    render, kind = RENDERERS[dialect]
-    calls = data.draw(prefix_free_call_lists(kind), label="calls")
-    text = render(calls)
-    tools = tools_for(calls)
-    cuts = set(data.draw(st.lists(st.integers(1, len(text)), max_size=8), label="cuts"))
-    cuts |= {len(text) * i // 8 for i in range(1, 8)}
-    # Right after a tag or token is where a cut call looks most complete: take those too (up to 16).
-    bounds = sorted({at + len(token) for token in MARKUP[dialect] + (">",) for at in find_all(text, token)})
-    cuts |= set(bounds[:: max(1, len(bounds) // 16)])
-    cuts = sorted(cuts)
-    for cut in cuts:
-        found = calls_of(parse(text[:cut], tools, hit_max_tokens=True))
-        assert found == calls[: len(found)], f"cut at {cut}: {text[:cut]!r} gave {found}"
-
-
-@SHORT
-@given(edits, st.data())
-def test_a_reply_of_edits_cut_at_max_tokens_applies_only_whole_edits_as_meant(drawn, data):
-    """Edits written as text (SEARCH/REPLACE blocks; a whole file under its path): cut anywhere, what is
-    applied is the first edits exactly as meant, and nothing of an edit whose end did not come."""
-    text = edit_reply(drawn, "Changing it.", "Done.")
-    intended = [expected_edit(p, s, r) for p, s, r, _, _ in drawn]
-    cuts = set(data.draw(st.lists(st.integers(1, len(text)), max_size=8), label="cuts"))
-    cuts |= {at + len(token) for token in ("SEARCH", "=======", "REPLACE", "```", "\n") for at in find_all(text, token)}
-    for cut in sorted(cuts):
-        found = calls_of(parse(text[:cut], hit_max_tokens=True))
-        assert found == intended[: len(found)], f"cut at {cut}: {text[:cut]!r} gave {found}"
-    lines = data.draw(whole_content, label="file")
-    text = "src/app.py\n```python\n" + "".join(line + "\n" for line in lines) + "```\nDone."
-    for cut in range(1, len(text) + 1):
-        found = calls_of(parse(text[:cut], hit_max_tokens=True, whole_files=True))
-        assert found in ([], [("write_file", {"file_path": "src/app.py", "content": "".join(f"{x}\n" for x in lines)})])
-        assert found or cut < text.index("```\nDone") + 3, f"cut at {cut}"
 
 
 # ---------------------------------------------------------------------------- robustness: every dialect's pieces

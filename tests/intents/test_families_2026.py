@@ -1,7 +1,7 @@
 """Gemma 4, Kimi K3 and DeepSeek V4.1 replies (issue 28): the corpus, and the families' thinking markers.
 
 The call formats' render-then-parse and stream-equals-whole properties run with
-every other dialect's in test_dialect_properties.py (renderers gemma4, kimi_k3,
+every other dialect's in test_dialect_*.py (renderers gemma4, kimi_k3,
 dsml_v41, dsml_doubled_bars); here are their realistic replies, and the
 properties of Gemma 4's `<|channel>thought…<channel|>` and Kimi K3's
 `<|open|>think<|sep|>…<|close|>think<|sep|>`: shown apart as thinking, never

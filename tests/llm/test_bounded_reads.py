@@ -28,7 +28,7 @@ def flooding(endless: dict[str, int], **options) -> FloodingLLM:
 
 def assert_bounded(server: FloodingLLM) -> None:
     assert server.answers >= 1, "the endless answer was never asked for"
-    assert server.finished.wait(5), "ayder left an endless answer open"
+    assert server.finished.wait(30), "ayder left an endless answer open"  # a guard; a busy machine is slow
     assert server.served <= MAX_BODY_BYTES + SLACK_BYTES, f"{server.served} bytes read"
 
 
@@ -148,7 +148,7 @@ def test_an_abandoned_discovery_probe_is_closed_not_left_reading(project, fake):
             Candidate("ollama", "Ollama", fake.url, "/api/tags"),
             Candidate("openai", "llama.cpp-style", flood.openai_url, "/models"))})
         assert result.returncode == 0, result.stderr
-        assert flood.finished.wait(2), "the losing candidate is still being read"
+        assert flood.finished.wait(30), "the losing candidate is still being read"  # a guard; a busy machine is slow
         served = flood.served
         time.sleep(0.3)
         assert flood.served == served

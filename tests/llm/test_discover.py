@@ -21,7 +21,7 @@ from ayder_cli.config.config_layers import load_config
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
 from ayder_cli.llm import providers
-from ayder_cli.llm.discover import Candidate, find_local_server
+from ayder_cli.llm.discover import READ_TIMEOUT_S, Candidate, find_local_server
 from ayder_cli.session.server import with_discovered_server
 
 
@@ -223,7 +223,7 @@ def test_refused_ports_cost_nearly_nothing():
     closed = tuple(llama_cpp_at(free_port_url() + "/v1") for _ in range(4))
     started = time.monotonic()
     assert find_local_server(closed) is None
-    assert time.monotonic() - started < 0.5
+    assert time.monotonic() - started < 1.0  # under DEADLINE_S (1.5): no waiting, even on a busy machine
 
 
 @pytest.fixture
@@ -240,14 +240,14 @@ def test_a_port_that_never_answers_holds_the_search_no_longer_than_the_deadline(
     deadline_s = 0.3  # shorter than DEADLINE_S: the same rule, sooner
     started = time.monotonic()
     found = find_local_server((ollama_at(silent_url), llama_cpp_at(fake.openai_url)), deadline_s=deadline_s)
-    assert time.monotonic() - started < deadline_s + 0.5
+    assert time.monotonic() - started < READ_TIMEOUT_S  # cut at the deadline, not at the silent port's timeout
     assert found is not None and found.base_url == fake.openai_url and found.models == ("behind",)
 
 
 def test_the_first_answer_in_priority_order_does_not_wait_for_a_silent_port_behind_it(fake, silent_url):
     started = time.monotonic()
     found = find_local_server((ollama_at(fake.url), llama_cpp_at(silent_url + "/v1")))
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < READ_TIMEOUT_S  # the silent port is not waited for
     assert found is not None and found.provider == "ollama" and found.base_url == fake.url
 
 

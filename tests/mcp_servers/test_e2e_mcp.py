@@ -64,7 +64,7 @@ def started(pids: Path) -> list[int]:
 
 
 def assert_all_gone(pids: list[int]) -> None:
-    deadline = time.monotonic() + 5  # a stopped process may take a moment to be reaped
+    deadline = time.monotonic() + 30  # a stopped process may take a moment to be reaped (seconds, when busy)
     while time.monotonic() < deadline and any(_running(pid) for pid in pids):
         time.sleep(0.05)
     assert [pid for pid in pids if _running(pid)] == []

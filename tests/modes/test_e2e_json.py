@@ -296,5 +296,5 @@ def test_json_with_a_person_at_the_prompt_is_a_usage_error(fake, ayder_on_pty):
     child = ayder_on_pty("--base-url", fake.url, "--json")
     child.expect_exact("--json is for runs without a person at the prompt")
     child.expect(pexpect.EOF)
-    child.thread.join(5)
+    child.thread.join(30)  # a guard: the run has ended its output already
     assert child.exitstatus == 2

@@ -65,7 +65,7 @@ def test_background_processes_end_when_ayder_exits(fake, run_ayder, project):
     result = run_ayder(*server_args(fake, "ollama"), "--tools", "processes", "-x", "start it")
     assert result.returncode == 0, result.stderr
     pid = int((project / "bg.pid").read_text())
-    for _ in range(50):  # the group was killed at exit; give the kernel a moment to reap it
+    for _ in range(300):  # the group was killed at exit; give the kernel a moment (a busy machine: seconds)
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
