@@ -94,6 +94,8 @@ LOOKALIKES = "matched reading lookalike characters (curly quotes, dashes, non-br
     # three lines starting and ending mid-line, after a line that holds the middle one too
     ("b = 2\na = 1\nb = 2\nc = 3\n", "= 1 \nb = 2 \nc", "= 9\nb = 8\nc", "b = 2\na = 9\nb = 8\nc = 3\n",
      "matched ignoring trailing whitespace"),
+    ("a = 1\nb = 2\nc = 3\n", "= 1 \nb = 2 \nc", "= 9\nb = 8\nd", "a = 9\nb = 8\nd = 3\n",
+     "matched ignoring trailing whitespace"),  # the last line, changed, is cut where old_string ends
     ("a = 1\nb = 2\n", "= 1  \n", "= 9\n", "a = 9\nb = 2\n", "matched ignoring trailing whitespace"),
     ("a = 1\nb = 2\nc = 3\n", "a = 1 \nb = 2\nc = 3 \n", "a = 1\nb = 2\nc = 9\n", "a = 1\nb = 2\nc = 9\n",
      "matched ignoring trailing whitespace"),
