@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import os
 import platform
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -52,6 +53,16 @@ def test_the_kernel_answers_the_same_each_time_it_is_asked(monkeypatch):
     monkeypatch.setattr(landlock, "_libc", None)  # the C library loaded afresh
     assert landlock.probe() == (ABI, WHY_NOT)
     assert (ABI > 0) == (WHY_NOT == "")
+
+
+@needs_landlock
+def test_a_command_started_with_the_c_library_loaded_afresh_is_restricted_without_new_privileges(home, monkeypatch):
+    monkeypatch.setattr(landlock, "_libc", None)
+    outside = home.parent / "outside"
+    outside.mkdir()
+    result = run_in(sandbox(home), f"grep NoNewPrivs /proc/self/status; echo no > '{outside}/f'")
+    assert result.stdout.split() == ["NoNewPrivs:", "1"]  # no setuid program can lift the sandbox
+    assert not (outside / "f").exists()
 
 
 @pytest.mark.parametrize("number, why", [
@@ -100,6 +111,33 @@ def test_rules_the_kernel_refuses_are_named_with_its_words(home, monkeypatch):
         run_in(sandbox(home), "true")
     assert str(error.value) == ("sandbox: Landlock refused the rules (Invalid argument); set sandbox to off in "
                                 "your config to run commands without it")
+
+
+@needs_landlock
+def test_a_command_the_kernel_will_not_restrict_is_refused_not_run_free(home, monkeypatch):
+    def refused(self):
+        raise landlock.LandlockError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(landlock.Ruleset, "restrict_this_thread", refused)
+    outside = home.parent / "outside"
+    outside.mkdir()
+    with pytest.raises(ToolError) as error:
+        run_in(sandbox(home), f"echo no > '{outside}/f'")
+    assert str(error.value) == ("sandbox: Landlock refused to restrict the command; set sandbox to off in your "
+                                "config to run commands without it")
+    assert not (outside / "f").exists()
+
+
+@needs_landlock
+def test_at_the_first_abi_that_knows_the_network_tcp_is_refused(home):
+    if ABI < landlock.NETWORK_ABI:
+        pytest.skip(f"Landlock ABI {ABI} cannot limit the network")
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        script = f"import socket; socket.create_connection(('127.0.0.1', {server.getsockname()[1]}), timeout=5)"
+        result = run_in(sandbox(home, network=False, abi_seam=landlock.NETWORK_ABI), f'python3 -c "{script}"')
+    assert result.returncode != 0 and "PermissionError" in result.stderr
 
 
 # --- the status line
