@@ -80,7 +80,8 @@ def test_trailing_spaces_in_old_string_alone_are_forgiven_and_the_files_kept(con
 
 
 NUMBERS_REMOVED = "removed the line numbers copied from read_file's output (they are not in the file)"
-INDENTED = "matched ignoring indentation (the file indents this block with 1 tab where old_string has 4 spaces; new text re-indented)"
+INDENTED = ("matched ignoring indentation (the file indents this block with 1 tab where old_string has 4 spaces; "
+            "new text re-indented)")
 LOOKALIKES = "matched reading lookalike characters (curly quotes, dashes, non-breaking spaces) as plain ones"
 
 
@@ -120,8 +121,8 @@ LOOKALIKES = "matched reading lookalike characters (curly quotes, dashes, non-br
     ('print(“hi”)\n', 'print("hi")', 'print("bye")', 'print(“bye”)\n',
      LOOKALIKES + ' (the file has “ ” where old_string has "; new text uses the file\'s where old_string differed)'),
     ('print(“hi”)\n', '"hi"', '"bye"', 'print(“bye”)\n', LOOKALIKES),
-    ('print("hi")\n', '“hi”', '“bye”', 'print("bye")\n', LOOKALIKES),
-    ('print("…")\n', '"..."', '"!"', 'print("!")\n', LOOKALIKES),  # no letter or digit to look for  # the curly quotes are the model's
+    ('print("hi")\n', '“hi”', '“bye”', 'print("bye")\n', LOOKALIKES),  # the curly quotes are the model's
+    ('print("…")\n', '"..."', '"!"', 'print("!")\n', LOOKALIKES),  # no letter or digit to look for
     ("f(X,  Y)\n", "X, Y", "Y, X", "f(Y, X)\n", "matched ignoring runs of spaces inside lines"),
     ("g(a, c)\nf(a,  b)\n", "a, b", "b, a", "g(a, c)\nf(b, a)\n", "matched ignoring runs of spaces inside lines"),
     ("def g():\n    return f(a,  b)\n", "a, b", " X ", "def g():\n    return f(X)\n",
@@ -129,7 +130,8 @@ LOOKALIKES = "matched reading lookalike characters (curly quotes, dashes, non-br
     ("a = 1\nb = 2\n", "     1\ta = 1", "     1\ta = 5", "a = 5\nb = 2\n", NUMBERS_REMOVED),
     ("def f():\n    a = 1\n    b = 2\n", "     2\t    a = 1\n     3\t    b = 2", "a = 5\nb = 6",
      "def f():\n    a = 5\n    b = 6\n", NUMBERS_REMOVED + "; new_string indented to where old_string stands"),
-    ("def f():\n    a = 1\n    b = 2\n", "     2\t    a  =  1\n     3\t    b = 2\n", "     2\t    a = 5\n     3\t    b = 2\n",
+    ("def f():\n    a = 1\n    b = 2\n", "     2\t    a  =  1\n     3\t    b = 2\n",
+     "     2\t    a = 5\n     3\t    b = 2\n",
      "def f():\n    a = 5\n    b = 2\n", NUMBERS_REMOVED + "; matched ignoring runs of spaces inside lines"),
     # read_file's line ending copied, new_string written without one: it ends alike
     ("def f():\n    a = 1\n    b = 2\n", "     2\t    a = 1\n", "a = 5", "def f():\n    a = 5\n    b = 2\n",
@@ -137,7 +139,8 @@ LOOKALIKES = "matched reading lookalike characters (curly quotes, dashes, non-br
     ("a = 1\nb = 2\n", "     1\ta = 1", "a = 5", "a = 5\nb = 2\n", NUMBERS_REMOVED),  # no indenting needed
     ("a = 1\nb = 2\n", "1  a = 1\n2  b = 2\n", "1  a = 5\n2  b = 2\n", "a = 5\nb = 2\n", NUMBERS_REMOVED),  # unpadded
     # the tab after the number pasted as spaces to column 8: the spaces past it are the line's indentation
-    ("def f():\n    a = 1\n    b = 2\n", "     2      a = 1\n     3      b = 2\n", "     2      a = 5\n     3      b = 2\n",
+    ("def f():\n    a = 1\n    b = 2\n", "     2      a = 1\n     3      b = 2\n",
+     "     2      a = 5\n     3      b = 2\n",
      "def f():\n    a = 5\n    b = 2\n", NUMBERS_REMOVED),
 ])
 def test_an_edit_lands_as_meant_and_the_result_names_each_step_that_forgave_it(context, root, text, old, new,

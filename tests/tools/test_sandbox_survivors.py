@@ -103,6 +103,7 @@ def test_a_system_other_than_linux_is_named(monkeypatch, system, named):
 
 @needs_landlock
 def test_rules_the_kernel_refuses_are_named_with_its_words(home, monkeypatch):
+    monkeypatch.setattr(landlock, "_libc", None)  # loaded afresh: errno read as the kernel set it
     with pytest.raises(OSError) as refused:
         landlock.Ruleset(ABI, 1 << 60)
     assert refused.value.errno == errno.EINVAL and refused.value.strerror == "Invalid argument"
@@ -192,6 +193,16 @@ def test_the_caches_default_to_the_runs_home_and_a_listed_tilde_is_that_home(hom
     assert [place for place in wanted if not (place / "f").exists()] == []
     assert not (home / "f").exists() and result.returncode != 0
     assert run_in(sandbox(home, extra=("~",)), f"echo ok > '{home}/f'").returncode == 0
+
+
+@needs_landlock
+def test_without_home_in_the_runs_environment_the_caches_are_under_the_users_home(home, monkeypatch):
+    monkeypatch.setenv("HOME", str(home))  # the user's, where the run's environment names none
+    (home / ".cargo" / "registry").mkdir(parents=True)
+    env = {"PATH": os.environ["PATH"], "TMPDIR": str(home.parent / "tmp")}
+    box = Sandbox("workspace-write", home.parent / "project", env)
+    assert run_in(box, f"echo ok > '{home}/.cargo/registry/f'").returncode == 0
+    assert (home / ".cargo" / "registry" / "f").read_text() == "ok\n"
 
 
 @needs_landlock
