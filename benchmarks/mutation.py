@@ -53,7 +53,9 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                  "tests/intents/test_intents_properties.py")),
     "window": (("ayder_cli/agent/window.py", "ayder_cli/agent/context.py"),
                ("tests/agent/test_context.py", "tests/agent/test_fit.py", "tests/agent/test_e2e_window.py",
-                "tests/agent/test_e2e_context.py")),
+                "tests/agent/test_e2e_context.py", "tests/agent/test_e2e_prefix_reuse.py",
+                "tests/agent/test_e2e_call_flood.py", "tests/agent/test_request.py", "tests/agent/test_prompt_cache.py",
+                "tests/mcp_servers/test_e2e_mcp_budget.py")),
 }
 KILLED = ("killed", "timeout")  # mutmut's words for a mutant a test noticed
 ACCEPTED = Path(__file__).resolve().parent / "mutation_accepted.txt"
