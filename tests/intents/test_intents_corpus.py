@@ -340,7 +340,10 @@ def test_fenced_dialect_examples_are_shown_verbatim():
 def test_twenty_thousand_unclosed_function_lines_return():
     text = "".join("<function=read_file>\n" if i % 2 else "<function=\n" for i in range(20000))
     reply = parse(text)
-    assert isinstance(reply.display, str)
+    assert reply.calls == []
+    assert reply.errors == ["a tool call was cut off in the middle of a tag: <function=read_file>"]
+    # every line is shown but the cut-off call at the end
+    assert text.startswith(reply.display) and text[len(reply.display):].strip() == "<function=read_file>"
 
 
 def test_twenty_thousand_broken_call_lines_return():

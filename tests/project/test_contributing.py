@@ -10,7 +10,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 GUIDE = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
-RECIPES = dict(re.findall(r"^### ([^\n]+)\n(.*?)(?=^##|\Z)", GUIDE, re.M | re.S))
+RECIPES = dict(re.findall(r"^### ([^\n]+)\n(.*?)(?=^##|\Z)", GUIDE.split("\n## Recipes\n", 1)[1].split("\n## ", 1)[0],
+                          re.M | re.S))
 EXTENSION_POINTS = ["A tool", "A dialect", "A provider", "A slash command", "An edit format", "A config key"]
 
 
