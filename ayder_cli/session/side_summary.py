@@ -8,14 +8,16 @@ once with -v. No side model set: the main model writes every summary, as it alwa
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ayder_cli.agent.calibration import prompt_estimate
 from ayder_cli.agent.fit import WindowShare
 from ayder_cli.agent.usage import SessionUsage
 from ayder_cli.config.runtime import Runtime
 from ayder_cli.intents import parse
-from ayder_cli.session.side_model import SideModel, side_model
+
+if TYPE_CHECKING:
+    from ayder_cli.session.side_model import SideModel
 
 
 class Runtimes(Protocol):
@@ -59,6 +61,8 @@ class SideSummaries:
         config = self.hold.runtime.config
         made_from = (repr(config.side_model), config.provider, config.base_url)
         if self._model is None or self._model[0] != made_from:
+            from ayder_cli.session.side_model import side_model  # its client: only when a summary is asked
+
             model = side_model(self.hold.runtime, self.env, self.log)
             self._model = (made_from, model, model.window())
         return self._model[1], self._model[2]
