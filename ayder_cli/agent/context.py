@@ -52,11 +52,21 @@ class Host(Protocol):
         """The next request for the conversation as it stands."""
 
 
+# A compaction summary by another model (the side model): (messages, instruction) -> its summary, or
+# None for the main model's.
+SideSummary = Callable[[list[dict], str], "str | None"]
+
+
+def no_side_summary(messages: list[dict], instruction: str) -> str | None:
+    return None
+
+
 class ContextKeeper:
-    def __init__(self, host: Host, notice: Callable[[str], None]) -> None:
+    def __init__(self, host: Host, notice: Callable[[str], None], side_summary: SideSummary = no_side_summary) -> None:
         self.host = host
         self.notice = notice
-        self.compaction = Compaction(host.conversation, self.summarize, notice, self.reread_note)
+        self.side_summary = side_summary
+        self.compaction = Compaction(host.conversation, self.compaction_summary, notice, self.reread_note)
         self.window = WindowHold(self)  # the next request held within the window, cheapest remedy first
         self.doubted = False  # a server count too low to be true was noticed (once a session)
         self.meet_server()
@@ -124,6 +134,11 @@ class ContextKeeper:
     def compact(self, only_if_needed: bool = False) -> bool:
         """Replace older turns by the model's summary of them (compaction.py); True if applied."""
         return self.compaction.compact(self.tokens(), self.calibration, self.host.config, only_if_needed)
+
+    def compaction_summary(self, messages: list[dict], instruction: str) -> str:
+        """The side model's summary when it gives one, else the main model's."""
+        summary = self.side_summary(messages, instruction)
+        return self.summarize(messages, instruction) if summary is None else summary
 
     def summarize(self, messages: list[dict], instruction: str) -> str:
         """The model's summary of `messages` (asked without tools, not shown), think blocks removed."""

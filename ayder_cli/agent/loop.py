@@ -20,7 +20,7 @@ from ayder_cli.agent.batch import Batch, within_call_limit
 from ayder_cli.agent.budget import MessageBudget, Stop
 from ayder_cli.agent.callbacks import Callbacks, RunResult
 from ayder_cli.agent.checkpoint import start_from, write_checkpoint
-from ayder_cli.agent.context import ContextKeeper
+from ayder_cli.agent.context import ContextKeeper, SideSummary, no_side_summary
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.agent.repeats import RepeatGuard
 from ayder_cli.agent.request import next_request, pick_edit_format
@@ -75,6 +75,7 @@ class ChatLoop:
         profiles: ServerProfiles | None = None,
         verify: Verifier | None = None,
         usage: SessionUsage | None = None,
+        side_summary: SideSummary = no_side_summary,
     ) -> None:
         self.view = runtime  # the server and model in use, read at every request
         self.conversation = conversation
@@ -86,7 +87,7 @@ class ChatLoop:
         self.profiles = profiles  # what earlier runs learned about this server and model
         self.verify = verify or Verifier()  # the checks after a reply that changed files; none by default
         # The keeper reads the settings and the next request, and narrows num_ctx to what the server serves.
-        self.context = ContextKeeper(self, callbacks.on_notice)
+        self.context = ContextKeeper(self, callbacks.on_notice, side_summary)  # side_summary: compaction's
         self._meet_the_server()
 
     # --- the server and model: one Runtime, replaced whole by its owner

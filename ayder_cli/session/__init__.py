@@ -18,6 +18,7 @@ agent, terminal.
                          and the operations that change it (use_model, switch_provider, reset, resume, set_values...)
     settings.py          Settings: model, server, values and system prompt as commands change them
     side_model.py        the side model (side_model): a second, smaller model for short requests (commit messages)
+    side_summary.py      compaction summaries by the side model, the main model's when one would not fit its window
     url_server.py        a URL given without -p: the API it speaks (asked once, remembered); with or without -p, its
                          only model
 """

@@ -16,6 +16,7 @@ from ayder_cli.config.prompts import compose_system_prompt, load_system_prompt
 from ayder_cli.session.resume import SessionKeeper
 from ayder_cli.session.server import runtime_for, secrets_of, with_discovered_server
 from ayder_cli.session.session import RuntimeHold, Session
+from ayder_cli.session.side_summary import SideSummaries
 from ayder_cli.session.settings import Settings, no_instructions, read_instructions
 from ayder_cli.session.url_server import with_server_of_url
 from ayder_cli.skills.catalog import Skills
@@ -129,7 +130,8 @@ def build_session(
                                 preamble=environment_note(root, cwd, env, repo=repo))
     loop = ChatLoop(hold, conversation, console, executor=executor,
                     checkpoints=CheckpointStore(repo, mask=secrets.mask), log=console.log,
-                    profiles=profiles, verify=verifier, usage=usage)
+                    profiles=profiles, verify=verifier, usage=usage,
+                    side_summary=SideSummaries(hold, env, usage, console.log))
     keeper.start()  # the first transcript and undo journal; a conversation resumed later replaces them
     settings = Settings(console=console, secrets=secrets, environment=environment, root=repo,
                         instructions=instructions, config_file=config_file, flags=flags)

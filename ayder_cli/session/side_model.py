@@ -1,5 +1,6 @@
 """The side model (`side_model`): a second, smaller model for the short requests beside the work --
-commit messages -- on the main server or another one. Unset, the main model answers them.
+commit messages, compaction summaries (side_summary.py) -- on the main server or another one. Unset,
+the main model answers them.
 
     "side_model": "qwen3:1.7b"                                   the main server, another model
     "side_model": {"model": "qwen3:1.7b", "base_url": "http://127.0.0.1:8081/v1", "provider": "openai"}
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from urllib.parse import urlsplit
 
 from ayder_cli.agent.request import whole_reply
 from ayder_cli.config.keys import endpoint_of
@@ -19,7 +21,7 @@ from ayder_cli.config.runtime import Runtime
 from ayder_cli.config.schema import Config
 from ayder_cli.intents import parse
 from ayder_cli.llm import make_client
-from ayder_cli.llm.wire_types import ChatClient, ChatRequest
+from ayder_cli.llm.wire_types import ChatClient, ChatRequest, Reply
 
 
 @dataclass(frozen=True)
@@ -33,12 +35,31 @@ class SideModel:
 
     def ask(self, system: str, text: str, max_tokens: int) -> str:
         """One short request without tools; the answer's text, thinking left out."""
+        request = self.request([{"role": "system", "content": system}, {"role": "user", "content": text}],
+                               max_tokens)
+        return parse(self.reply(request).text).display.strip()
+
+    def request(self, messages: list[dict], max_tokens: int | None) -> ChatRequest:
+        """A request without tools for `messages`, with the side model's settings."""
         config = self.config
-        request = ChatRequest(config.resolved_model, [{"role": "system", "content": system},
-                                                       {"role": "user", "content": text}],
-                              stream=config.stream, temperature=config.temperature, max_tokens=max_tokens,
-                              num_ctx=config.num_ctx, keep_alive=config.keep_alive)
-        return parse(whole_reply(self.client, request).text).display.strip()
+        return ChatRequest(config.resolved_model, messages, stream=config.stream, temperature=config.temperature,
+                           max_tokens=max_tokens, num_ctx=config.num_ctx, keep_alive=config.keep_alive)
+
+    def reply(self, request: ChatRequest) -> Reply:
+        return whole_reply(self.client, request)
+
+    def window(self) -> int | None:
+        """The tokens it serves: what its server reports (asked now), else num_ctx (8192 unless the main
+        model's runtime set it: see side_model())."""
+        config = self.config
+        if urlsplit(config.resolved_base_url).hostname == "api.openai.com":
+            return config.num_ctx  # a cloud API reports no window (as session/server.py)
+        served = _served_window(self.client, config)
+        return served.tokens if served is not None else config.num_ctx
+
+
+def _served_window(client, config: Config):  # both clients ask (llm/), as session/server.py does
+    return client.served_window(config.resolved_model, config.num_ctx)
 
 
 def side_model(main: Runtime, env: Mapping[str, str], log: Callable[[str], None] = lambda line: None) -> SideModel:

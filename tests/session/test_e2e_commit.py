@@ -292,7 +292,7 @@ def test_status_names_the_side_model_and_auto_commit(fake, run_ayder, isolated_e
     write_json(isolated_env / ".config" / "ayder" / "config.json",
                {"side_model": {"model": "tiny", "base_url": "http://127.0.0.1:9/v1"}})
     result = run_ayder(*server_args(fake, "ollama"), "--auto-commit", input="/status\n")
-    assert "side model:   tiny at http://127.0.0.1:9/v1 (commit messages)\n" in result.stderr
+    assert "side model:   tiny at http://127.0.0.1:9/v1 (commit messages, compaction summaries)\n" in result.stderr
     assert "auto_commit:  on: each turn that changes files ends with a commit of them\n" in result.stderr
 
 

@@ -85,7 +85,7 @@ def _status(context: CommandContext, args: str) -> None:
         rows.append(("diagnostics", context.session.executor.edits.describe()))
     if config.side_model:
         where = f" at {config.side_model['base_url']}" if config.side_model.get("base_url") else ""
-        rows.append(("side model", f"{config.side_model['model']}{where} (commit messages)"))
+        rows.append(("side model", f"{config.side_model['model']}{where} (commit messages, compaction summaries)"))
     if config.auto_commit:
         rows.append(("auto_commit", "on: each turn that changes files ends with a commit of them"))
     if config.project_trust is not None:  # the project's config asked for what needs trust
