@@ -57,6 +57,34 @@ def pytest_xdist_auto_num_workers(config) -> int | None:
     return 2 * len(os.sched_getaffinity(0))
 
 
+def pytest_configure(config) -> None:
+    """Before xdist starts its workers, rewrite the asserts of every test module once and cache them
+    (pytest's own pyc): from a clean clone each worker would otherwise rewrite all of them itself,
+    about 4 CPU-seconds a worker. Only an optimisation: if pytest's internals move, it is skipped."""
+    if hasattr(config, "workerinput") or not config.getoption("numprocesses", None):
+        return
+    try:
+        from _pytest.assertion.rewrite import PYC_TAIL, _rewrite_test, _write_pyc, assertstate_key, get_cache_dir
+        state = config.stash[assertstate_key]
+    except (ImportError, KeyError):
+        return
+    import importlib.util
+
+    tests = Path(__file__).resolve().parent
+    for source in [*tests.rglob("test_*.py"), *tests.rglob("conftest.py")]:
+        pyc = get_cache_dir(source) / (source.name[:-3] + PYC_TAIL)
+        try:
+            with open(pyc, "rb") as cached:
+                header = cached.read(16)
+            if header[8:16] == importlib.util.source_hash(source.read_bytes())[:8]:
+                continue  # cached and current (pytest checks the magic number and flags when it reads it)
+        except OSError:
+            pass
+        source_hash, code = _rewrite_test(source, config)
+        pyc.parent.mkdir(exist_ok=True)
+        _write_pyc(state, code, source_hash, pyc)
+
+
 # --- every test
 
 

@@ -56,8 +56,8 @@ def big_changed(project: Path, before: os.stat_result) -> bool:
     return (now.st_ino, now.st_size, now.st_mtime_ns) != (before.st_ino, before.st_size, before.st_mtime_ns)
 
 
-def wait_for(condition: Callable[[], bool], process, timeout_s: float = 120.0) -> str:
-    """Poll as fast as possible until condition holds ("hit") or the process exits ("exited"). The limit only
+def wait_for(condition: Callable[[], bool], process, timeout_s: float = 120.0, pause_s: float = 0.0002) -> str:
+    """Poll (as fast as possible by default) until condition holds ("hit") or the process exits ("exited"). The limit only
     guards against a hang: on a busy machine a start and a 100 MB request took over 20 s."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -65,7 +65,7 @@ def wait_for(condition: Callable[[], bool], process, timeout_s: float = 120.0) -
             return "hit"
         if process.poll() is not None:
             return "exited"
-        time.sleep(0.0002)
+        time.sleep(pause_s)
     raise AssertionError("ayder neither reached the moment to kill it at nor exited")
 
 
@@ -83,8 +83,8 @@ MOMENTS = {
 }
 
 
-def write_call(release: threading.Event | None = None) -> Reply:
-    call = {"name": "write_file", "arguments": {"file_path": "big.txt", "content": contents()[1]}}
+def write_call(release: threading.Event | None = None, content: str | None = None) -> Reply:
+    call = {"name": "write_file", "arguments": {"file_path": "big.txt", "content": content or contents()[1]}}
     return Reply(text="", tool_calls=[call], hold_after=0 if release else None, release=release)
 
 
@@ -101,6 +101,9 @@ def test_a_killed_write_leaves_the_old_file_or_the_new_one(fake, spawn_ayder, pr
         release = threading.Event() if moment.startswith("reply_") else None
         fake.queue(write_call(release), Reply(text="Written."))
         process = spawn_ayder(*server_args(fake, "ollama"), "-w", "rewrite big.txt")
+        # Every moment comes after the request reaches the server: until then ayder's start is waited out
+        # at a calm pace, not polled as fast as possible (that cost more CPU than ayder's own run).
+        wait_for(lambda: len(fake.chat_requests()) >= 1, process, pause_s=0.002)
         reached = wait_for(make_condition(fake, project, before), process)
         if moment == "reply_released":
             release.set()
@@ -120,11 +123,12 @@ def test_a_killed_write_leaves_the_old_file_or_the_new_one(fake, spawn_ayder, pr
 
 
 def test_an_uninterrupted_write_leaves_the_new_file_and_no_temporary(fake, run_ayder, project):
-    OLD, _, NEW = contents()
+    # Nothing is timed here, so a megabyte does what the 40 MB of the kills do, for a fortieth of the CPU.
+    OLD, NEW = b"a" * MB, b"b" * (2 * MB)
     big = project / "big.txt"
     big.write_bytes(OLD)
     big.chmod(0o640)
-    fake.queue(write_call(), Reply(text="Written."))
+    fake.queue(write_call(content=NEW.decode()), Reply(text="Written."))
     result = run_ayder(*server_args(fake, "ollama"), "-w", "rewrite big.txt")
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout == "Written.\n"
