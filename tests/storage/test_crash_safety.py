@@ -57,8 +57,8 @@ def big_changed(project: Path, before: os.stat_result) -> bool:
 
 
 def wait_for(condition: Callable[[], bool], process, timeout_s: float = 120.0, pause_s: float = 0.0002) -> str:
-    """Poll (as fast as possible by default) until condition holds ("hit") or the process exits ("exited"). The limit only
-    guards against a hang: on a busy machine a start and a 100 MB request took over 20 s."""
+    """Poll (as fast as possible by default) until condition holds ("hit") or the process exits ("exited").
+    The limit only guards against a hang: on a busy machine a start and a 100 MB request took over 20 s."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if condition():
