@@ -70,7 +70,9 @@ def test_compaction_replaces_older_turns_by_the_models_summary():
     assert first["role"] == "user" and first["content"].endswith("short summary")
     assert [m["content"][:10] for m in rest] == ["question 2", "answer 2 a"]
     assert loop.client.requests[0].messages[-1]["content"] == COMPACT_REQUEST and loop.usage.requests == 1
-    assert notices[-1].startswith("compacted the conversation: ~")
+    # and what the next request makes the server read again: the summary request's re-read and its own
+    assert re.fullmatch(r"compacted the conversation: ~\d+ -> ~\d+ tokens; the server reads about [\d,]+ tokens again",
+                        notices[-1])
 
 
 def test_a_compaction_that_would_not_shrink_is_not_applied_nor_tried_again_soon():
@@ -138,7 +140,8 @@ def test_a_count_too_low_to_be_true_is_said_once_and_teaches_nothing():
     keeper.learn(1, loop.request())
     keeper.learn(0, loop.request())
     assert keeper.calibration.tokens_per_estimate == 1.0 and not keeper.server_cut
-    assert len(notices) == 1 and notices[0].startswith("the server reports 1 prompt tokens for a request of about")
+    assert len(notices) == 1 and re.fullmatch(r"the server reports 1 prompt tokens for a request of about \d+; "
+                                              r"ayder estimates the window from its own count", notices[0])
 
 
 def test_a_count_of_only_what_was_added_is_not_learned_and_not_called_implausible():
@@ -382,3 +385,44 @@ def test_a_summary_refused_for_another_reason_is_the_error_the_user_sees():
     _tool_loop(loop.conversation, rounds=6, result_chars=1600, reply_chars=800)
     with pytest.raises(LLMError, match="^model not found$"):
         ContextKeeper(loop, lambda message: None).window.hold()
+
+
+def test_a_trim_clears_the_oldest_results_down_to_a_part_of_the_prompts_share_so_the_next_rounds_append():
+    loop, notices = FakeLoop(Config(num_ctx=4096, auto_compact=False)), []
+    _tool_loop(loop.conversation, rounds=9, result_chars=1600, reply_chars=10)
+    keeper = ContextKeeper(loop, notices.append)
+    share = 4096 - 4096 // 4
+    assert keeper.tokens() > share
+    keeper.window.hold()
+    cleared = int(re.match(r"cleared the results of (\d+) earlier tool calls", notices[0]).group(1))
+    results = [m["content"] for m in loop.conversation.messages if m["role"] == "tool"]
+    assert all(len(r) < 200 for r in results[:cleared]) and results[cleared:] == ["x" * 1600] * (9 - cleared)
+    # down to 0.4 of the share (a server that reads the whole prompt again after a change), not just under it
+    assert keeper.tokens() <= 0.4 * share < keeper.tokens() + 400  # one result fewer cleared would not do
+    assert len(notices) == 1
+
+
+def test_where_clearing_frees_too_little_the_earlier_rounds_are_summarized_from_their_whole_results_instead():
+    loop, notices = FakeLoop(Config(num_ctx=2048)), []
+    _tool_loop(loop.conversation, rounds=4, result_chars=600, reply_chars=900)  # long replies: clearing frees little
+    keeper = ContextKeeper(loop, notices.append)
+    keeper.window.hold()
+    summary, = loop.client.requests
+    assert [m["content"] for m in summary.messages if m["role"] == "tool"] == ["x" * 600] * 3  # whole, not cleared
+    assert len(notices) == 1 and notices[0].startswith("compacted the conversation: ~")  # clear or summarize
+    assert "short summary" in loop.conversation.messages[0]["content"]
+    assert loop.conversation.messages[-1]["content"] == "x" * 600  # the latest round stays as it was
+    assert keeper.tokens() <= 2048 - 2048 // 4
+
+
+def test_between_messages_a_trim_clears_results_and_asks_for_no_summary():
+    loop, notices = FakeLoop(Config(num_ctx=2048)), []
+    _tool_loop(loop.conversation, rounds=4, result_chars=1600, reply_chars=300)
+    loop.conversation.messages.append({"role": "assistant", "content": "They define numbered constants."})
+    loop.conversation.add_user("And the tests?")
+    keeper = ContextKeeper(loop, notices.append)
+    keeper.window.hold()
+    assert loop.client.requests == []  # compaction between messages had its turn before the hold
+    assert notices == ["cleared the results of 4 earlier tool calls (they can be made again), to make room in the "
+                       "2048-token context window; the server reads about 0 tokens again"]
+    assert loop.conversation.messages[-1] == {"role": "user", "content": "And the tests?"}
