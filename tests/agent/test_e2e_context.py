@@ -204,3 +204,28 @@ def test_compacting_again_right_after_a_compaction_asks_the_model_nothing(fake, 
     assert result.stderr.rstrip().splitlines()[-1].endswith(
         "nothing new since the last compaction; not applied, no model call")  # one line, nothing after it
     assert len(fake.chat_requests()) == 3  # Q1, Q2 and the one summary
+
+
+def test_a_refusal_that_names_no_numbers_is_tried_once_more_then_one_error_with_the_hint(fake, run_ayder):
+    fake.queue(Reply(status=400, error="context length exceeded"), Reply(status=400, error="context length exceeded"))
+    result = run_ayder(*server_args(fake, "openai"), "q")
+    assert result.returncode == 1
+    assert ("error: the conversation does not fit the server's context window: the server rejected the request "
+            "(HTTP 400): context length exceeded\n") in result.stderr
+    assert "tokens needed" not in result.stderr and "None" not in result.stderr
+    assert "set --num-ctx to what it serves, or /reset" in result.stderr
+    assert len(fake.chat_requests()) == 2 and "Traceback" not in result.stderr
+
+
+def test_a_message_cut_to_fit_leaves_the_reply_its_room_a_quarter_of_the_window_at_most(fake, run_ayder):
+    fake.props = {"default_generation_settings": {"n_ctx": 8192}}
+    document = "BEGINNING of the log\n" + "".join(f"line {n}: nothing happened\n" for n in range(3000)) + "the END\n"
+    prompts = []
+    for reply in ("4096", "512"):
+        fake.requests.clear()
+        result = run_ayder(*server_args(fake, "openai"), "--max-tokens", reply, "What happened?", input=document)
+        assert result.returncode == 0, result.stderr
+        sent = fake.chat_requests()[0]["body"]
+        prompts.append(fakellm.prompt_tokens(sent["messages"], sent.get("tools")))
+    # a reply of 4096 gets a quarter of the window (2048), one of 512 its 512: the prompt has about 1536 fewer
+    assert 1300 < prompts[1] - prompts[0] < 1700
