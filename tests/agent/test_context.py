@@ -172,7 +172,8 @@ def test_a_refusal_naming_no_numbers_narrows_nothing_and_ends_in_an_error_naming
         keeper.ask_fitting(ask)
     assert str(raised.value).startswith(f"the conversation does not fit the server's context window: {TOO_LONG}")
     assert raised.value.status == 400
-    assert "llama.cpp -c N" in raised.value.hint and raised.value.hint.endswith("set --num-ctx to what it serves, or /reset")
+    assert "llama.cpp -c N" in raised.value.hint
+    assert raised.value.hint.endswith("set --num-ctx to what it serves, or /reset")
     assert loop.config.num_ctx == 8192  # nothing said what the server serves
     assert notices[0] == "the server found the conversation too long; compacting and asking once more"
 
@@ -216,8 +217,8 @@ def test_ollama_cutting_the_prompt_it_was_pinned_to_makes_ayder_count_that_promp
     keeper.learn(first, loop.request())  # one server token an estimated one
     exchanges(loop.conversation, 3, size=1200)
     keeper.learn(first + 10, loop.request())
-    assert re.fullmatch(rf"the server read only {first + 10} of about \d+ prompt tokens: it cut the conversation to fit "
-                        r"its context window; compacting before the next request", notices[-1])
+    assert re.fullmatch(rf"the server read only {first + 10} of about \d+ prompt tokens: it cut the conversation "
+                        r"to fit its context window; compacting before the next request", notices[-1])
     assert loop.config.num_ctx == 4096  # Ollama serves the window it is pinned to
     assert 1.05 * 4096 < keeper.tokens() < 1.15 * 4096  # the prompt it cut counts as over the window now
     assert keeper.server_cut
@@ -238,7 +239,8 @@ def test_the_summary_request_ends_with_the_instruction_as_the_users_message_and_
     assert client.requests[0].messages[-1] == {"role": "user", "content": "Summarize."}
     assert client.requests[0].tools is None or client.requests[0].tools == []
     assert (loop.usage.requests, loop.usage.prompt_tokens, loop.usage.completion_tokens) == (1, 900, 20)
-    assert loop.usage.last_reply["model"] == client.requests[0].model and loop.usage.last_reply["finish_reason"] == "stop"
+    assert loop.usage.last_reply["model"] == client.requests[0].model
+    assert loop.usage.last_reply["finish_reason"] == "stop"
     assert keeper.pace.speed == 450.0  # the summary's reading speed is learned too
 
 
