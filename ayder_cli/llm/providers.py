@@ -94,6 +94,14 @@ PROVIDERS: dict[str, Provider] = {provider.name: provider for provider in (OLLAM
 DEFAULT = OLLAMA  # the config's provider when nothing names one (README: "Ollama first")
 
 
+def is_cloud_api(base_url: str) -> bool:
+    """The openai provider's own hosted API: it reports no window and serves many models, so neither is asked
+    of it (the round trips cost)."""
+    from urllib.parse import urlsplit  # --help loads this module: the parser only when a URL is judged
+
+    return urlsplit(base_url).hostname == urlsplit(OPENAI.default_base_url).hostname
+
+
 def provider_named(name: str) -> Provider:
     """The record of a provider the config named (a KeyError for a name the config check refuses)."""
     return PROVIDERS[name]

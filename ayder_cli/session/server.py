@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Mapping
-from urllib.parse import urlsplit
 
 from ayder_cli.llm import make_client
 from ayder_cli.llm.endpoint import Endpoint
-from ayder_cli.llm.providers import provider_named
+from ayder_cli.llm.providers import is_cloud_api, provider_named
 from ayder_cli.masking import Secrets
 from ayder_cli.config.schema import Config
 from ayder_cli.config.config_layers import names_a_server
@@ -82,7 +81,7 @@ def _mask_key(endpoint: Endpoint, secrets: Secrets, console: Console) -> None:
 def with_served_window(config: Config, client, console: Console) -> tuple[Config, str]:
     """The config with num_ctx set to the window the server serves, unless a file or flag set it;
     and what the server said about its window (for /status)."""
-    if urlsplit(config.resolved_base_url).hostname == "api.openai.com":
+    if is_cloud_api(config.resolved_base_url):
         return config, "not asked (a cloud API)"  # it reports no window, and the round trips cost
     window = client.served_window(config.resolved_model, config.num_ctx)
     if window is None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from urllib.parse import urlsplit
 
 from ayder_cli.agent.request import whole_reply
 from ayder_cli.config.keys import endpoint_of
@@ -21,6 +20,7 @@ from ayder_cli.config.runtime import Runtime
 from ayder_cli.config.schema import Config
 from ayder_cli.intents import parse
 from ayder_cli.llm import make_client
+from ayder_cli.llm.providers import is_cloud_api
 from ayder_cli.llm.wire_types import ChatClient, ChatRequest, Reply
 
 
@@ -52,7 +52,7 @@ class SideModel:
         """The tokens it serves: what its server reports (asked now), else num_ctx (8192 unless the main
         model's runtime set it: see side_model())."""
         config = self.config
-        if urlsplit(config.resolved_base_url).hostname == "api.openai.com":
+        if is_cloud_api(config.resolved_base_url):
             return config.num_ctx  # a cloud API reports no window (as session/server.py)
         served = _served_window(self.client, config)
         return served.tokens if served is not None else config.num_ctx

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from ayder_cli.errors import ConfigError
 from ayder_cli.llm import make_client
-from ayder_cli.llm.providers import OLLAMA, OPENAI, PROVIDERS, provider_named
+from ayder_cli.llm.providers import OLLAMA, OPENAI, PROVIDERS, is_cloud_api, provider_named
 from ayder_cli.config.schema import Config
 from ayder_cli.config.config_layers import OPENAI_URL_ALONE, names_a_server
 from ayder_cli.config.keys import endpoint_of
@@ -114,7 +114,7 @@ def _with_its_only_model(config: Config, env: Mapping[str, str]) -> Config:
         return config
     if not names_a_server(config, env) or config.sources.get("provider") == FOUND:  # discovery chose already
         return config
-    if urlsplit(config.resolved_base_url).hostname == "api.openai.com":
+    if is_cloud_api(config.resolved_base_url):
         return config  # a cloud API serves the default among many: no round trip
     served = _client(config, env, config.provider, config.resolved_base_url).served_models() or ()
     if len(served) != 1 or served[0] == config.resolved_model:
