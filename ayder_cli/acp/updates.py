@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ayder_cli.calls import ToolCall, ToolResult
+from ayder_cli.edit_formats import EDIT_TOOL_NAMES
 from ayder_cli.tools.spec import EditorFiles
 from ayder_cli.terminal.console import Console
 from ayder_cli.terminal.environment import Environment
@@ -22,8 +23,7 @@ from ayder_cli.terminal.environment import Environment
 READS = {"read_file", "get_file_info", "get_project_structure", "list_files", "load_memory", "list_tasks",
          "show_task", "get_background_output", "list_background_processes"}
 SEARCHES = {"search_codebase", "find_tools"}
-EDITS = {"write_file", "replace_string", "insert_line", "delete_line", "replace_lines", "save_memory",
-         "create_task", "update_task_status"}
+EDITS = EDIT_TOOL_NAMES | {"save_memory", "create_task", "update_task_status"}
 RUNS = {"run_shell_command", "run_background_process", "kill_background_process"}
 MAX_DIFF_CHARS = 1_000_000  # a bigger file is shown as its output only
 
