@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 # Compiled test modules (pytest's assertion rewriting) and ayder's modules are cached in
 # __pycache__ as Python does by default, even where PYTHONDONTWRITEBYTECODE is set: compiling
@@ -45,6 +46,13 @@ def _venv_bin_first_on_path() -> None:
 
 
 _venv_bin_first_on_path()
+
+# Property tests draw a quarter of their examples on your machine (`quick`) and all of them in CI
+# (`full`: .ci/run passes --hypothesis-profile=full); support/examples.py scales the counts tests
+# write. Registered here, before any test module is imported, so the counts see the loaded profile.
+settings.register_profile("full", max_examples=100)
+settings.register_profile("quick", max_examples=25)
+settings.load_profile("quick")  # pytest's --hypothesis-profile loads another one after this
 
 
 def pytest_xdist_auto_num_workers(config) -> int | None:

@@ -6,6 +6,7 @@ import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from ayder_cli.agent.conversation import NO_RESULT, Conversation, render_result
 from ayder_cli.calls import ToolCall, ToolResult
@@ -228,7 +229,7 @@ steps = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(steps, max_size=12))
 def test_for_request_is_always_valid(history):
     conversation = Conversation("s")

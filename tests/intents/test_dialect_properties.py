@@ -25,15 +25,16 @@ from support.dialect_renderers import (
 )
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 from test_intents_properties import FRAGMENTS, TAG_BITS, THINK_TAGS, piece_lists, schema_for, value_chars, xml_safe
 
 from ayder_cli.intents import StreamFilter, parse
 
 _QUIET = [HealthCheck.too_slow, HealthCheck.filter_too_much]
 _PHASES = [phase for phase in Phase if phase is not Phase.explain]  # explaining a failure costs seconds each
-FAST = settings(max_examples=40, deadline=None, suppress_health_check=_QUIET, phases=_PHASES)
+FAST = settings(max_examples=examples(40), deadline=None, suppress_health_check=_QUIET, phases=_PHASES)
 # The tests that draw more per example (prose, split points, cut points) run fewer.
-SHORT = settings(max_examples=20, deadline=None, suppress_health_check=_QUIET, phases=_PHASES)
+SHORT = settings(max_examples=examples(20), deadline=None, suppress_health_check=_QUIET, phases=_PHASES)
 
 DIALECTS = sorted(RENDERERS)
 BY_KIND = {kind: [d for d in DIALECTS if RENDERERS[d][1] == kind]
@@ -305,7 +306,7 @@ fragment_text = st.lists(st.sampled_from(ALL_FRAGMENTS), max_size=25).map("".joi
 tool_lists = st.sampled_from([None, tools_for(_SAMPLE)])
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(fragment_text, st.lists(st.integers(min_value=0, max_value=2000), max_size=12), tool_lists,
        st.sampled_from([None, False]))
 @example("<|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{}",

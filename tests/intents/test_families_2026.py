@@ -16,6 +16,7 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 from support.dialect_renderers import render_gemma4, render_kimi_k3
 from support.intents_corpus import TOOLS
 from support.intents_corpus_families_2026 import CASES
@@ -52,7 +53,7 @@ def test_the_case_ids_are_not_used_by_the_other_corpora():
 MARKERS = {"gemma4": ("<|channel>thought\n", "<channel|>"), "kimi_k3": ("<|open|>think<|sep|>", "<|close|>think<|sep|>")}
 CALLS = {"gemma4": render_gemma4, "kimi_k3": render_kimi_k3}
 READ = [("read_file", {"file_path": "a.py", "limit": 3})]
-QUICK = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+QUICK = settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 words = st.text(st.sampled_from("abcdefghij klmnop.,:;!?()-\n'\"<>/{}[]"), min_size=1, max_size=40).filter(
     lambda s: s.strip() and "<|" not in s and "|>" not in s and "think" not in s)

@@ -6,6 +6,7 @@ import json
 
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from ayder_cli.intents import StreamFilter, parse
 from ayder_cli.intents.dialects.harmony import REPLY_HEAD
@@ -69,7 +70,7 @@ string_args = st.dictionaries(keys, xml_strings, max_size=5)
 inline_args = st.dictionaries(keys, inline_strings, max_size=5)
 json_args = st.dictionaries(keys, json_values, max_size=5)
 
-FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def got(text: str, tools=None) -> list[tuple[str, dict]]:
@@ -314,7 +315,7 @@ any_text = st.one_of(st.text(max_size=200), fragment_text)
 tool_lists = st.sampled_from([None, schema_for("read_file", {"file_path": "x", "limit": 1})])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(any_text, tool_lists)
 def test_parse_never_raises(text, tools):
     reply = parse(text, tools)
@@ -329,7 +330,7 @@ def test_parse_never_raises(text, tools):
 plain_text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="<[]`{"), max_size=200)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(plain_text)
 def test_text_without_markup_characters_is_shown_unchanged(text):
     reply = parse(text)
@@ -350,7 +351,7 @@ def split(text, points):
     return [text[a:b] for a, b in zip([0, *points], [*points, len(text)])]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(any_text, st.lists(st.integers(min_value=0, max_value=400), max_size=15), tool_lists)
 @example("a<think>b</think>c[CALL] x {}\nd", [1, 3, 9, 16, 20], None)
 @example("plan</think>ok", [2, 6], None)
@@ -386,7 +387,7 @@ def stream_live(pieces, tools=None) -> tuple[str, str]:
     return "".join(t for k, t in out if k == "text"), "".join(t for k, t in out if k == "thinking")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(any_text, st.lists(st.integers(min_value=0, max_value=400), max_size=15), tool_lists)
 def test_live_stream_matches_parse_for_any_split(text, points, tools):
     reply = parse(text, tools, think_open=False)
@@ -395,7 +396,7 @@ def test_live_stream_matches_parse_for_any_split(text, points, tools):
     assert stream_live(list(text), tools) == expected
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(plain_text)
 @example("t")
 @example("to=f")
@@ -512,7 +513,7 @@ def test_a_whole_file_under_its_path_is_a_write_only_in_the_whole_format(path, l
                                                                                    think_open=False)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(any_text, st.lists(st.integers(min_value=0, max_value=400), max_size=15), st.sampled_from([None, False]))
 @example("a.py\n```\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```\ntail", [3, 9, 20, 41], False)
 @example("```python a.py\n```python\nx\n```\n```", [4, 17], None)

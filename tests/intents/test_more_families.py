@@ -9,6 +9,7 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 from support.dialect_renderers import RENDERERS, render_harmony, render_json_array
 from test_dialect_properties import QUOTED_MARKUP, SHORT, call_lists, prose, split, stream, tools_for
 
@@ -52,7 +53,7 @@ def test_harmony_markup_mentioned_in_prose_is_shown_before_the_reply_ends(text):
     assert "to=functions.read_file" in shown
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(prose)
 def test_seed_thinking_cut_at_max_tokens_stays_thinking(thought):
     reply = parse(f"<seed:think>{thought}", hit_max_tokens=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from ayder_cli.intents import StreamFilter, parse
 
@@ -64,7 +65,7 @@ alphabet = st.sampled_from(["<think>", "</think>", "<", "</", "<th", "think>", "
 texts = st.lists(alphabet, max_size=25).map("".join)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(texts, st.lists(st.integers(min_value=0, max_value=200), max_size=12))
 @example("x<think>y</think>z", [1, 3, 5, 9, 12, 14])
 def test_any_split_gives_the_unsplit_result(text, points):
@@ -114,7 +115,7 @@ def collapse_gaps(items: list) -> str:
     return "".join(out)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(texts)
 def test_whole_text_matches_a_plain_reading(text):
     assert run([text]) == reference(text)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from ayder_cli.intents import StreamFilter, parse
 
@@ -81,7 +82,7 @@ pieces = st.sampled_from(["[THINK]", "[/THINK]", "<mm:think>", "</mm:think>", "[
                           "think>", "a", " ", "\n", "é", "]", "<"])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(pieces, max_size=20).map("".join), st.lists(st.integers(0, 200), max_size=10))
 def test_the_view_is_the_same_however_the_reply_was_split(text, points):
     cuts = sorted({point for point in points if 0 < point < len(text)})

@@ -7,6 +7,7 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from ayder_cli.llm.sse import LineSplitter, SSEDecoder, decode_ndjson_lines, decode_sse, json_value
 
@@ -161,7 +162,7 @@ def sse_streams(draw):
     return "".join(parts).encode("utf-8"), events
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(sse_streams(), split_points)
 def test_any_split_of_an_sse_stream_gives_the_same_events(stream, points):
     data, events = stream
@@ -179,7 +180,7 @@ def ndjson_streams(draw):
     return text.encode("utf-8"), objects
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(ndjson_streams(), split_points)
 def test_any_split_of_an_ndjson_stream_gives_the_same_lines(stream, points):
     data, objects = stream

@@ -17,6 +17,7 @@ from support.harness import server_args
 from support.tool_calls import call_tool
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from ayder_cli.tools import background as background_module
 from ayder_cli.tools.spec import ToolContext
@@ -535,7 +536,7 @@ def test_a_cd_in_a_child_shell_does_not_move_the_parent():
 SHELLISH = st.text(alphabet=list("rm -f/~$HOME{}()'\"\\`;&|<>*\n#=cdshevaltimeoutxargs0123456789"), max_size=200)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(SHELLISH)
 def test_any_text_is_judged_without_an_error(text):
     denied_by(text, DEFAULT_SHELL_DENY)

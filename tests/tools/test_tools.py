@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.examples import examples
 
 from ayder_cli.repl.commands import CommandResult, run_command
 from ayder_cli.config.schema import TOOL_GROUPS, Config
@@ -418,7 +419,7 @@ JSON_VALUES = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(name=st.sampled_from(["read_file", "list_files", "read_fil", ""]),
        arguments=st.dictionaries(st.sampled_from(["file_path", "directory", "start_line", "end_line", "x"]),
                                  JSON_VALUES, max_size=4))
