@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 from ayder_cli.storage.xdg import xdg_config_path
-from ayder_cli.tools.git_command import run_git
+from ayder_cli.tools.git_command import may_be_a_repository, run_git
 from ayder_cli.processes.process_groups import COMMAND_SHELL
 
 INSTRUCTIONS_FILE = "AGENTS.md"
@@ -202,6 +202,8 @@ def _shell(env: Mapping[str, str]) -> str:
 def git_state(root: Path, timeout_s: float = GIT_TIMEOUT_S, env: Mapping[str, str] | None = None) -> str:
     """'branch main, clean', 'branch main, uncommitted changes', 'not a git repository', ...; never raises.
     env: the environment git runs in (None: ayder's own)."""
+    if not may_be_a_repository(root, env):
+        return "not a git repository"
     try:
         done = run_git(["status", "--porcelain=v2", "--branch"], root, timeout_s, env=env)
     except FileNotFoundError:

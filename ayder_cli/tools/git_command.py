@@ -65,6 +65,20 @@ def git_argv(args: Sequence[str], hooks: bool = False) -> list[str]:
     return argv + args
 
 
+def may_be_a_repository(cwd: Path, env: Mapping[str, str] | None = None) -> bool:
+    """False when git would surely say "not a git repository": no GIT_DIR or GIT_WORK_TREE, and neither
+    cwd nor a folder above it holds a `.git` or is a bare repository (HEAD, objects/, refs/), the places
+    git looks. Asking saves starting git twice where there is nothing to find."""
+    env = os.environ if env is None else env
+    if env.get("GIT_DIR") or env.get("GIT_WORK_TREE"):
+        return True
+    for folder in (cwd, *cwd.parents):
+        if os.path.lexists(folder / ".git") or all(
+                os.path.exists(folder / name) for name in ("HEAD", "objects", "refs")):
+            return True
+    return False
+
+
 def run_git(args: Sequence[str], cwd: Path, timeout_s: float, env: Mapping[str, str] | None = None,
             *, as_commit: bool = False) -> GitDone:
     """`git args` in cwd, safely, all within timeout_s. env: the environment to start from (None:

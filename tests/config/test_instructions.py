@@ -309,9 +309,42 @@ def test_git_branch_and_dirty_state_change_the_note_but_not_the_system_prompt(fa
 def test_without_git_the_run_goes_on(fake, run_ayder, project, tmp_path):
     empty_path = tmp_path / "no-git-here"
     empty_path.mkdir()
+    (project / ".git").mkdir()  # a repository, as far as ayder can tell without git
     result = run_ayder(*server_args(fake, "ollama"), "q", env={"PATH": str(empty_path)})
     assert result.returncode == 0, result.stderr
     assert "Git: unknown (git is not installed)" in users_of(fake.chat_requests()[0])[0]
+
+
+def test_outside_any_repository_git_is_not_started(fake, run_ayder, project, tmp_path):
+    # A `git` first on PATH that notes each start: outside a repository there is nothing to ask it.
+    spy = tmp_path / "spy"
+    spy.mkdir()
+    started = tmp_path / "git-started"
+    (spy / "git").write_text(f"#!/bin/sh\necho \"$@\" >> {started}\nexit 128\n")
+    (spy / "git").chmod(0o755)
+    result = run_ayder(*server_args(fake, "ollama"), "q", env={"PATH": f"{spy}:{os.environ['PATH']}"})
+    assert result.returncode == 0, result.stderr
+    assert "Git: not a git repository" in users_of(fake.chat_requests()[0])[0]
+    assert not started.exists()
+
+
+@pytest.mark.skipif(not HAS_GIT, reason="git is not installed")
+@pytest.mark.parametrize("where", ["below a .git", "a bare repository", "GIT_DIR"])
+def test_git_is_asked_wherever_git_would_find_a_repository(project, tmp_path, where):
+    env = dict(os.environ)
+    if where == "below a .git":
+        git(project, "init", "-q", "-b", "main")
+        (project / "src").mkdir()
+        assert git_state(project / "src", env=env) == "branch main, clean"
+    elif where == "a bare repository":
+        git(project, "init", "-q", "--bare")
+        assert git_state(project, env=env).startswith("unknown (git status failed: fatal: this operation must be run")
+    else:
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        git(elsewhere, "init", "-q", "-b", "side")
+        env.update(GIT_DIR=str(elsewhere / ".git"), GIT_WORK_TREE=str(project))
+        assert git_state(project, env=env) == "branch side, clean"
 
 
 @pytest.mark.skipif(not HAS_GIT, reason="git is not installed")
