@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
+from support.source_trees import parsed
 
 PACKAGE = Path(__file__).resolve().parents[2] / "ayder_cli"
 LEAVES = {"errors", "calls", "wording", "spelling", "masking", "partial", "tool_groups", "edit_formats", "__init__"}
@@ -35,7 +36,7 @@ def modules() -> dict[str, Path]:
 def imports_of(path: Path, known: dict[str, Path]) -> set[str]:
     """The package's modules `path` imports anywhere in it (inside functions too), resolved to modules."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -85,7 +86,7 @@ def test_no_module_is_over_400_lines(name):
 
 
 def test_chatloop_is_the_message_loop_only():
-    tree = ast.parse((PACKAGE / "agent" / "loop.py").read_text(encoding="utf-8"))
+    tree = parsed(PACKAGE / "agent" / "loop.py")
     loop = next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "ChatLoop")
     methods = [node for node in loop.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
     assert loop.end_lineno - loop.lineno + 1 <= 250
@@ -120,7 +121,7 @@ def test_only_the_session_writes_the_runtime():
     context keeper asks the Session to narrow the window) and no property gives the runtime or config a setter."""
     writers = []
     for name, path in modules().items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path)
         for target, line in attribute_writes(tree):
             if target.attr in ("runtime", "_runtime") and name != RUNTIME_OWNER:
                 writers.append(f"{name}:{line} .{target.attr} =")
@@ -152,7 +153,7 @@ def construction_faults(function: ast.FunctionDef) -> list[str]:
 
 
 def test_the_session_is_built_whole_with_nothing_patched_afterwards():
-    tree = ast.parse((PACKAGE / "session" / "services.py").read_text(encoding="utf-8"))
+    tree = parsed(PACKAGE / "session" / "services.py")
     build = next(node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "build_session")
     assert construction_faults(build) == []
 
@@ -262,9 +263,10 @@ PROVIDER_NAME = re.compile(r"(?<![\w./:-])(?:ollama|openai)(?![\w./:-])"
                            r"(?! (?:serve|pull|run|create|show|list|ps|stop|rm|cp|push)\b)")
 
 
-def provider_names_in(source: str) -> list[int]:
-    """The lines of the strings in `source` that name a provider; docstrings, which explain, left out."""
-    tree = ast.parse(source)
+def provider_names_in(source: str | ast.Module) -> list[int]:
+    """The lines of the strings in `source` (or its tree) that name a provider; docstrings, which explain,
+    left out."""
+    tree = ast.parse(source) if isinstance(source, str) else source
     docstrings = {id(node.body[0].value) for node in ast.walk(tree)
                   if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
                   and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
@@ -287,7 +289,7 @@ def test_the_provider_name_check_finds_names_and_only_names(source, lines):
 
 def test_provider_names_are_written_only_in_the_provider_record():
     naming = sorted(f"{name}:{line}" for name, path in modules().items() if name != "ayder_cli.llm.providers"
-                    for line in provider_names_in(path.read_text(encoding="utf-8")))
+                    for line in provider_names_in(parsed(path)))
     assert naming == []
 
 
@@ -297,7 +299,7 @@ def test_only_storage_builds_a_path_under_dot_ayder():
     for name, path in modules().items():
         if area(name) == "storage":
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             parts = []
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
                 parts = [node.left, node.right]
@@ -344,7 +346,7 @@ def names_in(tree: ast.AST) -> set[str]:
 
 def test_retired_words_are_not_back_in_the_code():
     back = sorted(f"{name}: {word} (now {RETIRED[word]})" for name, path in modules().items()
-                  for word in names_in(ast.parse(path.read_text(encoding="utf-8"))) & RETIRED.keys())
+                  for word in names_in(parsed(path)) & RETIRED.keys())
     assert back == []
 
 
@@ -354,7 +356,7 @@ def packages() -> list[Path]:
 
 def may_import(package: Path) -> set[str]:
     """The parts a package's docstring says it may import ("May import: the leaves, llm, storage.")."""
-    doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8"))) or ""
+    doc = ast.get_docstring(parsed(package / "__init__.py")) or ""
     said = re.search(r"^May import: (.*?)\.?\n(?:\n|\(The layers)", doc, re.M | re.S)
     assert said, f"{package.relative_to(PACKAGE)}/__init__.py has no 'May import:' line"
     return {"leaves" if part == "the leaves" else part for part in " ".join(said.group(1).split()).split(", ")}
@@ -363,7 +365,7 @@ def may_import(package: Path) -> set[str]:
 @pytest.mark.parametrize("package", packages(), ids=lambda path: str(path.relative_to(PACKAGE)))
 def test_each_package_says_what_it_holds(package):
     """The map lives with the code: each package's __init__ names every module and folder in it."""
-    doc = ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8"))) or ""
+    doc = ast.get_docstring(parsed(package / "__init__.py")) or ""
     held = [path.name for path in package.glob("*.py") if path.name != "__init__.py"]
     held += [f"{path.name}/" for path in package.iterdir() if (path / "__init__.py").exists()]
     assert sorted(name for name in held if not re.search(rf"^\s+{re.escape(name)}(\s|$)", doc, re.M)) == []

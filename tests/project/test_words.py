@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from support.source_trees import parsed
 
 PACKAGE = Path(__file__).resolve().parents[2] / "ayder_cli"
 SOURCES = sorted(PACKAGE.rglob("*.py"))
@@ -54,13 +55,13 @@ def written_controls(tree: ast.AST) -> list[int]:
 
 def test_no_module_writes_its_own_plural():
     found = [f"{_name(path)}:{line}" for path in SOURCES
-             for line in hand_written_plurals(ast.parse(path.read_text(encoding="utf-8")))]
+             for line in hand_written_plurals(parsed(path))]
     assert not found, "use wording.counted: " + ", ".join(found)
 
 
 def test_erase_and_cursor_controls_are_written_only_in_style():
     found = [f"{_name(path)}:{line}" for path in SOURCES if path != PACKAGE / "terminal" / "style.py"
-             for line in written_controls(ast.parse(path.read_text(encoding="utf-8")))]
+             for line in written_controls(parsed(path))]
     assert not found, "use terminal/style.py's ERASE_LINE, CLEAR_TO_END, CLEAR_BELOW, rows_up: " + ", ".join(found)
 
 
