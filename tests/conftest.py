@@ -11,6 +11,7 @@ helpers (server_args, read_until, call_tool, write_json, ...) from support/ too.
 
 from __future__ import annotations
 
+import gc
 import os
 import socket
 import subprocess
@@ -91,6 +92,14 @@ def pytest_configure(config) -> None:
         source_hash, code = _rewrite_test(source, config)
         pyc.parent.mkdir(exist_ok=True)
         _write_pyc(state, code, source_hash, pyc)
+
+
+def pytest_collection_finish(session) -> None:
+    """What collection built (modules, test items, Hypothesis strategies) lives until the end: frozen,
+    no full garbage collection walks it again, and collections come a thirtieth as often. The cyclic
+    collector cost a test process about 7% of its CPU; a tenth of that is left."""
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)
 
 
 # --- every test

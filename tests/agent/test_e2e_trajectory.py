@@ -14,8 +14,6 @@ from support.files import write_json
 from support.harness import KEPT, server_args, sigint_mid_reply
 from support.pty_harness import expect_prompt, finish
 
-atif = pytest.importorskip("atif")  # the published models (Python 3.11+); the test extra installs them
-
 ANSWER = "notes.txt says hello."
 KEY = "sk-live-SECRET-4242"
 
@@ -26,6 +24,9 @@ def read_call(call_id: str = "call_1", **arguments) -> dict:
 
 def trajectory_at(path: Path):
     """The file as the ATIF models read it (a ValidationError if it is not ATIF), and its JSON."""
+    # The published models (Python 3.11+; the test extra installs them), imported only here: pydantic's
+    # import costs every worker that collects this file a tenth of a second.
+    atif = pytest.importorskip("atif")
     data = json.loads(path.read_text(encoding="utf-8"))
     return atif.Trajectory.model_validate(data), data
 
