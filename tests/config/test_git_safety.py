@@ -101,6 +101,7 @@ def test_a_git_that_hangs_is_given_up_at_the_deadline(fake, run_ayder, project, 
     fake_git = bin_dir / "git"
     fake_git.write_text("#!/bin/sh\nsleep 30 &\nsleep 30\n", encoding="utf-8")
     fake_git.chmod(0o755)
+    (project / ".git").mkdir()  # a repository, as far as ayder can tell before asking git
 
     started = time.monotonic()
     result = run_ayder(*server_args(fake, "ollama"), "hi", env={"PATH": f"{bin_dir}:/usr/bin:/bin"})
