@@ -3,14 +3,13 @@ names, driven by the same loop, tools and pipeline as the REPL.
 
 Requests are served in the order they come, on the main thread, a prompt at a time (ayder is
 synchronous: a second session's prompt waits for the first's answer). session/cancel is taken at once
-on the reader's thread: it is Ctrl-C for the session's running prompt (SIGINT to the main thread, so a
-command or a streaming reply stops as at the terminal and nothing of the conversation is lost); a
-prompt still waiting is answered "cancelled" without running.
+on the reader's thread: it is Ctrl-C for the session's running prompt (`interrupt`, given by main.py:
+SIGINT to the main thread, so a command or a streaming reply stops as at the terminal and nothing of the
+conversation is lost); a prompt still waiting is answered "cancelled" without running.
 """
 
 from __future__ import annotations
 
-import signal
 import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -57,12 +56,12 @@ class Entry:
 
 class Agent:
     def __init__(self, connection: Connection, environment: Environment, start: AcpStart,
-                 log: Callable[[str], None]) -> None:
+                 log: Callable[[str], None], interrupt: Callable[[], None]) -> None:
         self.connection, self.environment, self.start, self.log = connection, environment, start, log
+        self.interrupt = interrupt  # Ctrl-C for the thread that runs the prompts
         self.sessions: dict[str, Entry] = {}
         self._lock = threading.Lock()
         self._running: Entry | None = None
-        self._main = threading.main_thread().ident
         self.files = (False, False)  # the client's fs/ methods: (reads, writes)
         self._then: list[Callable[[], None]] = []  # sent once the request is answered (the session is known)
         self.handlers = {"initialize": self.initialize, "authenticate": lambda params: {},
@@ -79,8 +78,8 @@ class Agent:
             if entry is not None:
                 with self._lock:
                     entry.cancels += 1
-                    if self._running is entry and self._main is not None:
-                        signal.pthread_kill(self._main, signal.SIGINT)  # as Ctrl-C at the terminal
+                    if self._running is entry:
+                        self.interrupt()  # as Ctrl-C at the terminal
             return True
         if message.get("method") == "session/prompt":
             message["cancels"] = entry.cancels if entry is not None else 0

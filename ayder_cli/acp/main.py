@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
+from typing import Callable
 
 from ayder_cli.acp.agent import AcpStart, Agent
 from ayder_cli.acp.wire import INTERNAL_ERROR, Connection
@@ -24,8 +26,8 @@ def run_acp(environment: Environment, start: AcpStart) -> int:
         return agent.arrived(message) if agent is not None else False
 
     connection = Connection(reader, writer, arrived=arrived, log=log)
-    agent = Agent(connection, environment, start, log)
-    if threading_is_main():
+    agent = Agent(connection, environment, start, log, _interrupter())
+    if threading.current_thread() is threading.main_thread():
         # session/cancel is Ctrl-C, even for a process started with SIGINT ignored
         signal.signal(signal.SIGINT, signal.default_int_handler)
         from ayder_cli.terminal.signals import adopt_orphans
@@ -52,10 +54,21 @@ def run_acp(environment: Environment, start: AcpStart) -> int:
         agent.close()
 
 
-def threading_is_main() -> bool:
-    import threading
+def _interrupter() -> Callable[[], None]:
+    """Ctrl-C for the thread that serves the requests (this one). In the process's main thread, SIGINT: it
+    also ends a wait in the kernel at once, as at the terminal. In a thread of a program that runs ayder
+    in-process (the tests), SIGINT would reach that program's main thread instead: a KeyboardInterrupt is
+    raised in this thread, taken at its next step (a running command's pipe is polled every 50 ms)."""
+    thread = threading.get_ident()
+    if threading.current_thread() is threading.main_thread():
+        return lambda: signal.pthread_kill(thread, signal.SIGINT)
 
-    return threading.current_thread() is threading.main_thread()
+    def raise_here() -> None:
+        import ctypes  # a cancel of a run in a thread only
+
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), ctypes.py_object(KeyboardInterrupt))
+
+    return raise_here
 
 
 def _protocol_streams(environment: Environment):

@@ -1,5 +1,6 @@
-"""`ayder acp` driven end to end by the official ACP client (agent-client-protocol's client side), on the
-real process's pipes, with the fake LLM server behind: what an editor sees and what it changes."""
+"""`ayder acp` driven end to end by the official ACP client (agent-client-protocol's client side), over real
+pipes to the agent run in this process, with the fake LLM server behind: what an editor sees and what it
+changes. The real process where only it shows the point: what reaches its file descriptor 1."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ acp = pytest.importorskip("acp")
 from acp.schema import (AllowedOutcome, ClientCapabilities, FileSystemCapabilities, McpServerStdio,  # noqa: E402
                         ReadTextFileResponse, RequestPermissionResponse, TextContentBlock, WriteTextFileResponse)
 
+from support.acp_in_process import ayder_agent  # noqa: E402
 from support.fakellm import FakeLLM, Reply  # noqa: E402
 from support.files import write_json, write_user_config  # noqa: E402
 from support.harness import alive, ayder_command, server_args  # noqa: E402
@@ -70,14 +72,17 @@ class EditorWithBuffers(Editor):
         return WriteTextFileResponse()
 
 
-def run(fake, project, editor: Editor, scenario, *flags: str):
-    """Start `ayder acp` (pointed at the fake; None: at the config's server), initialize, and run
-    `scenario(connection)` against it."""
+def run(fake, project, editor: Editor, scenario, *flags: str, process: bool = False):
+    """Start `ayder acp` in this process, or as the real process (pointed at the fake; None: at the config's
+    server), initialize, and run `scenario(connection)` against it."""
 
     async def main():
-        server = server_args(fake, "openai") if fake is not None else []
-        async with acp.spawn_agent_process(editor, *ayder_command(), "acp", *server, *flags,
-                                           env=dict(os.environ), cwd=project) as (connection, process):
+        args = [*(server_args(fake, "openai") if fake is not None else []), *flags]
+        if process:
+            agent = acp.spawn_agent_process(editor, *ayder_command(), "acp", *args, env=dict(os.environ), cwd=project)
+        else:
+            agent = ayder_agent(editor, *args, env=dict(os.environ), cwd=project, seams={"local_servers": ()})
+        async with agent as (connection, _):
             offers = isinstance(editor, EditorWithBuffers)
             files = FileSystemCapabilities(read_text_file=offers, write_text_file=offers)
             reply = await asyncio.wait_for(connection.initialize(
@@ -143,7 +148,10 @@ def test_a_write_asks_the_editor_and_lands_only_when_allowed(fake, project, choi
         assert "denied by the user" in said(fake.chat_requests()[1])
 
 
-def test_cancel_stops_a_running_command_and_keeps_the_conversation(fake, project):
+# Also the real process: there session/cancel is SIGINT to its main thread, as Ctrl-C at the terminal
+# (in this process, a KeyboardInterrupt raised in the thread that runs ayder).
+@pytest.mark.parametrize("process", [False, True], ids=["in-process", "process"])
+def test_cancel_stops_a_running_command_and_keeps_the_conversation(fake, project, process):
     command = "echo $$ > shell.pid; sleep 60; echo finished > finished.txt"
     fake.queue(Reply.calling("run_shell_command", {"command": command}), Reply(text="still here"))
     editor = Editor()
@@ -160,7 +168,7 @@ def test_cancel_stops_a_running_command_and_keeps_the_conversation(fake, project
         after = await prompt(connection, session.session_id, "are you there?")
         return cancelled, after
 
-    cancelled, after = run(fake, project, editor, scenario, "-x")
+    cancelled, after = run(fake, project, editor, scenario, "-x", process=process)
     assert cancelled.stop_reason == "cancelled"
     assert not alive(int((project / "shell.pid").read_text()))
     assert not (project / "finished.txt").exists()
@@ -237,6 +245,9 @@ def test_session_load_replays_a_saved_session(fake, project):
 def test_stdout_carries_only_protocol_messages(fake, project):
     """Whatever ayder says besides (a notice, the tool activity) goes to stderr: every stdout line is JSON-RPC."""
     import subprocess
+
+    # The real process: what is at stake is its file descriptor 1, which ayder keeps for the protocol
+    # and points at stderr for anything else (a print, a command it starts); in-process it has none.
 
     fake.queue(Reply.calling("run_shell_command", {"command": "echo to-the-terminal"}), Reply(text="done"))
     lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
@@ -355,37 +366,32 @@ def test_allow_always_asks_once_for_the_rest_of_the_session(fake, project):
     assert (project / "a.txt").read_text() == "a\n" and (project / "b.txt").read_text() == "b\n"
 
 
-def test_bad_requests_get_an_error_and_the_agent_goes_on(fake, project):
+def test_bad_requests_get_an_error_and_the_agent_goes_on(fake, project, start_ayder):
     """A line that is not JSON, an unknown method, a folder that is not one, a session that does not exist:
     each answered with a JSON-RPC error of one line; the next request is served as if nothing happened."""
     import subprocess
 
     fake.queue(Reply(text="still fine"))
-    process = subprocess.Popen([*ayder_command(), "acp", *server_args(fake, "openai")], cwd=project,
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = start_ayder("acp", *server_args(fake, "openai"), stdin=subprocess.PIPE)
 
     def ask(line: str) -> dict:
         process.stdin.write((line + "\n").encode())
         process.stdin.flush()
         return json.loads(process.stdout.readline())
 
-    try:
-        assert ask("this is not json")["error"]["code"] == -32700
-        unknown = ask(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "session/fly", "params": {}}))
-        assert unknown["error"]["code"] == -32601
-        relative = ask(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "session/new",
-                                   "params": {"cwd": "project", "mcpServers": []}}))
-        assert relative["error"]["code"] == -32602 and "absolute path" in relative["error"]["message"]
-        missing = ask(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": {
-            "sessionId": "nope", "prompt": [{"type": "text", "text": "hi"}]}}))
-        assert missing["error"]["code"] == -32602 and "session/new" in missing["error"]["message"]
-        made = ask(json.dumps({"jsonrpc": "2.0", "id": 4, "method": "session/new",
-                               "params": {"cwd": str(project), "mcpServers": []}}))
-        session_id = made["result"]["sessionId"]
-        process.stdin.write((json.dumps({"jsonrpc": "2.0", "id": 5, "method": "session/prompt", "params": {
-            "sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]}}) + "\n").encode())
-        out, _ = process.communicate(timeout=LIMIT_S)
-    finally:
-        if process.poll() is None:
-            process.kill()
+    assert ask("this is not json")["error"]["code"] == -32700
+    unknown = ask(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "session/fly", "params": {}}))
+    assert unknown["error"]["code"] == -32601
+    relative = ask(json.dumps({"jsonrpc": "2.0", "id": 2, "method": "session/new",
+                               "params": {"cwd": "project", "mcpServers": []}}))
+    assert relative["error"]["code"] == -32602 and "absolute path" in relative["error"]["message"]
+    missing = ask(json.dumps({"jsonrpc": "2.0", "id": 3, "method": "session/prompt", "params": {
+        "sessionId": "nope", "prompt": [{"type": "text", "text": "hi"}]}}))
+    assert missing["error"]["code"] == -32602 and "session/new" in missing["error"]["message"]
+    made = ask(json.dumps({"jsonrpc": "2.0", "id": 4, "method": "session/new",
+                           "params": {"cwd": str(project), "mcpServers": []}}))
+    session_id = made["result"]["sessionId"]
+    process.stdin.write((json.dumps({"jsonrpc": "2.0", "id": 5, "method": "session/prompt", "params": {
+        "sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]}}) + "\n").encode())
+    out, _ = process.communicate(timeout=LIMIT_S)
     assert json.loads(out.decode().splitlines()[-1])["result"] == {"stopReason": "end_turn"}

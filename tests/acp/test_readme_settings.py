@@ -50,6 +50,7 @@ def test_an_editors_settings_start_an_agent_that_answers(setting, fake, project)
     editor = Editor()
     # The settings name no server (the default, Ollama on this machine) or Ollama by name: the fake
     # stands at OLLAMA_HOST, as a user's own server would.
+    # A real process, as the editor starts it: its command line and the `env` block as the process's own.
     env = {**os.environ, **server.get("env", {}), "OLLAMA_HOST": fake.url}
 
     async def main():
