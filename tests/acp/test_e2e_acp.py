@@ -12,14 +12,10 @@ from pathlib import Path
 
 import pytest
 
-acp = pytest.importorskip("acp")
-from acp.schema import (AllowedOutcome, ClientCapabilities, FileSystemCapabilities, McpServerStdio,  # noqa: E402
-                        ReadTextFileResponse, RequestPermissionResponse, TextContentBlock, WriteTextFileResponse)
-
-from support.acp_in_process import ayder_agent  # noqa: E402
-from support.fakellm import FakeLLM, Reply  # noqa: E402
-from support.files import write_json, write_user_config  # noqa: E402
-from support.harness import alive, ayder_command, server_args  # noqa: E402
+from support.acp_in_process import ayder_agent, sdk
+from support.fakellm import FakeLLM, Reply
+from support.files import write_json, write_user_config
+from support.harness import alive, ayder_command, server_args
 
 NAMED = str(Path(__file__).resolve().parents[1] / "mcp_servers" / "named_server.py")
 LIMIT_S = 60  # each exchange: generous for a busy machine; none waits this long when it works
@@ -37,7 +33,9 @@ class Editor:
     async def request_permission(self, session_id, tool_call, options, **kwargs):
         self.permissions.append({"tool_call": tool_call.model_dump(by_alias=True, exclude_none=True),
                                  "options": [option.option_id for option in options]})
-        return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=self.choice))
+        schema = sdk().schema
+        chosen = schema.AllowedOutcome(outcome="selected", option_id=self.choice)
+        return schema.RequestPermissionResponse(outcome=chosen)
 
     async def session_update(self, session_id, update, **kwargs):
         data = update.model_dump(by_alias=True, exclude_none=True)
@@ -63,13 +61,13 @@ class EditorWithBuffers(Editor):
 
     async def read_text_file(self, session_id, path, line=None, limit=None, **kwargs):
         if path not in self.buffers:
-            raise acp.RequestError.resource_not_found(path)
-        return ReadTextFileResponse(content=self.buffers[path])
+            raise sdk().RequestError.resource_not_found(path)
+        return sdk().schema.ReadTextFileResponse(content=self.buffers[path])
 
     async def write_text_file(self, session_id, path, content, **kwargs):
         self.written.append((path, content))
         self.buffers[path] = content
-        return WriteTextFileResponse()
+        return sdk().schema.WriteTextFileResponse()
 
 
 def run(fake, project, editor: Editor, scenario, *flags: str, process: bool = False):
@@ -79,14 +77,14 @@ def run(fake, project, editor: Editor, scenario, *flags: str, process: bool = Fa
     async def main():
         args = [*(server_args(fake, "openai") if fake is not None else []), *flags]
         if process:
-            agent = acp.spawn_agent_process(editor, *ayder_command(), "acp", *args, env=dict(os.environ), cwd=project)
+            agent = sdk().spawn_agent_process(editor, *ayder_command(), "acp", *args, env=dict(os.environ), cwd=project)
         else:
             agent = ayder_agent(editor, *args, env=dict(os.environ), cwd=project, seams={"local_servers": ()})
         async with agent as (connection, _):
             offers = isinstance(editor, EditorWithBuffers)
-            files = FileSystemCapabilities(read_text_file=offers, write_text_file=offers)
+            files = sdk().schema.FileSystemCapabilities(read_text_file=offers, write_text_file=offers)
             reply = await asyncio.wait_for(connection.initialize(
-                protocol_version=1, client_capabilities=ClientCapabilities(fs=files)), LIMIT_S)
+                protocol_version=1, client_capabilities=sdk().schema.ClientCapabilities(fs=files)), LIMIT_S)
             assert reply.protocol_version == 1 and reply.agent_capabilities.load_session
             return await asyncio.wait_for(scenario(connection), LIMIT_S)
 
@@ -98,7 +96,8 @@ def said(request: dict) -> str:
 
 
 async def prompt(connection, session_id: str, text: str):
-    return await connection.prompt(session_id=session_id, prompt=[TextContentBlock(type="text", text=text)])
+    block = sdk().schema.TextContentBlock(type="text", text=text)
+    return await connection.prompt(session_id=session_id, prompt=[block])
 
 
 def test_a_prompt_streams_its_answer_as_chunks(fake, project):
@@ -199,7 +198,7 @@ def test_a_second_session_keeps_its_own_history(fake, project):
 def test_an_mcp_server_the_editor_passes_is_callable(fake, project):
     fake.queue(Reply.calling("named__echo", {"text": "hello"}), Reply(text="done"))
     editor = Editor()
-    server = McpServerStdio(name="named", command=sys.executable, args=[NAMED, "echo"], env=[])
+    server = sdk().schema.McpServerStdio(name="named", command=sys.executable, args=[NAMED, "echo"], env=[])
 
     async def scenario(connection):
         session = await connection.new_session(cwd=str(project), mcp_servers=[server])

@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pytest
 
-acp = pytest.importorskip("acp")
-from acp.schema import TextContentBlock  # noqa: E402
 
-from support.fakellm import Reply  # noqa: E402
-from support.harness import ayder_command  # noqa: E402
+from support.acp_in_process import sdk
+from support.fakellm import Reply
+from support.harness import ayder_command
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
 SECTION = README.split("\n## In your editor (ACP)\n", 1)[1].split("\n## ", 1)[0]
@@ -54,12 +53,12 @@ def test_an_editors_settings_start_an_agent_that_answers(setting, fake, project)
     env = {**os.environ, **server.get("env", {}), "OLLAMA_HOST": fake.url}
 
     async def main():
-        async with acp.spawn_agent_process(editor, *ayder_command(), *server["args"], env=env,
+        async with sdk().spawn_agent_process(editor, *ayder_command(), *server["args"], env=env,
                                            cwd=project) as (connection, process):
             await asyncio.wait_for(connection.initialize(protocol_version=1), LIMIT_S)
             session = await asyncio.wait_for(connection.new_session(cwd=str(project), mcp_servers=[]), LIMIT_S)
             return await asyncio.wait_for(connection.prompt(
-                session_id=session.session_id, prompt=[TextContentBlock(type="text", text="hi")]), LIMIT_S)
+                session_id=session.session_id, prompt=[sdk().schema.TextContentBlock(type="text", text="hi")]), LIMIT_S)
 
     reply = asyncio.run(main())
     assert reply.stop_reason == "end_turn"

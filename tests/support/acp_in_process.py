@@ -14,12 +14,21 @@ import subprocess
 import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import AsyncIterator
+from typing import TYPE_CHECKING, AsyncIterator
 
-import acp
+import pytest
 from support.harness import PipedRun, alive
 
+if TYPE_CHECKING:
+    import acp
+
 END_S = 30  # how long the run may take to end once stdin is closed; it ends at once when it works
+
+
+def sdk():
+    """The official ACP client, imported when a test first uses it: with pydantic it costs over half a
+    CPU-second, which every test process that only collects the ACP tests would pay otherwise."""
+    return pytest.importorskip("acp")
 
 
 @asynccontextmanager
@@ -39,7 +48,7 @@ async def ayder_agent(client, *args: str, env: dict, cwd: Path,
             lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), run.stdin)
         transports.append(transport)
         to_agent = asyncio.StreamWriter(transport, protocol, None, loop)
-        connection = acp.connect_to_agent(client, to_agent, from_agent)
+        connection = sdk().connect_to_agent(client, to_agent, from_agent)
         try:
             yield connection, run
         finally:

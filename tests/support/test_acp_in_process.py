@@ -9,9 +9,8 @@ import threading
 
 import pytest
 
-acp = pytest.importorskip("acp")
-from support import acp_in_process  # noqa: E402
-from support.acp_in_process import ayder_agent  # noqa: E402
+from support import acp_in_process
+from support.acp_in_process import ayder_agent
 
 
 class Client:
