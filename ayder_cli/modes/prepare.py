@@ -107,14 +107,14 @@ def ready_session(options: Options, environment: Environment, config: Config, ro
                               config_file=config_file,
                               flags=options.config_flags(), granted=options.granted,
                               use_instructions=not options.no_instructions,
-                              verify=tuple(command.strip() for command in options.verify))
+                              verify=tuple(command.strip() for command in options.verify), listener=trajectory)
     try:
         if system is not None:
             session.use_system_prompt(system)
         if options.json_events:
             console.watch(session)
         if trajectory is not None:
-            record_trajectory(session, trajectory)
+            watch_for_trajectory(session, trajectory)
         if options.resuming:
             session.resume(options.resume_id)
         if mode is not Mode.DOCTOR and (mode is not Mode.REPL or options.restore):  # without --restore, the REPL asks
@@ -131,20 +131,10 @@ def ready_session(options: Options, environment: Environment, config: Config, ro
     return session
 
 
-def record_trajectory(session: Session, trajectory: TrajectoryRecorder) -> None:
-    """--trajectory: the recorder hears the loop's callbacks beside the console, and reads the run's
-    system prompt, model, session and tools from the session."""
-    from ayder_cli.agent.callbacks import Also
-
-    loop, keeper = session.loop, session.keeper
-    loop.callbacks = Also(loop.callbacks, trajectory)
-    report = loop.verify.report  # the checks after edits report apart from the loop's callbacks
-
-    def checked(run, excerpt: str | None) -> None:
-        trajectory.on_check(run, excerpt)
-        report(run, excerpt)
-
-    loop.verify.report = checked
+def watch_for_trajectory(session: Session, trajectory: TrajectoryRecorder) -> None:
+    """--trajectory: the recorder (which hears the loop's callbacks, given to build_session) reads the
+    run's system prompt, model, session and tools from the session."""
+    keeper = session.keeper
     trajectory.watch(system=lambda: session.conversation.system_prompt, model=lambda: session.config.resolved_model,
                      session_id=lambda: keeper.current.id if keeper.current is not None else None,
                      tools=session.executor.schemas, mask=session.secrets.mask)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from ayder_cli.agent.callbacks import Also
 from ayder_cli.agent.conversation import Conversation
 from ayder_cli.agent.loop import ChatLoop
 from ayder_cli.agent.usage import SessionUsage
@@ -57,11 +58,13 @@ def build_session(
     verify: tuple[str, ...] = (),
     confirmer: Confirmer | None = None,
     editor: EditorFiles | None = None,
+    listener: object | None = None,
 ) -> Session:
     """root: the tools' root; repo_root: where .ayder/ is, the project config and the first AGENTS.md
     (None: root); verify: the --verify commands, the user's own (they replace the config's for this run);
     confirmer: who is asked before a call outside the granted set (None: the terminal; ACP: the editor);
-    editor: the files as an editor holds them, which the file tools read and write through (ACP).
+    editor: the files as an editor holds them, which the file tools read and write through (ACP);
+    listener: hears the loop's callbacks and the checks' reports beside the console (--trajectory's recorder).
     Each object is built whole, in order, from what was built before it: nothing is set on it afterwards."""
     env, cwd = environment.env, environment.cwd
     repo = repo_root or root
@@ -120,7 +123,8 @@ def build_session(
     # --verify is the user's consent; the config's commands need -x or a yes at the terminal.
     consent = Consent(bool(verify), lambda: executor.permissions.allows("x"), checks_asker(environment),
                       console.notice)
-    verifier = Verifier(verify or config.verify, executor, consent, report=console.on_check, show=console.info,
+    callbacks = console if listener is None else Also(console, listener)
+    verifier = Verifier(verify or config.verify, executor, consent, report=callbacks.on_check, show=console.info,
                         window=hold.window, warn=console.notice)
     usage = SessionUsage()
     keeper = SessionKeeper(store, usage=usage, tools=context, console=console, secrets=secrets, undo_root=outer)
@@ -128,7 +132,7 @@ def build_session(
     # from run to run.
     conversation = Conversation(system_prompt, on_message=keeper.record,
                                 preamble=environment_note(root, cwd, env, repo=repo))
-    loop = ChatLoop(hold, conversation, console, executor=executor,
+    loop = ChatLoop(hold, conversation, callbacks, executor=executor,
                     checkpoints=CheckpointStore(repo, mask=secrets.mask), log=console.log,
                     profiles=profiles, verify=verifier, usage=usage,
                     side_summary=SideSummaries(hold, env, usage, console.log))
