@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import importlib.metadata
 import subprocess
 import sys
 import sysconfig
@@ -30,9 +31,10 @@ def installed_ayder(tmp_path_factory) -> Path:
         else:
             shutil.copy2(src, source / name)
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
-    # The test extra's setuptools builds it, as the isolated build would, without fetching a copy.
-    subprocess.run([*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(work / "dist"), str(source)],
-                   check=True)
+    # The test extra's setuptools builds it, as the isolated build would, without fetching a copy (a venv
+    # made before the extra asked for 70.1 builds it the isolated way still).
+    isolation = ["--no-build-isolation"] if _setuptools_builds_wheels() else []
+    subprocess.run([*pip, "wheel", "--no-deps", *isolation, "-w", str(work / "dist"), str(source)], check=True)
     wheel = next((work / "dist").glob("ayder_cli-*.whl"))
 
     venv = work / "venv"
@@ -45,6 +47,15 @@ def installed_ayder(tmp_path_factory) -> Path:
                           capture_output=True, text=True, check=True).stdout.strip()
     Path(site, "outer_deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     return venv / "bin" / "ayder"
+
+
+def _setuptools_builds_wheels() -> bool:
+    """This environment's setuptools builds a wheel by itself (70.1 and later; before, it needs `wheel`)."""
+    try:
+        release = tuple(int(part) for part in importlib.metadata.version("setuptools").split(".")[:2])
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return False
+    return release >= (70, 1)
 
 
 def run(ayder: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
