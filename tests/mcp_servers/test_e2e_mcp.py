@@ -8,7 +8,6 @@ import json
 import os
 import shlex
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,14 +18,17 @@ import pytest
 from support.fakellm import Reply
 from support.files import write_json, write_user_config
 from support.harness import server_args
-from support.stdio_mcp import GENEROUS_START_S
+from support.http_mcp import HttpMcp
+from support.stdio_mcp import GENEROUS_START_S, StdioServer
+
+import toy_tools  # beside this file
 
 # find_spec, not importorskip: importing the SDK costs a second, and every worker collects every file
 pytestmark = pytest.mark.skipif(find_spec("mcp") is None, reason="needs the mcp extra: pip install -e '.[mcp]'")
 
 # The toy server on the standard library: it starts in a few hundredths of a second, the SDK's in most of one.
 TOY = str(Path(__file__).with_name("toy_stdlib_server.py"))
-# The same tools built on the official SDK, for the tests of interoperation with it (and over HTTP).
+# The same tools built on the official SDK, for the test of interoperation with it.
 SDK_TOY = str(Path(__file__).with_name("toy_server.py"))
 TOKEN = "toy-token-0123456789abcdef"
 REPO = Path(__file__).resolve().parents[2]  # the checkout these tests run from, installed editable
@@ -212,29 +214,17 @@ def test_a_slow_tool_stops_at_its_time_limit(fake, run_ayder, isolated_env, tmp_
 
 @pytest.fixture
 def toy_over_http():
-    """The toy server on streamable HTTP at a free loopback port -> its URL."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    code = f"import toy_server; toy_server.server.run('streamable-http', host='127.0.0.1', port={port})"
-    server = subprocess.Popen([sys.executable, "-c", code], cwd=Path(SDK_TOY).parent, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 30  # a guard against a hang, not a timing
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        server.kill()
-        server.wait()
+    """The toy server's echo and fail on streamable HTTP at a free loopback port, served from this process
+    (support/http_mcp.py) -> it, with .url and the .headers of every request it was sent."""
+    server = StdioServer("toy")
+    for tool in (toy_tools.echo, toy_tools.fail):  # not crash: it would end this process
+        server.tool()(tool)
+    with HttpMcp(server) as web:
+        yield web
 
 
 def test_a_server_over_http_with_a_header_from_the_environment(fake, run_ayder, isolated_env, toy_over_http):
-    user_config(isolated_env, {"mcp_servers": {"web": {"url": toy_over_http, "permission": "r",
+    user_config(isolated_env, {"mcp_servers": {"web": {"url": toy_over_http.url, "permission": "r",
                                                        "startup_timeout_s": GENEROUS_START_S,
                                                        "headers": {"Authorization": "Bearer ${WEB_TOKEN}"}}}})
     fake.queue(Reply.calling("web__echo", {"text": "over http"}), Reply(text=f"sent {TOKEN}"))
@@ -244,6 +234,9 @@ def test_a_server_over_http_with_a_header_from_the_environment(fake, run_ayder, 
     assert result.returncode == 0, result.stderr
     assert "toy says: over http" in tool_results(fake.chat_requests()[1])
     assert result.stdout == "sent ***\n"
+    # the handshake, the listing and the call each carried the header, its ${VAR} filled in
+    assert len(toy_over_http.headers) >= 3
+    assert {seen.get("authorization") for seen in toy_over_http.headers} == {f"Bearer {TOKEN}"}
 
 
 @pytest.mark.parametrize(("sent", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["sigterm", "ctrl-c"])

@@ -1,6 +1,6 @@
 """A small MCP server over stdio for the tests, built on the official SDK: the tools of toy_tools.py.
-For the tests of interoperation with the SDK and over HTTP; the other tests use toy_stdlib_server.py,
-the same tools on the standard library, which starts ten times faster."""
+For the test of interoperation with the SDK's servers; the other tests use toy_stdlib_server.py, the
+same tools on the standard library, which starts ten times faster (and support/http_mcp.py over HTTP)."""
 
 from __future__ import annotations
 

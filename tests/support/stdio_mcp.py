@@ -12,7 +12,7 @@ a raised exception as isError "Error executing tool <name>"), so a test sees the
 tests/mcp_servers/toy_server.py, built on the SDK, is kept for the tests of that interoperation.
 
 Each tools/call runs on a thread of its own, as the SDK runs a synchronous tool: a slow call holds up
-neither a ping nor another call.
+neither a ping nor another call. Over HTTP (support/http_mcp.py) each message is answered by handle().
 """
 
 from __future__ import annotations
@@ -123,65 +123,76 @@ class StdioServer:
                 self._receive(line)
         # stdin ended: the client is done with us (calls still running on their threads end with us)
 
-    def _receive(self, line: bytes) -> None:
-        try:
-            message = json.loads(line)
-        except ValueError:
-            self._send({"jsonrpc": "2.0", "id": None, "error": {"code": PARSE_ERROR, "message": "Parse error"}})
-            return
+    def handle(self, message: Any) -> dict | None:
+        """The answer to one JSON-RPC message, a tool's call run to its end; None for a notification or
+        an answer. The transport over HTTP (support/http_mcp.py) answers each request this way."""
         if not isinstance(message, dict) or not isinstance(message.get("method"), str):
             if isinstance(message, dict) and ("result" in message or "error" in message):
-                return  # an answer to a request of ours: we send none
-            self._send({"jsonrpc": "2.0", "id": None,
-                        "error": {"code": INVALID_REQUEST, "message": "Invalid Request"}})
-            return
+                return None  # an answer to a request of ours: we send none
+            return {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": "Invalid Request"}}
         method, params = message["method"], message.get("params")
         params = params if isinstance(params, dict) else {}  # by name, or none
         if "id" not in message:  # a notification: initialized, cancelled, ... answer none
             if method == "notifications/cancelled":
                 self._cancelled.add(params.get("requestId"))
-            return
+            return None
         request_id = message["id"]
         if method == "tools/call":
-            threading.Thread(target=self._call, args=(request_id, params), daemon=True).start()
-        elif method == "initialize":
+            return self._call(request_id, params)
+        if method == "initialize":
             asked = params.get("protocolVersion")
             result = {"capabilities": {"tools": {"listChanged": False}}}
             if self.instructions:
                 result["instructions"] = self.instructions
             result |= {"protocolVersion": asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[-1],
                        "serverInfo": {"name": self.name, "version": ""}}
-            self._answer(request_id, result)
-        elif method == "ping":
-            self._answer(request_id, {})
-        elif method == "tools/list":
-            self._answer(request_id, {"tools": [tool.listing() for tool in self.tools.values()]})
-        else:
-            self._send({"jsonrpc": "2.0", "id": request_id,
-                        "error": {"code": METHOD_NOT_FOUND, "message": "Method not found", "data": method}})
+            return _answer(request_id, result)
+        if method == "ping":
+            return _answer(request_id, {})
+        if method == "tools/list":
+            return _answer(request_id, {"tools": [tool.listing() for tool in self.tools.values()]})
+        return {"jsonrpc": "2.0", "id": request_id,
+                "error": {"code": METHOD_NOT_FOUND, "message": "Method not found", "data": method}}
 
-    def _call(self, request_id: Any, params: dict) -> None:
+    def _receive(self, line: bytes) -> None:
+        """One line of stdin answered on stdout; a call on a thread of its own, its answer dropped if the
+        client cancelled it meanwhile."""
+        try:
+            message = json.loads(line)
+        except ValueError:
+            self._send({"jsonrpc": "2.0", "id": None, "error": {"code": PARSE_ERROR, "message": "Parse error"}})
+            return
+        if isinstance(message, dict) and message.get("method") == "tools/call" and "id" in message:
+            threading.Thread(target=self._answer_call, args=(message,), daemon=True).start()
+            return
+        answer = self.handle(message)
+        if answer is not None:
+            self._send(answer)
+
+    def _answer_call(self, message: dict) -> None:
+        answer = self.handle(message)
+        if message["id"] not in self._cancelled:
+            self._send(answer)
+
+    def _call(self, request_id: Any, params: dict) -> dict:
         tool = self.tools.get(params.get("name"))
         arguments = params.get("arguments") or {}
         if tool is None:
-            result = _failed(f"Unknown tool: {params.get('name')}")
-        elif not isinstance(arguments, dict):
-            self._send({"jsonrpc": "2.0", "id": request_id,
-                        "error": {"code": INVALID_PARAMS, "message": "arguments must be an object"}})
-            return
-        else:
-            result = tool.call(arguments)
-        if request_id not in self._cancelled:
-            self._answer(request_id, result)
-
-    def _answer(self, request_id: Any, result: dict) -> None:
-        self._send({"jsonrpc": "2.0", "id": request_id, "result": result})
+            return _answer(request_id, _failed(f"Unknown tool: {params.get('name')}"))
+        if not isinstance(arguments, dict):
+            return {"jsonrpc": "2.0", "id": request_id,
+                    "error": {"code": INVALID_PARAMS, "message": "arguments must be an object"}}
+        return _answer(request_id, tool.call(arguments))
 
     def _send(self, message: dict) -> None:
         data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
         with self._write_lock:  # whole lines: calls answer from their own threads
             sys.stdout.buffer.write(data)
             sys.stdout.buffer.flush()
+
+
+def _answer(request_id: Any, result: dict) -> dict:
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
 def _failed(text: str) -> dict:

@@ -6,6 +6,7 @@ tests' dots, warnings); two cases run pytest and ruff for real on a small packag
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -418,8 +419,12 @@ def make_package(tmp_path):
 
 def test_a_real_pytest_failure_names_the_test_the_line_and_the_assertion(tmp_path):
     project = make_package(tmp_path)
-    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n0", "-v", "tests"],
-                         cwd=project, capture_output=True, text=True, timeout=120)
+    # Pytest alone, as a project without plugins runs it: loading this environment's (xdist, anyio,
+    # hypothesis) would cost more than the run, and a failure reads the same without them.
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    env.pop("PYTEST_ADDOPTS", None)
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v", "tests"],
+                         cwd=project, env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 1
     output = framed(run.stdout, run.stderr)
     assert len(output) > 5000  # 200 passing tests listed before the failure
