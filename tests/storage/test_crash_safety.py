@@ -1,7 +1,7 @@
 """A write killed at any moment leaves the old file or the new one, never a mix.
 
 The real ayder process (-w: writes run without asking) gets a write_file call
-that replaces a 20 MB file of 'a' with 40 MB of 'b', and is SIGKILLed at
+that replaces a 10 MB file of 'a' with 20 MB of 'b', and is SIGKILLed at
 different moments: as the request reaches the server, as the temporary file
 appears, while it fills, after the rename. big.txt must then hold exactly the
 old bytes or exactly the new ones.
@@ -25,16 +25,16 @@ MB = 1024 * 1024
 
 
 # The contents are made when a test here first runs, not at import: every xdist worker imports this
-# module to collect it, and 100 MB made there costs each of them CPU for nothing.
+# module to collect it, and 50 MB made there costs each of them CPU for nothing.
 @functools.cache
 def contents() -> tuple[bytes, str, bytes]:
     """(the old bytes, the new text, the new bytes)."""
-    new_text = "b" * (40 * MB)
-    return b"a" * (20 * MB), new_text, new_text.encode()
+    new_text = "b" * (20 * MB)
+    return b"a" * (10 * MB), new_text, new_text.encode()
 
 
 def describe(data: bytes) -> str:
-    """A short account of a file's bytes (never the 40 MB themselves in a failure message)."""
+    """A short account of a file's bytes (never the 20 MB themselves in a failure message)."""
     return (f"{len(data):,} bytes: {data.count(b'a'):,} 'a', {data.count(b'b'):,} 'b', "
             f"{len(data) - data.count(b'a') - data.count(b'b'):,} other")
 
@@ -58,9 +58,9 @@ def big_changed(project: Path, before: os.stat_result) -> bool:
 
 def wait_for(condition: Callable[[], bool], process, timeout_s: float = 120.0, pause_s: float = 0.001) -> str:
     """Poll every millisecond until condition holds ("hit") or the process exits ("exited"): the temporary
-    file of a 40 MB write stays for tens of milliseconds even on a fast disk (its fsync alone), hundreds
+    file of a 20 MB write stays for tens of milliseconds even on a fast disk (its fsync alone), hundreds
     on a busy machine: polling five times as often only spent the CPU of thousands of needless looks.
-    The limit only guards against a hang: on a busy machine a start and a 100 MB request took over 20 s."""
+    The limit only guards against a hang: on a busy machine a start and a 50 MB request took over 10 s."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if condition():
@@ -125,7 +125,7 @@ def test_a_killed_write_leaves_the_old_file_or_the_new_one(fake, spawn_ayder, pr
 
 
 def test_an_uninterrupted_write_leaves_the_new_file_and_no_temporary(fake, run_ayder, project):
-    # Nothing is timed here, so a megabyte does what the 40 MB of the kills do, for a fortieth of the CPU.
+    # Nothing is timed here, so two megabytes do what the 20 MB of the kills do, for a tenth of the CPU.
     OLD, NEW = b"a" * MB, b"b" * (2 * MB)
     big = project / "big.txt"
     big.write_bytes(OLD)
