@@ -65,7 +65,9 @@ def test_a_per_tool_cap_refuses_each_call_past_it_without_running(fake, run_ayde
 def test_arguments_nested_past_the_limit_are_a_malformed_call_not_a_crash(fake, run_ayder, project, native, depth):
     (project / "a.txt").write_text("hello\n")
     arguments = '{"file_path": "a.txt", "x": ' + "[" * depth + "]" * depth + "}"
-    call = Reply.calling("read_file", arguments) if native else Reply(text=f"[CALL] read_file {arguments}")
+    text = f"[CALL] read_file {arguments}"  # sent 4 KB a delta: the depth is the point, not the splits
+    call = Reply.calling("read_file", arguments) if native else Reply(
+        text=text, chunks=[text[at:at + 4096] for at in range(0, len(text), 4096)])
     fake.queue(call, Reply(text="done"))
     result = run_ayder(*server_args(fake, "openai"), "read it")
     assert result.returncode == 0, result.stderr
