@@ -119,6 +119,8 @@ def isolated_env(homes, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
     for name in AYDER_ENV_VARS:
         monkeypatch.delenv(name, raising=False)
+    # This run's pytest options (CI's --hypothesis-profile=full) are not for the pytest a test's project runs.
+    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
     # The ayder processes the tests start may cache their bytecode: compiling every module
     # again in each of them costs more than a tenth of a second per process.
     monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
