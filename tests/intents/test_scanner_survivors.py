@@ -65,6 +65,11 @@ def test_a_call_line_the_reply_ends_on_runs_unless_the_server_cut_the_reply_ther
     assert cut.calls == [] and len(cut.errors) == 1 and "cut off" in cut.errors[0]
 
 
+def test_a_brace_that_opens_no_json_call_is_text_and_the_call_right_after_it_runs():
+    # The "{" at the reply's start is held as a JSON call until the next character says it is not one.
+    assert read_however_split("{" + HERMES) == ("{", "", READ_A, [])
+
+
 def test_held_is_the_call_markup_while_it_streams_and_empty_in_prose():
     flt = StreamFilter(TOOLS, think_open=False)
     flt.feed("Reading it. <")
