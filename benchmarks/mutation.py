@@ -52,7 +52,7 @@ GROUPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                  "tests/tools/test_e2e_sandbox_later.py", "tests/tools/test_sandbox_survivors.py")),
     "scanner": (("ayder_cli/intents/scanner.py",),
                 ("tests/intents/test_intents_corpus.py", "tests/intents/test_think_filter.py",
-                 "tests/intents/test_intents_properties.py")),
+                 "tests/intents/test_intents_properties.py", "tests/intents/test_scanner_survivors.py")),
     "window": (("ayder_cli/agent/window.py", "ayder_cli/agent/context.py"),
                ("tests/agent/test_context.py", "tests/agent/test_fit.py", "tests/agent/test_e2e_window.py",
                 "tests/agent/test_e2e_context.py", "tests/agent/test_e2e_prefix_reuse.py",

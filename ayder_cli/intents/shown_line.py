@@ -67,8 +67,8 @@ class ShownLine:
             if inline and buf.find("\n", at, start) >= 0:
                 inline = False  # inline code ends with its line
             if buf[start] == "~":
-                if not self.mid_line(buf, start):
-                    return found, inline  # may open a ~~~ fence
+                if not self.mid_line(buf, start) or (start == 0 and self.tildes_only()):
+                    return found, inline  # may open a ~~~ fence (or go on with the tildes that began one)
                 at = start + 1
             elif buf[start] == "`":
                 run = context.skip_run(buf, start, NOT_BACKTICK)
@@ -80,6 +80,10 @@ class ShownLine:
             else:
                 return found, inline
         return None, inline and buf.find("\n", at) < 0
+
+    def tildes_only(self) -> bool:
+        """The line shown so far is indentation and a run of tildes: more of them may make a ~~~ fence."""
+        return self.tail.endswith("~") and not self.tail.strip(" \t~")
 
     def mid_line(self, buf: str, at: int) -> bool:
         """Something other than spaces stands before `at` on its line."""
