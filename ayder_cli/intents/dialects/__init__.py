@@ -138,39 +138,31 @@ class OpenerIndex:
         self._found = {opener: [(shorter, dialect) for shorter in openers if opener.startswith(shorter)
                                 for dialect in by_opener[shorter]] for opener in openers}
         keys = {opener[:2] for opener in openers} | {opener[:1] for opener in openers}
-        # Each key's expression is compiled when a text first starts with it: a reply meets a few of the
-        # keys, and compiling all of them cost every start of ayder tens of milliseconds.
-        self._words = {key: [opener for opener in openers if opener.startswith(key) or opener == key[0]]
+        self._words = {key: tuple(opener for opener in openers if opener.startswith(key) or opener == key[0])
                        for key in keys}
-        self._patterns: dict[str, re.Pattern[str]] = {}
         self._prefixes = {opener[:size] for opener in openers for size in range(1, len(opener))}
         self._dialects = {key: [dialect for opener, dialect in pairs if opener.startswith(key) or opener == key[0]]
                           for key in keys if len(key) == 2}
         self._single = {opener: by_opener[opener] for opener in openers if len(opener) == 1}  # "[" opens a reply
-        # The openers longer than one character, by their first two: whether one of them starts at a place
-        # (compiled at first use, as above).
-        self._longer_words = {key: [o for o in openers if o.startswith(key)] for key in keys if len(key) == 2}
-        self._longer: dict[str, tuple[re.Pattern[str], int]] = {}
+        # The openers longer than one character, by their first two, and the longest: whether one of them
+        # starts at a place.
+        longer = {key: tuple(o for o in openers if o.startswith(key)) for key in keys if len(key) == 2}
+        self._longer = {key: (words, max(len(word) for word in words)) for key, words in longer.items()}
+        self._compiled: dict[tuple[str, ...], re.Pattern[str]] = {}
 
-    def _pattern(self, key: str) -> re.Pattern[str] | None:
-        """The expression for the openers starting with `key`, None when none does."""
-        pattern = self._patterns.get(key)
-        if pattern is None and key in self._words:
-            pattern = self._patterns[key] = re.compile(longest_of(self._words[key]))
+    def _expression(self, words: tuple[str, ...]) -> re.Pattern[str]:
+        """One expression for any of `words`, compiled when first asked for: a reply meets a few of the
+        openers' first characters, and compiling all of them cost every start of ayder tens of milliseconds."""
+        pattern = self._compiled.get(words)
+        if pattern is None:
+            pattern = self._compiled[words] = re.compile(longest_of(list(words)))
         return pattern
-
-    def _longer_than_one(self, key: str) -> tuple[re.Pattern[str], int]:
-        """The expression for the openers longer than one character starting with `key`, and the longest."""
-        if key not in self._longer:
-            words = self._longer_words[key]
-            self._longer[key] = (re.compile(longest_of(words)), max(len(word) for word in words))
-        return self._longer[key]
 
     def matches(self, text: str) -> list[tuple[str, Dialect | None]]:
         """Every (opener, dialect) that `text` starts with: longest opener first, then in table order,
         then the openers that are patterns (<NAMESPACE:tool_call>)."""
-        pattern = self._pattern(text[:2]) or self._pattern(text[:1])
-        match = pattern.match(text) if pattern else None
+        words = self._words.get(text[:2]) or self._words.get(text[:1])
+        match = self._expression(words).match(text) if words else None
         found = list(self._found[match.group(0)]) if match else []
         return found + [(match.group(0), dialect) for dialect in PATTERNED if (match := dialect.pattern.match(text))]
 
@@ -189,9 +181,9 @@ class OpenerIndex:
         if any(dialect is None or dialect.where is not Where.REPLY_START for dialect in dialects):
             # Openers begin with these two characters ("[\n{", "<tool_call>"): does one begin here?
             single = self._single.get(text[at], [])
-            if key not in self._longer_words or any(d is None or d.where is not Where.REPLY_START for d in single):
+            if key not in self._longer or any(d is None or d.where is not Where.REPLY_START for d in single):
                 return False
-            pattern, longest = self._longer_than_one(key)
-            if len(text) - at < longest or pattern.match(text, at):
+            words, longest = self._longer[key]
+            if len(text) - at < longest or self._expression(words).match(text, at):
                 return False  # one does, or the text is too short yet to tell
         return not any(d.pattern.match(text, at) or d.pattern_prefix.match(text, at) for d in PATTERNED)
