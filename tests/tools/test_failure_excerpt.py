@@ -421,8 +421,7 @@ def test_a_real_pytest_failure_names_the_test_the_line_and_the_assertion(tmp_pat
     project = make_package(tmp_path)
     # Pytest alone, as a project without plugins runs it: loading this environment's (xdist, anyio,
     # hypothesis) would cost more than the run, and a failure reads the same without them.
-    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    env.pop("PYTEST_ADDOPTS", None)
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}  # PYTEST_ADDOPTS: left out by isolated_env
     run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v", "tests"],
                          cwd=project, env=env, capture_output=True, text=True, timeout=120)
     assert run.returncode == 1
