@@ -11,7 +11,6 @@ helpers (server_args, read_until, call_tool, write_json, ...) from support/ too.
 
 from __future__ import annotations
 
-import gc
 import os
 import socket
 import subprocess
@@ -57,51 +56,8 @@ settings.register_profile("full", max_examples=100)
 settings.register_profile("quick", max_examples=25)
 settings.load_profile("quick")  # pytest's --hypothesis-profile loads another one after this
 
-
-def pytest_xdist_auto_num_workers(config) -> int | None:
-    """-n auto (setup.cfg): two workers a core. Many tests spend their time waiting (an ayder process
-    or an MCP server starting, a timeout running out, a reply held back), and the extra workers keep
-    the cores busy meanwhile: on two cores 4 workers end the suite in 51 s where 3 took 58 s.
-    PYTEST_XDIST_AUTO_NUM_WORKERS, when set, still decides (None: xdist's own count)."""
-    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") or not hasattr(os, "sched_getaffinity"):
-        return None
-    return 2 * len(os.sched_getaffinity(0))
-
-
-def pytest_configure(config) -> None:
-    """Before xdist starts its workers, rewrite the asserts of every test module once and cache them
-    (pytest's own pyc): from a clean clone each worker would otherwise rewrite all of them itself,
-    about 4 CPU-seconds a worker. Only an optimisation: if pytest's internals move, it is skipped."""
-    if hasattr(config, "workerinput") or not config.getoption("numprocesses", None):
-        return
-    try:
-        from _pytest.assertion.rewrite import PYC_TAIL, _rewrite_test, _write_pyc, assertstate_key, get_cache_dir
-        state = config.stash[assertstate_key]
-    except (ImportError, KeyError):
-        return
-    import importlib.util
-
-    tests = Path(__file__).resolve().parent
-    for source in [*tests.rglob("test_*.py"), *tests.rglob("conftest.py")]:
-        pyc = get_cache_dir(source) / (source.name[:-3] + PYC_TAIL)
-        try:
-            with open(pyc, "rb") as cached:
-                header = cached.read(16)
-            if header[8:16] == importlib.util.source_hash(source.read_bytes())[:8]:
-                continue  # cached and current (pytest checks the magic number and flags when it reads it)
-        except OSError:
-            pass
-        source_hash, code = _rewrite_test(source, config)
-        pyc.parent.mkdir(exist_ok=True)
-        _write_pyc(state, code, source_hash, pyc)
-
-
-def pytest_collection_finish(session) -> None:
-    """What collection built (modules, test items, Hypothesis strategies) lives until the end: frozen,
-    no full garbage collection walks it again, and collections come a thirtieth as often. The cyclic
-    collector cost a test process about 7% of its CPU; a tenth of that is left."""
-    gc.freeze()
-    gc.set_threshold(20_000, 20, 20)
+# The number of workers, test modules compiled once for all, the garbage collector, a worker's exit.
+pytest_plugins = ["support.suite_run"]
 
 
 # --- every test

@@ -1,0 +1,141 @@
+"""How the suite runs on a machine with few cores (a pytest plugin, named in tests/conftest.py):
+how many workers, test modules compiled once for all of them, the garbage collector, and a
+worker's exit. Each measure here only saves time: none changes what a test sees, and where
+pytest's or xdist's internals move, it is skipped."""
+
+from __future__ import annotations
+
+import atexit
+import gc
+import importlib.util
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parents[1]
+
+# Test files that load the same heavy library in the test process, scheduled as one unit so that one
+# worker pays for the import instead of each: the MCP SDK, the ACP SDK and the trajectory models are
+# built on pydantic (about a CPU-second a process). A file missing here only costs that second again;
+# `python -X importtime -m pytest -n0 FILE` shows whether a file loads them.
+RUN_TOGETHER = {
+    "pydantic": (
+        "tests/acp/test_e2e_acp.py", "tests/acp/test_readme_settings.py", "tests/support/test_acp_in_process.py",
+        "tests/agent/test_e2e_side_by_side.py", "tests/agent/test_e2e_trajectory.py",
+        "tests/mcp_servers/test_e2e_mcp.py", "tests/mcp_servers/test_e2e_mcp_budget.py",
+        "tests/mcp_servers/test_e2e_mcp_enabled.py", "tests/mcp_servers/test_e2e_mcp_json.py",
+        "tests/mcp_servers/test_e2e_mcp_names.py", "tests/modes/test_doctor.py", "tests/terminal/test_escapes.py",
+    ),
+}
+
+
+def pytest_xdist_auto_num_workers(config) -> int | None:
+    """-n auto (setup.cfg): two workers a core. Many tests spend their time waiting (an ayder process
+    or an MCP server starting, a timeout running out, a reply held back), and the extra workers keep
+    the cores busy meanwhile: on two cores 4 workers end the suite in 51 s where 3 took 58 s.
+    PYTEST_XDIST_AUTO_NUM_WORKERS, when set, still decides (None: xdist's own count)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") or not hasattr(os, "sched_getaffinity"):
+        return None
+    return 2 * len(os.sched_getaffinity(0))
+
+
+def pytest_configure(config) -> None:
+    """Before xdist starts its workers, rewrite the asserts of every test module once and cache them
+    (pytest's own pyc): from a clean clone each worker would otherwise rewrite all of them itself,
+    about 4 CPU-seconds a worker. Done on every core (3.6 s on one)."""
+    if hasattr(config, "workerinput"):
+        _leave_without_teardown_at_exit()
+        return
+    if not config.getoption("numprocesses", None):
+        return
+    try:
+        from _pytest.assertion.rewrite import PYC_TAIL, _rewrite_test, _write_pyc, assertstate_key, get_cache_dir
+        state = config.stash[assertstate_key]
+    except (ImportError, KeyError):
+        return
+
+    def rewrite(source: Path) -> None:
+        source_hash, code = _rewrite_test(source, config)
+        pyc = get_cache_dir(source) / (source.name[:-3] + PYC_TAIL)
+        pyc.parent.mkdir(exist_ok=True)
+        _write_pyc(state, code, source_hash, pyc)
+
+    stale = [source for source in [*TESTS.rglob("test_*.py"), *TESTS.rglob("conftest.py")]
+             if not _cached(get_cache_dir(source) / (source.name[:-3] + PYC_TAIL), source)]
+    on_every_core(stale, rewrite)
+
+
+def _cached(pyc: Path, source: Path) -> bool:
+    """pyc holds source as it is now (pytest checks the magic number and flags when it reads it)."""
+    try:
+        with open(pyc, "rb") as cached:
+            header = cached.read(16)
+        return header[8:16] == importlib.util.source_hash(source.read_bytes())[:8]
+    except OSError:
+        return False
+
+
+def on_every_core(items: list[Path], work: Callable[[Path], None]) -> None:
+    """work(item) for each item, shared among one forked process a core. Only for work whose result
+    is a file: a child's error is lost, and whatever it did not write is written later by pytest."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    shares = max(1, min(cores, len(items) // 10)) if hasattr(os, "fork") else 1
+    children = []
+    for share in range(1, shares):
+        pid = os.fork()
+        if pid == 0:  # the child: its share, then gone without running the parent's exit handlers
+            try:
+                for item in items[share::shares]:
+                    work(item)
+            finally:
+                os._exit(0)
+        children.append(pid)
+    for item in items[0::shares]:
+        work(item)
+    for pid in children:
+        os.waitpid(pid, 0)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadfile (setup.cfg), with the files of RUN_TOGETHER each group on one worker."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    try:
+        from xdist.scheduler import LoadFileScheduling
+    except ImportError:
+        return None
+
+    group_of = {path: group for group, paths in RUN_TOGETHER.items() for path in paths}
+
+    class FilesTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = super()._split_scope(nodeid)
+            return group_of.get(path, path)
+
+    return FilesTogether(config, log)
+
+
+def pytest_collection_finish(session) -> None:
+    """What collection built (modules, test items, Hypothesis strategies) lives until the end: frozen,
+    no full garbage collection walks it again, and collections come a thirtieth as often. The cyclic
+    collector cost a test process about 7% of its CPU; a tenth of that is left."""
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)
+
+
+def _leave_without_teardown_at_exit() -> None:
+    """An xdist worker exits when the controller ends the session, after it has reported every test.
+    Tearing down its heap (every collected test, every module) object by object then costs about a
+    CPU-second, in all workers at once while the controller waits: the worker leaves without it, once
+    the exit handlers registered while it ran have run (those of start-up, registered before this one,
+    close what the exit closes anyway). Not when coverage is measured: it writes its data at exit."""
+
+    def leave() -> None:
+        if "coverage" in sys.modules:
+            return
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        os._exit(0)
+
+    atexit.register(leave)
