@@ -1,0 +1,26 @@
+"""How the suite is spread over the cores (support/suite_run.py): the shared work is all done, and
+the files named as running together exist."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from support.suite_run import RUN_TOGETHER, TESTS, on_every_core
+
+
+def test_work_shared_among_the_cores_is_all_done(tmp_path):
+    sources = [tmp_path / f"m{n}.py" for n in range(45)]
+    for source in sources:
+        source.write_text(f"VALUE = {source.stem!r}\n")
+
+    on_every_core(sources, lambda source: source.with_suffix(".done").write_text(source.read_text()))
+
+    assert sorted(done.name for done in tmp_path.glob("*.done")) == sorted(f"m{n}.done" for n in range(45))
+    assert (tmp_path / "m44.done").read_text() == "VALUE = 'm44'\n"
+
+
+def test_the_files_run_together_are_test_files_of_this_suite():
+    named = [Path(path) for paths in RUN_TOGETHER.values() for path in paths]
+    assert len(set(named)) == len(named)
+    for path in named:
+        assert (TESTS.parent / path).is_file(), f"{path} is gone: take it out of RUN_TOGETHER"
