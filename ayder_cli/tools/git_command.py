@@ -46,6 +46,9 @@ SAFE_ENV = {
 COMMIT_ENV = {name: value for name, value in SAFE_ENV.items() if name != "LC_ALL"}
 # A filter driver's programs, emptied: an empty command is no filter; required=false so none is missed.
 FILTER_OFF = (("clean", ""), ("smudge", ""), ("process", ""), ("required", "false"))
+# Commands that read only git's own records (HEAD, refs, the config), never a file of the work tree, so
+# no filter driver can run: the drivers are not listed first (one git process instead of two).
+READ_NO_WORK_TREE = frozenset({"rev-parse", "symbolic-ref"})
 
 
 class GitDone(NamedTuple):
@@ -88,6 +91,8 @@ def run_git(args: Sequence[str], cwd: Path, timeout_s: float, env: Mapping[str, 
     if as_commit:
         return _run(git_argv(args, hooks=True), cwd, {**(os.environ if env is None else env), **COMMIT_ENV}, deadline)
     base = {**(os.environ if env is None else env), **SAFE_ENV}
+    if args[0] in READ_NO_WORK_TREE:
+        return _run(git_argv(args), cwd, base, deadline)
     listed = _run(git_argv(["config", "--null", "--get-regexp", r"^filter\."]), cwd, base, deadline)
     drivers = _filter_drivers(listed.stdout) if listed.returncode == 0 else []
     return _run(git_argv(args), cwd, _with_filters_off(base, drivers), deadline)

@@ -202,3 +202,47 @@ def test_no_git_call_of_a_run_runs_a_program_the_repository_names(fake, run_ayde
     assert not marker.exists(), marker.read_text()
     assert "Git: branch main, uncommitted changes" in first_user_message(fake)
     assert (project / "files.log").read_text() == "new.py\n"  # the checks read git status all the same
+
+
+def _subcommand(argv: list[str]) -> str:
+    """`status` of `--no-optional-locks -c k=v status --porcelain`."""
+    words = iter(argv)
+    for word in words:
+        if word == "-c":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return ""
+
+
+def test_filter_drivers_are_listed_before_each_command_that_may_read_a_file_and_no_other(
+        fake, run_ayder, project, tmp_path):
+    """A filter runs only where git reads a file of the work tree (status, diff): each such call is
+    preceded by the listing that turns the drivers off; rev-parse, which reads git's own records,
+    starts one git process, not two."""
+    committed_project(project)
+    spy = tmp_path / "spy"
+    spy.mkdir()
+    calls = tmp_path / "git-calls"
+    real_git = shutil.which("git")
+    (spy / "git").write_text(f"#!/bin/sh\nprintf '%s\\037' \"$@\" >> '{calls}'\necho >> '{calls}'\n"
+                             f"exec '{real_git}' \"$@\"\n", encoding="utf-8")
+    (spy / "git").chmod(0o755)
+    fake.queue(Reply(text="", tool_calls=[{"name": "run_shell_command", "arguments": {"command": "echo y > new.py"}}]),
+               Reply(text="Done."))
+
+    result = run_ayder(*server_args(fake, "openai"), "-x", "--verify", "printf '%s\\n' {files} >> files.log", "hi",
+                       env={"PATH": f"{spy}:{os.environ['PATH']}"})
+
+    assert result.returncode == 0, result.stderr
+    assert (project / "files.log").read_text() == "new.py\n"
+    started = [line.rstrip("\x1f").split("\x1f") for line in calls.read_text().splitlines()]
+    commands = [_subcommand(argv) for argv in started]
+    listing = [argv[-2:] == ["--get-regexp", r"^filter\."] for argv in started]
+    assert "status" in commands and "rev-parse" in commands, commands
+    for n, command in enumerate(commands):
+        if command == "status":
+            assert n > 0 and listing[n - 1], commands
+        if command == "rev-parse":
+            assert n == 0 or not listing[n - 1], commands
+    assert sum(listing) == commands.count("status")
