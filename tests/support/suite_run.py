@@ -9,11 +9,16 @@ import atexit
 import gc
 import importlib.util
 import os
+import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 TESTS = Path(__file__).resolve().parents[1]
+_OLD_RUNS_REMOVER = pytest.StashKey[subprocess.Popen]()
 
 # Test files that load the same heavy library in the test process, scheduled as one unit so that one
 # worker pays for the import instead of each: the MCP SDK, the ACP SDK and the trajectory models are
@@ -114,6 +119,43 @@ def pytest_xdist_make_scheduler(config, log):
             return group_of.get(path, path)
 
     return FilesTogether(config, log)
+
+
+def pytest_sessionstart(session) -> None:
+    """pytest keeps the temporary directories of the last three runs and removes an older run's at the
+    end of this one: tens of thousands of files, 2 seconds of one core after the last test. A process
+    at the lowest priority removes them from the start instead, on what the workers leave of the cores;
+    the end waits for it only if it has not finished."""
+    config = session.config
+    if hasattr(config, "workerinput"):
+        return
+    try:
+        from _pytest.pathlib import LOCK_TIMEOUT
+        factory = config._tmp_path_factory
+        if factory._given_basetemp is not None or factory._retention_count == 0:
+            return
+        runs = factory.getbasetemp().parent
+        keep = factory._retention_count
+    except (ImportError, AttributeError):
+        return
+    config.stash[_OLD_RUNS_REMOVER] = remove_old_runs(runs, keep, time.time() - LOCK_TIMEOUT)
+
+
+def remove_old_runs(runs: Path, keep: int, locked_since: float) -> subprocess.Popen:
+    """pytest's own removal of the runs in `runs` but the last `keep` (and of none locked since
+    locked_since), in a process of the lowest priority."""
+    remove = ("import os, sys; os.nice(19); from pathlib import Path; "
+              "from _pytest.pathlib import cleanup_numbered_dir as clean; "
+              "clean(Path(sys.argv[1]), 'pytest-', int(sys.argv[2]), float(sys.argv[3]))")
+    return subprocess.Popen([sys.executable, "-c", remove, str(runs), str(keep), str(locked_since)],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session) -> None:
+    remover = session.config.stash.get(_OLD_RUNS_REMOVER, None)
+    if remover is not None:
+        remover.wait()  # before pytest's own removal, which would do the same work again
 
 
 def pytest_collection_finish(session) -> None:

@@ -1,11 +1,13 @@
-"""How the suite is spread over the cores (support/suite_run.py): the shared work is all done, and
-the files named as running together exist."""
+"""How the suite is spread over the cores (support/suite_run.py): the shared work is all done, the
+files named as running together exist, and old runs' temporary directories are removed as pytest would."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from support.suite_run import RUN_TOGETHER, TESTS, on_every_core
+import time
+
+from support.suite_run import RUN_TOGETHER, TESTS, on_every_core, remove_old_runs
 
 
 def test_work_shared_among_the_cores_is_all_done(tmp_path):
@@ -24,3 +26,15 @@ def test_the_files_run_together_are_test_files_of_this_suite():
     assert len(set(named)) == len(named)
     for path in named:
         assert (TESTS.parent / path).is_file(), f"{path} is gone: take it out of RUN_TOGETHER"
+
+
+def test_old_runs_are_removed_but_the_last_three_and_a_locked_one(tmp_path):
+    for number in range(1, 7):
+        (tmp_path / f"pytest-{number}" / "home0").mkdir(parents=True)
+        (tmp_path / f"pytest-{number}" / "home0" / "notes.txt").write_text("kept?\n")
+    (tmp_path / "pytest-2" / ".lock").write_text("4242")  # a run still going on
+
+    remover = remove_old_runs(tmp_path, 3, locked_since=time.time() - 3600)
+
+    assert remover.wait(timeout=60) == 0
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["pytest-2", "pytest-4", "pytest-5", "pytest-6"]
