@@ -33,6 +33,17 @@ RUN_TOGETHER = {
         "tests/mcp_servers/test_e2e_mcp_names.py", "tests/modes/test_doctor.py", "tests/terminal/test_escapes.py",
     ),
 }
+# The files that take longest (seconds of waiting or of CPU), started first, longest first: the last
+# files to start are then short ones, and no worker is left running alone at the end. The others
+# follow, those with the most tests first (as xdist orders them). A file missing here only risks a
+# longer end; `python -m pytest --durations=0` shows what each test takes.
+STARTED_FIRST = (
+    "pydantic", "tests/llm/test_prompt_progress.py", "tests/terminal/test_repl_pty.py",
+    "tests/config/test_git_safety.py", "tests/agent/test_e2e_verify.py", "tests/project/test_wheel.py",
+    "tests/lsp/test_e2e_diagnostics.py", "tests/tools/test_shell_tools.py", "tests/lsp/test_servers_after_edits.py",
+    "tests/modes/test_e2e_oneshot.py", "tests/llm/test_stream_deadlines.py", "tests/modes/test_e2e_errors.py",
+    "tests/project/test_benchmarks.py", "tests/storage/test_crash_safety.py", "tests/llm/test_bounded_reads.py",
+)
 
 
 def pytest_xdist_auto_num_workers(config) -> int | None:
@@ -111,14 +122,33 @@ def pytest_xdist_make_scheduler(config, log):
     except ImportError:
         return None
 
-    group_of = {path: group for group, paths in RUN_TOGETHER.items() for path in paths}
-
     class FilesTogether(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            path = super()._split_scope(nodeid)
-            return group_of.get(path, path)
+            return unit_of(super()._split_scope(nodeid))
 
+    config.option.loadscopereorder = False  # the workers' order (pytest_collection_modifyitems) is kept
     return FilesTogether(config, log)
+
+
+_GROUP_OF = {path: group for group, paths in RUN_TOGETHER.items() for path in paths}
+
+
+def unit_of(path: str) -> str:
+    """What a worker is given at once: a test file, or the group it runs with (RUN_TOGETHER)."""
+    return _GROUP_OF.get(path, path)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items) -> None:
+    """Under xdist, the tests in the order their units are handed out: STARTED_FIRST, then the units
+    with the most tests. Every worker sorts the same collection the same way, as xdist requires."""
+    if not hasattr(config, "workerinput"):  # (a worker's own "dist" option is "no")
+        return
+    units = [unit_of(item.nodeid.partition("::")[0]) for item in items]
+    counts = {unit: units.count(unit) for unit in set(units)}
+    first = {unit: rank for rank, unit in enumerate(STARTED_FIRST)}
+    order = sorted(range(len(items)), key=lambda n: (first.get(units[n], len(first)), -counts[units[n]], units[n], n))
+    items[:] = [items[n] for n in order]
 
 
 def pytest_sessionstart(session) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import time
 
-from support.suite_run import RUN_TOGETHER, TESTS, on_every_core, remove_old_runs
+from support.suite_run import RUN_TOGETHER, STARTED_FIRST, TESTS, on_every_core, remove_old_runs
 
 
 def test_work_shared_among_the_cores_is_all_done(tmp_path):
@@ -21,11 +21,14 @@ def test_work_shared_among_the_cores_is_all_done(tmp_path):
     assert (tmp_path / "m44.done").read_text() == "VALUE = 'm44'\n"
 
 
-def test_the_files_run_together_are_test_files_of_this_suite():
+def test_the_files_run_together_or_first_are_test_files_of_this_suite():
     named = [Path(path) for paths in RUN_TOGETHER.values() for path in paths]
     assert len(set(named)) == len(named)
     for path in named:
         assert (TESTS.parent / path).is_file(), f"{path} is gone: take it out of RUN_TOGETHER"
+    assert len(set(STARTED_FIRST)) == len(STARTED_FIRST)
+    for unit in STARTED_FIRST:
+        assert unit in RUN_TOGETHER or (TESTS.parent / unit).is_file(), f"{unit} is gone: take it out of STARTED_FIRST"
 
 
 def test_old_runs_are_removed_but_the_last_three_and_a_locked_one(tmp_path):
