@@ -114,14 +114,25 @@ def test_a_git_that_hangs_is_given_up_at_the_deadline(fake, run_ayder, project, 
 # --- every key that runs a program, in the project's repository and in a submodule's own
 
 
-def project_with_submodule(project: Path, tmp_path: Path) -> Path:
-    """A committed project with a real submodule at sub/ (cloned from a repository beside it)."""
-    upstream = tmp_path / "upstream"
+@pytest.fixture(scope="module")
+def made_with_submodule(tmp_path_factory) -> Path:
+    """A committed project with a real submodule at sub/ (cloned from a repository beside it), made
+    once for the module: eight git processes a test fewer."""
+    made = tmp_path_factory.mktemp("with-submodule")
+    upstream, project = made / "upstream", made / "project"
     upstream.mkdir()
+    project.mkdir()
     committed_project(upstream)
     committed_project(project)
     git(project, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(upstream), "sub")
     git(project, "commit", "-q", "-m", "sub")
+    return project
+
+
+def project_with_submodule(project: Path, made: Path) -> Path:
+    """`made` copied into the project: the submodule's links to its repository are relative, so the
+    copy is a repository of its own with its own submodule -> the submodule's work tree."""
+    shutil.copytree(made, project, dirs_exist_ok=True, symlinks=True)
     return project / "sub"
 
 
@@ -180,9 +191,10 @@ def _make_stale(repo: Path, letter: str) -> None:
 
 @pytest.mark.parametrize("where", ["project", "submodule"])
 @pytest.mark.parametrize("key", list(PROGRAM_KEYS))
-def test_no_git_call_of_a_run_runs_a_program_the_repository_names(fake, run_ayder, project, tmp_path, key, where):
+def test_no_git_call_of_a_run_runs_a_program_the_repository_names(fake, run_ayder, project, tmp_path, key, where,
+                                                                  made_with_submodule):
     """The environment note's status, and the status and prefix the checks read around a command."""
-    sub = project_with_submodule(project, tmp_path)
+    sub = project_with_submodule(project, made_with_submodule)
     repo = project if where == "project" else sub
     script, marker = marker_script(tmp_path, "planted")
     plant, runs_it = PROGRAM_KEYS[key]
