@@ -21,10 +21,11 @@ import pytest
 TESTS = Path(__file__).resolve().parents[1]
 _OLD_RUNS_REMOVER = pytest.StashKey[subprocess.Popen]()
 
-# Test files that load the same heavy library in the test process, scheduled as one unit so that one
-# worker pays for the import instead of each: the MCP SDK, the ACP SDK and the trajectory models are
-# built on pydantic (about a CPU-second a process). A file missing here only costs that second again;
-# `python -X importtime -m pytest -n0 FILE` shows whether a file loads them.
+# Test files that load or build the same costly thing in the test process, scheduled as one unit so
+# that one worker pays for it instead of each: the MCP SDK, the ACP SDK and the trajectory models are
+# built on pydantic (about a CPU-second a process); the house and wording checks parse all of ayder's
+# modules (support/source_trees.py, half a second). A file missing here only costs that again;
+# `python -X importtime -m pytest -n0 FILE` shows whether a file loads pydantic.
 RUN_TOGETHER = {
     "pydantic": (
         "tests/acp/test_e2e_acp.py", "tests/acp/test_readme_settings.py", "tests/support/test_acp_in_process.py",
@@ -33,6 +34,7 @@ RUN_TOGETHER = {
         "tests/mcp_servers/test_e2e_mcp_enabled.py", "tests/mcp_servers/test_e2e_mcp_json.py",
         "tests/mcp_servers/test_e2e_mcp_names.py", "tests/modes/test_doctor.py", "tests/terminal/test_escapes.py",
     ),
+    "parsed source": ("tests/project/test_house.py", "tests/project/test_words.py"),
 }
 # The files that take longest (seconds of waiting or of CPU), started first, longest first: the last
 # files to start are then short ones, and no worker is left running alone at the end. The others
