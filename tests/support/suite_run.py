@@ -7,18 +7,22 @@ from __future__ import annotations
 
 import atexit
 import gc
+import hashlib
 import importlib.util
 import os
 import py_compile
 import subprocess
 import sys
 import time
+import types
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 TESTS = Path(__file__).resolve().parents[1]
+Item = TypeVar("Item")
 _OLD_RUNS_REMOVER = pytest.StashKey[subprocess.Popen]()
 
 # Test files that load or build the same costly thing in the test process, scheduled as one unit so
@@ -60,9 +64,10 @@ def pytest_xdist_auto_num_workers(config) -> int | None:
 
 
 def pytest_configure(config) -> None:
-    """Before xdist starts its workers, rewrite the asserts of every test module once and cache them
-    (pytest's own pyc), and compile ayder's modules and the tests' other modules: from a clean clone
-    each worker would otherwise do all of it itself, about 4 CPU-seconds a worker. Done on every core."""
+    """Before xdist starts its workers, do once, on every core, what each worker would otherwise do
+    itself from a clean clone (about 5 CPU-seconds a worker): rewrite the asserts of every test module
+    and cache them (pytest's own pyc), compile ayder's modules and the tests' others, and note the
+    constants of each for Hypothesis (its .hypothesis/constants, read when the property tests start)."""
     if hasattr(config, "workerinput"):
         _leave_without_teardown_at_exit()
         return
@@ -74,20 +79,42 @@ def pytest_configure(config) -> None:
     except (ImportError, KeyError):
         return
 
-    def compile_or_rewrite(source: Path) -> None:
-        if not _is_test_module(source):
-            py_compile.compile(str(source), doraise=False, quiet=2)
-            return
-        source_hash, code = _rewrite_test(source, config)
-        pyc = get_cache_dir(source) / (source.name[:-3] + PYC_TAIL)
-        pyc.parent.mkdir(exist_ok=True)
-        _write_pyc(state, code, source_hash, pyc)
+    def rewritten(source: Path) -> Path:
+        return get_cache_dir(source) / (source.name[:-3] + PYC_TAIL)
 
-    tests = [source for source in TESTS.rglob("*.py") if _is_test_module(source)]
-    stale = [source for source in tests if not _cached(get_cache_dir(source) / (source.name[:-3] + PYC_TAIL), source)]
-    stale += [source for source in [*(TESTS.parent / "ayder_cli").rglob("*.py"), *TESTS.rglob("*.py")]
-              if not _is_test_module(source) and not _compiled(source)]
-    on_every_core(stale, compile_or_rewrite)
+    def rewrite(source: Path) -> None:
+        source_hash, code = _rewrite_test(source, config)
+        rewritten(source).parent.mkdir(exist_ok=True)
+        _write_pyc(state, code, source_hash, rewritten(source))
+
+    def compile_(source: Path) -> None:
+        py_compile.compile(str(source), doraise=False, quiet=2)
+
+    sources = [*(TESTS.parent / "ayder_cli").rglob("*.py"), *TESTS.rglob("*.py")]
+    work: list[tuple[Callable[[Path], object], Path]] = [
+        (rewrite, source) if _is_test_module(source) else (compile_, source) for source in sources
+        if not (_cached(rewritten(source), source) if _is_test_module(source) else _compiled(source))]
+    work += [(note, source) for note, source in _constants_to_note(sources)]
+    on_every_core(work, lambda item: item[0](item[1]))
+
+
+def _constants_to_note(sources: list[Path]) -> list[tuple[Callable[[Path], object], Path]]:
+    """Each source whose constants Hypothesis has not noted yet, with how to note them (its own way,
+    for a module of that file); none if Hypothesis has moved its notes."""
+    try:
+        from hypothesis.configuration import storage_directory
+        from hypothesis.internal.constants_ast import constants_from_module
+    except ImportError:
+        return []
+    notes = storage_directory("constants").path
+
+    def note(source: Path) -> object:
+        module = types.ModuleType(source.stem)
+        module.__file__ = str(source)
+        return constants_from_module(module)
+
+    return [(note, source) for source in sources
+            if not (notes / hashlib.sha1(source.read_bytes()).hexdigest()[:16]).exists()]
 
 
 def _is_test_module(source: Path) -> bool:
@@ -117,7 +144,7 @@ def _compiled(source: Path) -> bool:
             and int.from_bytes(header[12:16], "little") == stat.st_size & 0xFFFFFFFF)
 
 
-def on_every_core(items: list[Path], work: Callable[[Path], None]) -> None:
+def on_every_core(items: list[Item], work: Callable[[Item], object]) -> None:
     """work(item) for each item, shared among one forked process a core. Only for work whose result
     is a file: a child's error is lost, and whatever it did not write is written later by pytest."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
