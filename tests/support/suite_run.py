@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 import types
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -103,15 +104,20 @@ def _constants_to_note(sources: list[Path]) -> list[tuple[Callable[[Path], objec
     for a module of that file); none if Hypothesis has moved its notes."""
     try:
         from hypothesis.configuration import storage_directory
+        from hypothesis.errors import HypothesisSideeffectWarning
         from hypothesis.internal.constants_ast import constants_from_module
     except ImportError:
         return []
-    notes = storage_directory("constants").path
+    with warnings.catch_warnings():  # it warns a plugin that writes notes this early: here, that is the point
+        warnings.simplefilter("ignore", HypothesisSideeffectWarning)
+        notes = storage_directory("constants").path
 
     def note(source: Path) -> object:
         module = types.ModuleType(source.stem)
         module.__file__ = str(source)
-        return constants_from_module(module)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", HypothesisSideeffectWarning)
+            return constants_from_module(module)
 
     return [(note, source) for source in sources
             if not (notes / hashlib.sha1(source.read_bytes()).hexdigest()[:16]).exists()]
