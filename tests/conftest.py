@@ -56,7 +56,7 @@ settings.register_profile("full", max_examples=100)
 settings.register_profile("quick", max_examples=25)
 settings.load_profile("quick")  # pytest's --hypothesis-profile loads another one after this
 
-# The number of workers, test modules compiled once for all, the garbage collector, a worker's exit.
+# How the run uses the cores: the workers, what they share, the order files are handed out in.
 pytest_plugins = ["support.suite_run"]
 
 

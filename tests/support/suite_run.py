@@ -1,11 +1,13 @@
 """How the suite runs on a machine with few cores (a pytest plugin, named in tests/conftest.py):
-how many workers, test modules compiled once for all of them, the garbage collector, and a
-worker's exit. Each measure here only saves time: none changes what a test sees, and where
-pytest's or xdist's internals move, it is skipped."""
+how many workers; what is compiled and noted once for all of them before they start; which files
+run together on one worker and which are handed out first; the garbage collector; a worker's exit;
+old runs' temporary directories. Each measure here only saves time: none changes what a test sees,
+and where pytest's, xdist's or Hypothesis's internals move, it is skipped."""
 
 from __future__ import annotations
 
 import atexit
+import collections
 import gc
 import hashlib
 import importlib.util
@@ -57,7 +59,7 @@ STARTED_FIRST = (
 def pytest_xdist_auto_num_workers(config) -> int | None:
     """-n auto (setup.cfg): two workers a core. Many tests spend their time waiting (an ayder process
     or an MCP server starting, a timeout running out, a reply held back), and the extra workers keep
-    the cores busy meanwhile: on two cores 4 workers end the suite in 51 s where 3 took 58 s.
+    the cores busy meanwhile: on two cores 4 workers end the suite in 60 s where 3 took 64 s.
     PYTEST_XDIST_AUTO_NUM_WORKERS, when set, still decides (None: xdist's own count)."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") or not hasattr(os, "sched_getaffinity"):
         return None
@@ -202,18 +204,23 @@ def pytest_collection_modifyitems(config, items) -> None:
     with the most tests. Every worker sorts the same collection the same way, as xdist requires."""
     if not hasattr(config, "workerinput"):  # (a worker's own "dist" option is "no")
         return
-    units = [unit_of(item.nodeid.partition("::")[0]) for item in items]
-    counts = {unit: units.count(unit) for unit in set(units)}
+    items[:] = [items[n] for n in handed_out_order([item.nodeid for item in items])]
+
+
+def handed_out_order(nodeids: list[str]) -> list[int]:
+    """The indexes of nodeids, unit by unit: STARTED_FIRST in its order, then the units with the most
+    tests; within a unit, the tests in the order they were collected."""
+    units = [unit_of(nodeid.partition("::")[0]) for nodeid in nodeids]
+    counts = collections.Counter(units)
     first = {unit: rank for rank, unit in enumerate(STARTED_FIRST)}
-    order = sorted(range(len(items)), key=lambda n: (first.get(units[n], len(first)), -counts[units[n]], units[n], n))
-    items[:] = [items[n] for n in order]
+    return sorted(range(len(nodeids)), key=lambda n: (first.get(units[n], len(first)), -counts[units[n]], units[n], n))
 
 
 def pytest_sessionstart(session) -> None:
     """pytest keeps the temporary directories of the last three runs and removes an older run's at the
     end of this one: tens of thousands of files, 2 seconds of one core after the last test. A process
     at the lowest priority removes them from the start instead, on what the workers leave of the cores;
-    the end waits for it only if it has not finished."""
+    if it has not finished by the end (a short run, a busy machine), pytest removes the rest itself."""
     config = session.config
     if hasattr(config, "workerinput"):
         return
@@ -241,9 +248,12 @@ def remove_old_runs(runs: Path, keep: int, locked_since: float) -> subprocess.Po
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session) -> None:
+    """Before pytest's own removal: a remover still at work is stopped (at the lowest priority on a busy
+    machine it could take minutes), and pytest removes what is left at its own priority, as it would have."""
     remover = session.config.stash.get(_OLD_RUNS_REMOVER, None)
-    if remover is not None:
-        remover.wait()  # before pytest's own removal, which would do the same work again
+    if remover is not None and remover.poll() is None:
+        remover.terminate()
+        remover.wait()
 
 
 def pytest_collection_finish(session) -> None:

@@ -1,13 +1,13 @@
 """How the suite is spread over the cores (support/suite_run.py): the shared work is all done, the
-files named as running together exist, and old runs' temporary directories are removed as pytest would."""
+longest files are handed out first and a group's files together, the files named exist, and old
+runs' temporary directories are removed as pytest would."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
-import time
-
-from support.suite_run import RUN_TOGETHER, STARTED_FIRST, TESTS, on_every_core, remove_old_runs
+from support.suite_run import RUN_TOGETHER, STARTED_FIRST, TESTS, handed_out_order, on_every_core, remove_old_runs
 
 
 def test_work_shared_among_the_cores_is_all_done(tmp_path):
@@ -41,3 +41,18 @@ def test_old_runs_are_removed_but_the_last_three_and_a_locked_one(tmp_path):
 
     assert remover.wait(timeout=60) == 0
     assert sorted(path.name for path in tmp_path.iterdir()) == ["pytest-2", "pytest-4", "pytest-5", "pytest-6"]
+
+
+def test_the_longest_files_are_handed_out_first_a_groups_files_together_then_the_largest():
+    mcp, house = RUN_TOGETHER["pydantic"][0], RUN_TOGETHER["parsed source"][0]
+    collected = ["tests/a/test_few.py::test_one", f"{house}::test_a", "tests/a/test_many.py::test_one",
+                 f"{STARTED_FIRST[1]}::test_slow", "tests/a/test_many.py::test_two", f"{mcp}::test_sdk",
+                 "tests/a/test_many.py::test_three", f"{house}::test_b", f"{STARTED_FIRST[1]}::test_slower"]
+
+    handed_out = [collected[n] for n in handed_out_order(collected)]
+
+    assert handed_out == [f"{mcp}::test_sdk",  # the pydantic group is the first of STARTED_FIRST
+                          f"{STARTED_FIRST[1]}::test_slow", f"{STARTED_FIRST[1]}::test_slower",
+                          "tests/a/test_many.py::test_one", "tests/a/test_many.py::test_two",
+                          "tests/a/test_many.py::test_three",
+                          f"{house}::test_a", f"{house}::test_b", "tests/a/test_few.py::test_one"]
